@@ -1,0 +1,1 @@
+"""Command-line interface: one module per subcommand group, each with register(subparsers)."""

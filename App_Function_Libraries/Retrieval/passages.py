@@ -1,0 +1,62 @@
+"""Splitting text into passages: paragraph- and sentence-aware, sized in words."""
+from __future__ import annotations
+
+import re
+
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9À-ÖØ-Þ\u0400-\u042F\u4e00-\u9fff])")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a paragraph (a light rule-based splitter; keeps abbreviations like 'e.g.' mostly whole)."""
+    text = " ".join(text.split())
+    if not text:
+        return []
+    parts = _SENTENCE_END.split(text)
+    return [p.strip() for p in parts if p.strip()]
+
+
+def split_paragraphs(text: str) -> list[str]:
+    paras = re.split(r"\n\s*\n|\r\n\s*\r\n", text)
+    out = []
+    for p in paras:
+        p = " ".join(p.split())
+        if p:
+            out.append(p)
+    return out
+
+
+def split_passages(text: str, min_words: int = 100, max_words: int = 200) -> list[str]:
+    """Passages of about min_words..max_words words. Paragraphs are kept whole when they fit; short ones
+    are joined with their neighbours; long ones are cut between sentences (a sentence longer than
+    max_words is cut between words)."""
+    units: list[str] = []
+    for para in split_paragraphs(text):
+        if len(para.split()) <= max_words:
+            units.append(para)
+            continue
+        for sent in split_sentences(para):
+            words = sent.split()
+            while len(words) > max_words:
+                units.append(" ".join(words[:max_words]))
+                words = words[max_words:]
+            if words:
+                units.append(" ".join(words))
+    passages: list[str] = []
+    current: list[str] = []
+    count = 0
+    for unit in units:
+        n = len(unit.split())
+        if current and count + n > max_words:
+            passages.append(" ".join(current))
+            current, count = [], 0
+        current.append(unit)
+        count += n
+        if count >= min_words:
+            passages.append(" ".join(current))
+            current, count = [], 0
+    if current:
+        if passages and count < min_words // 2 and len(passages[-1].split()) + count <= max_words:
+            passages[-1] = passages[-1] + " " + " ".join(current)
+        else:
+            passages.append(" ".join(current))
+    return passages

@@ -1,0 +1,1 @@
+"""Web_Search/engines"""

@@ -1,0 +1,1 @@
+"""Quarry's libraries: one package per pipeline stage or data source."""

