@@ -1,0 +1,199 @@
+"""Citation discipline shared by web reports, Wikipedia answers and document answers.
+
+`verify_citations` checks every `[n]` of an answer against the numbered sources it was written from:
+numbers that name no source are removed (and counted), repeats inside one group are collapsed, ranges like
+`[1-3]` and lists like `[1, 3]` are understood; for each cited sentence the passage of that source that best
+supports it is stored as the quote. `extractive_answer` writes a cited answer without any LLM.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from App_Function_Libraries.Retrieval.bm25 import BM25, tokenize
+from App_Function_Libraries.Retrieval.fusion import reciprocal_rank_fusion
+from App_Function_Libraries.Retrieval.passages import split_sentences
+from App_Function_Libraries.Web_Search.research_types import Citation
+
+# [1]  [1, 3]  [1-3]  [1–3]  [1,2, 5-6]   (not [^1] footnotes, not [text](links))
+CITATION_GROUP_RE = re.compile(r"\[(\s*\d{1,3}\s*(?:(?:,|;|-|–|—)\s*\d{1,3}\s*)*)\](?!\()")
+MAX_RANGE = 50
+
+
+@dataclass
+class CitableSource:
+    n: int
+    url: str
+    title: str
+    passages: list[str]
+    content_hash: str = ""
+
+
+@dataclass
+class CitationCheck:
+    markdown: str
+    citations: list[Citation] = field(default_factory=list)
+    invalid_removed: int = 0
+    uncited: list[int] = field(default_factory=list)
+
+
+def parse_group(inner: str) -> list[int]:
+    """Numbers of one bracket group, ranges expanded, in order, repeats kept (callers collapse them)."""
+    numbers: list[int] = []
+    for part in re.split(r"[,;]", inner):
+        part = part.strip()
+        m = re.fullmatch(r"(\d+)\s*[-–—]\s*(\d+)", part)
+        if m:
+            lo, hi = int(m.group(1)), int(m.group(2))
+            if lo <= hi and hi - lo <= MAX_RANGE:
+                numbers.extend(range(lo, hi + 1))
+            else:
+                numbers.extend([lo, hi])
+        elif part.isdigit():
+            numbers.append(int(part))
+    return numbers
+
+
+def format_group(numbers: list[int]) -> str:
+    return "[" + ", ".join(str(n) for n in numbers) + "]"
+
+
+def clean_citation_groups(markdown: str, valid: set[int]) -> tuple[str, int]:
+    """Rewrite every group keeping only valid numbers (repeats collapsed); drop emptied groups.
+    Returns (markdown, number of invalid citations removed)."""
+    removed = 0
+
+    def fix(m: re.Match) -> str:
+        nonlocal removed
+        numbers = parse_group(m.group(1))
+        kept: list[int] = []
+        for n in numbers:
+            if n not in valid:
+                removed += 1
+            elif n not in kept:
+                kept.append(n)
+        return format_group(kept) if kept else ""
+
+    text = CITATION_GROUP_RE.sub(fix, markdown)
+    text = re.sub(r"[ \t]+([.,;:!?])", r"\1", text)  # "claim [9]." with [9] removed -> "claim."
+    text = re.sub(r"[ \t]{2,}", " ", text)
+    return text, removed
+
+
+def cited_sentences(markdown: str) -> list[tuple[str, list[int]]]:
+    """(sentence without its citation marks, numbers it cites) for every sentence carrying citations."""
+    out: list[tuple[str, list[int]]] = []
+    for line in markdown.splitlines():
+        body = re.sub(r"^\s*(?:[-*+]|\d+[.)]|#+|>)\s*", "", line).strip()
+        if not body:
+            continue
+        sentences = split_sentences(body)
+        merged: list[str] = []
+        for s in sentences:  # a sentence starting with "[n]" belongs to the one before it
+            lead = re.match(r"^((?:\s*" + CITATION_GROUP_RE.pattern + r")+)\s*(.*)$", s)
+            if lead and merged:
+                merged[-1] += " " + lead.group(1).strip()
+                s = lead.group(lead.lastindex).strip()
+                if not s:
+                    continue
+            merged.append(s)
+        for s in merged:
+            numbers: list[int] = []
+            for m in CITATION_GROUP_RE.finditer(s):
+                numbers += [n for n in parse_group(m.group(1)) if n not in numbers]
+            if numbers:
+                plain = CITATION_GROUP_RE.sub("", s)
+                plain = re.sub(r"\s+([.,;:!?])", r"\1", plain).replace("**", "").strip()
+                out.append((plain, numbers))
+    return out
+
+
+def best_passages(claims: list[str], candidates: list[list[str]], embedder=None) -> list[tuple[int, float]]:
+    """For each claim i, (index into candidates[i], similarity) of its best-supporting passage."""
+    result: list[tuple[int, float]] = []
+    if embedder is not None and claims:
+        flat = [p for ps in candidates for p in ps]
+        if flat:
+            cvec = embedder.encode(claims)
+            pvec = embedder.encode(flat)
+            offset = 0
+            for i, ps in enumerate(candidates):
+                if not ps:
+                    result.append((-1, 0.0))
+                    continue
+                sims = pvec[offset:offset + len(ps)] @ cvec[i]
+                j = int(np.argmax(sims))
+                result.append((j, float(sims[j])))
+                offset += len(ps)
+            return result
+    for claim, ps in zip(claims, candidates):
+        result.append(_overlap_best(claim, ps))
+    return result
+
+
+def _overlap_best(claim: str, passages: list[str]) -> tuple[int, float]:
+    if not passages:
+        return -1, 0.0
+    words = set(tokenize(claim))
+    best, best_score = 0, -1.0
+    for j, p in enumerate(passages):
+        pw = set(tokenize(p))
+        score = len(words & pw) / (len(words) or 1)
+        if score > best_score:
+            best, best_score = j, score
+    return best, best_score
+
+
+def verify_citations(markdown: str, sources: list[CitableSource], embedder=None) -> CitationCheck:
+    """Remove citations naming no source, and record for each cited sentence its supporting quote."""
+    by_n = {s.n: s for s in sources}
+    text, removed = clean_citation_groups(markdown, set(by_n))
+    pairs = [(sentence, n) for sentence, numbers in cited_sentences(text) for n in numbers]
+    picks = best_passages([s for s, _ in pairs], [by_n[n].passages for _, n in pairs], embedder)
+    citations = []
+    for (sentence, n), (j, sim) in zip(pairs, picks):
+        src = by_n[n]
+        quote = src.passages[j] if j >= 0 else ""
+        citations.append(Citation(n=n, sentence=sentence, url=src.url, quote=quote,
+                                  content_hash=src.content_hash, similarity=round(sim, 4)))
+    cited = {c.n for c in citations}
+    return CitationCheck(markdown=text, citations=citations, invalid_removed=removed,
+                         uncited=sorted(n for n in by_n if n not in cited))
+
+
+def rank_sentences(question: str, sources: list[CitableSource], embedder=None) -> list[tuple[str, int, float]]:
+    """Every sentence of every passage as (sentence, source n, fused score), best first."""
+    items: list[tuple[str, int]] = []
+    for src in sources:
+        for passage in src.passages:
+            items += [(s, src.n) for s in split_sentences(passage) if len(s.split()) >= 4]
+    if not items:
+        return []
+    texts = [s for s, _ in items]
+    rankings = [BM25(texts).ranking(question)]
+    if embedder is not None:
+        sims = embedder.encode(texts) @ embedder.encode_query(question)
+        rankings.append(list(np.argsort(-sims)))
+    fused = reciprocal_rank_fusion(rankings)
+    return [(items[int(i)][0], items[int(i)][1], score) for i, score in fused]
+
+
+def extractive_answer(question: str, sources: list[CitableSource], embedder=None, max_sentences: int = 6) -> str:
+    """A cited answer made only of source sentences (no LLM): the best sentences for the question, each
+    followed by the number of the source it comes from; near-repeats are skipped."""
+    ranked = rank_sentences(question, sources, embedder)
+    chosen: list[tuple[str, int]] = []
+    seen: list[set[str]] = []
+    for sentence, n, _ in ranked:
+        words = set(tokenize(sentence))
+        if any(len(words & s) / (len(words | s) or 1) > 0.6 for s in seen):
+            continue
+        chosen.append((sentence, n))
+        seen.append(words)
+        if len(chosen) >= max_sentences:
+            break
+    if not chosen:
+        return "The sources found do not contain text that answers this question."
+    return "\n".join(f"- {s.rstrip()} [{n}]" for s, n in chosen)
