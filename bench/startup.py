@@ -1,0 +1,70 @@
+"""Start-up benchmark: `python app.py` to the first HTTP 200 (and, with --interactive, to the page's
+interactive state in headless Chromium), median of N runs. Baseline in the same run: a bare
+`import gradio` so the share of start-up that is Quarry's own is visible.
+
+    python bench/startup.py [--runs 5] [--interactive]
+Last line: startup: first_200=<s> interactive=<s|n/a> import_gradio=<s> quarry_share=<x>
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from Tests.support.app_process import start_app, stop_app  # noqa: E402
+
+
+def time_import_gradio() -> float:
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import gradio"], check=True,
+                   env={**os.environ, "GRADIO_ANALYTICS_ENABLED": "False"})
+    return time.perf_counter() - t
+
+
+def time_interactive(url: str) -> float:
+    """Seconds from navigation start until the question box of the first tab is enabled."""
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"), args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"])
+        page = browser.new_page()
+        t = time.perf_counter()
+        page.goto(url)
+        page.wait_for_selector("textarea:not([disabled]), input:not([disabled])", timeout=60000)
+        seconds = time.perf_counter() - t
+        browser.close()
+        return seconds
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--interactive", action="store_true", help="also time the page to interactive (Chromium)")
+    args = ap.parse_args()
+    first, inter, base = [], [], []
+    for i in range(args.runs):
+        base.append(time_import_gradio())
+        proc, url, seconds = start_app()
+        try:
+            first.append(seconds)
+            if args.interactive:
+                inter.append(seconds + time_interactive(url))
+        finally:
+            stop_app(proc)
+        print(f"run {i + 1}: first_200={seconds:.2f}s" + (f" interactive={inter[-1]:.2f}s" if inter else ""),
+              flush=True)
+    f, b = statistics.median(first), statistics.median(base)
+    it = f"{statistics.median(inter):.2f}" if inter else "n/a"
+    print(f"startup: first_200={f:.2f} interactive={it} import_gradio={b:.2f} quarry_share={f / b:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
