@@ -1,0 +1,231 @@
+"""`python app.py docs …`: index local files and answer from them.
+
+    docs add PATH…          index files and folders (.txt .md .rst .html .pdf .docx)
+    docs list               indexed documents (and --skipped: files that could not be read)
+    docs remove ID|PATH…    take documents out of the index
+    docs search "Q"         the best chunks (BM25 + vector, rank-fused)
+    docs ask "Q"            a cited answer from the best chunks
+    docs reindex            embed every chunk again (after changing [embeddings] model)
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+from datetime import datetime
+
+
+def register(sub) -> None:
+    p = sub.add_parser("docs", help="index your own documents and answer from them")
+    dsub = p.add_subparsers(dest="docs_command", metavar="ACTION", required=True)
+
+    add = dsub.add_parser("add", help="index files and folders (changed files replaced, unchanged skipped)")
+    add.add_argument("paths", nargs="+", metavar="PATH")
+    add.add_argument("--annotate", dest="annotate", action="store_true", default=None,
+                     help="have the LLM write a context for each chunk (default: [documents] contextual_annotation)")
+    add.add_argument("--no-annotate", dest="annotate", action="store_false")
+    add.add_argument("--quiet", action="store_true", help="no progress lines")
+    add.add_argument("--json", action="store_true", help="print the ingest report as JSON")
+    add.set_defaults(func=run_add)
+
+    ls = dsub.add_parser("list", help="list indexed documents")
+    ls.add_argument("--skipped", action="store_true", help="also list files that could not be indexed, and why")
+    ls.add_argument("--json", action="store_true")
+    ls.set_defaults(func=run_list)
+
+    rm = dsub.add_parser("remove", help="remove documents from the index (by id or path)")
+    rm.add_argument("refs", nargs="+", metavar="ID|PATH")
+    rm.set_defaults(func=run_remove)
+
+    for name, func, helptext in (("search", run_search, "show the best matching chunks"),
+                                 ("ask", run_ask, "answer a question from your documents, with citations")):
+        q = dsub.add_parser(name, help=helptext)
+        q.add_argument("query", metavar="QUESTION")
+        q.add_argument("--group", default="fine", help="node group to search (default: fine; also: coarse)")
+        q.add_argument("-k", type=int, default=20, help="how many chunks (default 20)")
+        q.add_argument("--name", action="append", default=[], metavar="GLOB", help="only files whose name matches")
+        q.add_argument("--type", action="append", default=[], metavar="TYPE", help="only files of this type (pdf, md…)")
+        q.add_argument("--after", type=_date, metavar="DATE", help="only files modified on or after (YYYY-MM-DD)")
+        q.add_argument("--before", type=_date, metavar="DATE", help="only files modified on or before (YYYY-MM-DD)")
+        q.add_argument("--json", action="store_true")
+        q.set_defaults(func=func)
+        if name == "search":
+            q.add_argument("--method", choices=("hybrid", "bm25", "vector"), default="hybrid")
+        else:
+            q.add_argument("--no-llm", action="store_true", help="extractive answer even when an LLM is configured")
+
+    ri = dsub.add_parser("reindex", help="embed every chunk again with the configured embedding model")
+    ri.set_defaults(func=run_reindex)
+
+
+def _date(text: str) -> datetime:
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date (use YYYY-MM-DD)") from None
+
+
+def _library():
+    from App_Function_Libraries.Documents.library import DocumentLibrary
+    return DocumentLibrary()
+
+
+def _guarded(action):
+    """Run an action, turning documents/embedding errors into a one-line message and exit code 1."""
+    from App_Function_Libraries.Documents.doc_types import DocumentsError
+    from App_Function_Libraries.Retrieval.embeddings import EmbeddingError
+    try:
+        return action()
+    except (DocumentsError, EmbeddingError) as exc:
+        print(f"docs: {exc}", file=sys.stderr)
+        return 1
+
+
+def _progress(done: int, total: int, path: str) -> None:
+    if path:
+        print(f"[{done + 1}/{total}] {path}", file=sys.stderr, flush=True)
+
+
+def run_add(args) -> int:
+    def action():
+        lib = _library()
+        try:
+            report = lib.add(args.paths, progress=None if args.quiet or args.json else _progress,
+                             annotate=args.annotate)
+        finally:
+            lib.close()
+        if args.json:
+            print(json.dumps(asdict(report), indent=2))
+        else:
+            _print_report(report)
+        return 0 if report.indexed or report.unchanged or not report.skipped else 1
+    return _guarded(action)
+
+
+def _print_report(report) -> None:
+    for info in report.added:
+        print(f"added     #{info.id} {info.path} ({_counts(info.nodes)})")
+    for info in report.replaced:
+        print(f"replaced  #{info.id} {info.path} ({_counts(info.nodes)})")
+    for skip in report.skipped:
+        print(f"skipped   {skip.path}: {skip.reason}")
+    for warning in report.warnings:
+        print(f"warning   {warning}")
+    if report.annotation_calls:
+        print(f"contextual annotation: {report.annotation_calls} LLM call(s)")
+    print(report.summary())
+
+
+def _counts(nodes: dict[str, int]) -> str:
+    return ", ".join(f"{n} {g}" for g, n in sorted(nodes.items())) or "no chunks"
+
+
+def run_list(args) -> int:
+    def action():
+        lib = _library()
+        docs, skipped = lib.list(), lib.skipped() if args.skipped else []
+        lib.close()
+        if args.json:
+            print(json.dumps({"documents": [asdict(d) for d in docs],
+                              "skipped": [{"path": p, "reason": r} for p, r in skipped]}, indent=2))
+            return 0
+        if not docs:
+            print("No documents indexed yet. Add some with: python app.py docs add PATH")
+        for d in docs:
+            pages = f", {d.pages} pages" if d.pages else ""
+            print(f"#{d.id:<4} {d.file_type:<4} {d.words:>7} words{pages}  {d.path}  ({_counts(d.nodes)})")
+        for path, reason in skipped:
+            print(f"skipped  {path}: {reason}")
+        return 0
+    return _guarded(action)
+
+
+def run_remove(args) -> int:
+    def action():
+        lib = _library()
+        failed = 0
+        try:
+            for ref in args.refs:
+                try:
+                    info = lib.remove(ref)
+                    print(f"removed #{info.id} {info.path}")
+                except Exception as exc:
+                    from App_Function_Libraries.Documents.doc_types import DocumentNotFound
+                    if not isinstance(exc, DocumentNotFound):
+                        raise
+                    print(f"docs: {exc}", file=sys.stderr)
+                    failed += 1
+        finally:
+            lib.close()
+        return 1 if failed else 0
+    return _guarded(action)
+
+
+def _filters(args):
+    from App_Function_Libraries.Documents.doc_types import SearchFilters
+    before = args.before
+    if before is not None and before.time() == datetime.min.time():  # a bare date: the whole day counts
+        before = before.replace(hour=23, minute=59, second=59)
+    return SearchFilters(names=args.name, types=args.type, modified_after=args.after, modified_before=before)
+
+
+def run_search(args) -> int:
+    def action():
+        lib = _library()
+        try:
+            hits = lib.search(args.query, group=args.group, k=args.k, filters=_filters(args), method=args.method)
+        finally:
+            lib.close()
+        if args.json:
+            print(json.dumps([asdict(h) | {"location": h.location} for h in hits], indent=2))
+            return 0
+        if not hits:
+            print("No matching chunks.")
+        for rank, h in enumerate(hits, start=1):
+            ranks = f"bm25 #{h.bm25_rank or '-'}, vector #{h.vector_rank or '-'}"
+            print(f"{rank:>2}. {h.citation_target}  (score {h.score:.4g}; {ranks})")
+            print("    " + _preview(h.text))
+        return 0
+    return _guarded(action)
+
+
+def _preview(text: str, width: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[:width].rsplit(" ", 1)[0] + " …"
+
+
+def run_ask(args) -> int:
+    def action():
+        lib = _library()
+        try:
+            answer = lib.ask(args.query, group=args.group, k=args.k, filters=_filters(args),
+                             use_llm=not args.no_llm)
+        finally:
+            lib.close()
+        if args.json:
+            print(json.dumps(asdict(answer), indent=2, default=str))
+            return 0
+        from App_Function_Libraries.Documents.answer import format_sources
+        print(answer.markdown)
+        if answer.sources:
+            print("\nSources:\n" + format_sources(answer))
+        for err in answer.errors:
+            print(f"note: {err}", file=sys.stderr)
+        if answer.invalid_citations_removed:
+            print(f"note: {answer.invalid_citations_removed} citation(s) naming no source were removed",
+                  file=sys.stderr)
+        return 0
+    return _guarded(action)
+
+
+def run_reindex(args) -> int:
+    def action():
+        lib = _library()
+        try:
+            count = lib.reindex()
+        finally:
+            lib.close()
+        print(f"re-embedded {count} chunks")
+        return 0
+    return _guarded(action)

@@ -1,0 +1,228 @@
+"""Files → normalized plain text, one reader per type (.txt .md .rst .html .pdf .docx).
+
+A file that cannot be read raises UnreadableFile with a short reason (encrypted or image-only PDF,
+binary content, empty file, ...); callers record the reason and go on with the next file.
+"""
+from __future__ import annotations
+
+import io
+import re
+import unicodedata
+import zipfile
+from pathlib import Path
+from xml.etree import ElementTree
+
+from App_Function_Libraries.Documents.doc_types import ReadText, UnreadableFile
+
+PLAIN_TYPES = {".txt": "txt", ".text": "txt", ".md": "md", ".markdown": "md", ".rst": "rst"}
+HTML_TYPES = {".html": "html", ".htm": "html", ".xhtml": "html"}
+SUPPORTED_SUFFIXES = {**PLAIN_TYPES, **HTML_TYPES, ".pdf": "pdf", ".docx": "docx"}
+MAX_FILE_BYTES = 200_000_000
+MAX_DOCX_XML_BYTES = 100_000_000
+_WORD_NS = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b\ufeff\u00ad]")
+
+
+def file_type_of(path: Path) -> str | None:
+    """The reader type for a path (txt, md, rst, html, pdf, docx), or None when unsupported."""
+    return SUPPORTED_SUFFIXES.get(path.suffix.lower())
+
+
+def read_document(path: Path, data: bytes | None = None) -> ReadText:
+    """The normalized text of one file. Raises UnreadableFile with the reason."""
+    ftype = file_type_of(path)
+    if ftype is None:
+        raise UnreadableFile(f"unsupported file type {path.suffix or '(no extension)'}")
+    if data is None:
+        data = read_bytes(path)
+    if not data.strip():
+        raise UnreadableFile("empty file")
+    if ftype == "pdf":
+        result = _read_pdf(data)
+    elif ftype == "docx":
+        result = _read_docx(data)
+    elif ftype == "html":
+        result = _read_html(data)
+    else:
+        result = _read_plain(decode_text(data), ftype)
+    if not result.text.strip():
+        raise UnreadableFile("no text in the file")
+    result.file_type = ftype
+    return result
+
+
+def read_bytes(path: Path) -> bytes:
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise UnreadableFile(f"file too large ({size // 1_000_000} MB; limit {MAX_FILE_BYTES // 1_000_000} MB)")
+        return path.read_bytes()
+    except OSError as exc:
+        raise UnreadableFile(f"cannot read the file: {exc.strerror or exc}") from None
+
+
+# ---------------------------------------------------------------- normalization
+
+def normalize_text(text: str) -> str:
+    """NFC, Unix line ends, no control characters, single spaces inside lines, at most one blank line."""
+    text = unicodedata.normalize("NFC", text)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _CONTROL_RE.sub("", text).replace("\t", " ").replace("\u00a0", " ")
+    lines = [" ".join(line.split()) for line in text.split("\n")]
+    text = "\n".join(lines)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def decode_text(data: bytes) -> str:
+    """Bytes of a text file as str: UTF-8 (with or without BOM), else the detected encoding.
+    Binary content (NUL bytes, or no plausible encoding) raises UnreadableFile."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16")
+    if b"\x00" in data[:8192]:
+        raise UnreadableFile("binary content, not text")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    from charset_normalizer import from_bytes
+    best = from_bytes(data[:1_000_000]).best()
+    if best is None:
+        raise UnreadableFile("binary content or unknown text encoding")
+    return data.decode(best.encoding, errors="replace")
+
+
+# ---------------------------------------------------------------- plain text, Markdown, reStructuredText
+
+_MD_HEADING_RE = re.compile(r"^ {0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_RST_UNDERLINE_RE = re.compile(r"^([=\-~^\"'`#*+:.])\1{2,}\s*$")
+
+
+def _read_plain(text: str, ftype: str) -> ReadText:
+    """Plain text as is; Markdown and reST headings become sentences of their own (the first is the title)."""
+    if ftype not in ("md", "rst"):
+        return ReadText(normalize_text(text), ftype)
+    lines, title, in_code = [], "", False
+    for line in normalize_text(text).split("\n"):
+        if ftype == "md" and line.startswith(("```", "~~~")):
+            in_code = not in_code
+        heading = _MD_HEADING_RE.match(line) if ftype == "md" and not in_code else None
+        if ftype == "rst" and _RST_UNDERLINE_RE.match(line):
+            if lines and lines[-1].strip():
+                title = title or lines[-1].strip()
+                lines[-1] = _as_sentence(lines[-1])
+                lines.append("")
+            continue
+        if heading:
+            title = title or heading.group(1)
+            lines += ["", _as_sentence(heading.group(1)), ""]
+            continue
+        lines.append(line)
+    return ReadText(normalize_text("\n".join(lines)), ftype, title)
+
+
+def _as_sentence(heading: str) -> str:
+    heading = heading.strip()
+    return heading if not heading or heading[-1] in ".!?:;" else heading + "."
+
+
+# ---------------------------------------------------------------- PDF
+
+def _read_pdf(data: bytes) -> ReadText:
+    from pypdf import PdfReader
+    from pypdf.errors import PyPdfError
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not _decrypt_without_password(reader):
+            raise UnreadableFile("encrypted PDF (a password is needed to read it)")
+        pages = [_page_text(page) for page in reader.pages]
+        title = _pdf_title(reader)
+    except UnreadableFile:
+        raise
+    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
+        raise UnreadableFile(f"not a readable PDF ({type(exc).__name__}: {str(exc)[:120]})") from None
+    if not any(p.strip() for p in pages):
+        raise UnreadableFile(f"no extractable text in this PDF ({len(pages)} page(s): scanned or image-only)")
+    page_starts, words = [], 0
+    for page in pages:
+        page_starts.append(words)
+        words += len(page.split())
+    return ReadText("\n\n".join(p for p in pages if p.strip()), "pdf", title, page_starts)
+
+
+def _decrypt_without_password(reader) -> bool:
+    """Whether a PDF encrypted with an empty user password (owner-only protection) opens."""
+    try:
+        return bool(reader.decrypt(""))
+    except Exception:  # pypdf raises DependencyError/NotImplementedError for AES without `cryptography`
+        return False
+
+
+def _page_text(page) -> str:
+    try:
+        raw = page.extract_text() or ""
+    except Exception:  # one damaged page must not lose the rest of the document
+        return ""
+    raw = re.sub(r"(\w)-\n(?=[a-z])", r"\1", raw)  # words hyphenated across lines
+    return normalize_text(raw)
+
+
+def _pdf_title(reader) -> str:
+    try:
+        meta = reader.metadata
+        return str(meta.title).strip() if meta and meta.title else ""
+    except Exception:
+        return ""
+
+
+# ---------------------------------------------------------------- DOCX
+
+def _read_docx(data: bytes) -> ReadText:
+    """Paragraph text of word/document.xml (the runs' <w:t>, with tabs and breaks)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            info = archive.getinfo("word/document.xml")
+            if info.file_size > MAX_DOCX_XML_BYTES:
+                raise UnreadableFile("the .docx text part is too large")
+            xml = archive.read(info)
+    except (zipfile.BadZipFile, KeyError, OSError):
+        raise UnreadableFile("not a readable .docx (corrupt, or encrypted)") from None
+    if b"<!DOCTYPE" in xml[:4096] or b"<!ENTITY" in xml:
+        raise UnreadableFile("the .docx declares XML entities (refused as unsafe)")
+    try:
+        root = ElementTree.fromstring(xml)
+    except ElementTree.ParseError as exc:
+        raise UnreadableFile(f"the .docx text is not valid XML ({exc})") from None
+    paragraphs = [_docx_paragraph(p) for p in root.iter(f"{_WORD_NS}p")]
+    return ReadText(normalize_text("\n\n".join(p for p in paragraphs if p.strip())), "docx")
+
+
+def _docx_paragraph(paragraph) -> str:
+    out = []
+    for el in paragraph.iter():
+        if el.tag == f"{_WORD_NS}t" and el.text:
+            out.append(el.text)
+        elif el.tag == f"{_WORD_NS}tab":
+            out.append(" ")
+        elif el.tag in (f"{_WORD_NS}br", f"{_WORD_NS}cr"):
+            out.append("\n")
+    return "".join(out)
+
+
+# ---------------------------------------------------------------- HTML
+
+def _read_html(data: bytes) -> ReadText:
+    """The main text of a saved web page (trafilatura), or all visible text when that finds nothing."""
+    html = decode_text(data)
+    import trafilatura
+    text = trafilatura.extract(html, include_comments=False, include_tables=True, favor_recall=True) or ""
+    from bs4 import BeautifulSoup
+    soup = BeautifulSoup(html, "html.parser")
+    title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    if not text.strip():
+        for tag in soup(["script", "style", "noscript", "template"]):
+            tag.decompose()
+        text = soup.get_text("\n")
+    text = normalize_text(text)
+    if "\n\n" not in text:  # trafilatura puts one paragraph a line: make paragraphs visible to the chunker
+        text = text.replace("\n", "\n\n")
+    return ReadText(text, "html", title)
