@@ -1,4 +1,11 @@
-"""The Gradio application: one tab per module in this package, assembled here."""
+"""The Gradio application: one tab per module in this package, assembled here.
+
+Each tab module exposes `build_tab(settings, shared)`. `shared` is a dict the tabs use to reach each other
+(e.g. the Web Search tab puts the components a reopened report fills in; the History tab wires to them);
+`shared["tabs"]` is the gr.Tabs, so a callback can switch tab; `shared["tab"]` is the tab being built (to
+refresh it when it is opened). Tab modules import their backends inside
+callbacks: building the UI loads no model and no index.
+"""
 from __future__ import annotations
 
 import importlib
@@ -7,17 +14,25 @@ import gradio as gr
 
 from App_Function_Libraries.config import Settings
 
-# (tab label, module with build_tab(settings)) in display order
+# (tab label, module with build_tab(settings, shared)) in display order
 TAB_MODULES = [
+    ("Notes", "App_Function_Libraries.Gradio_UI.notes_tab"),
     ("Settings", "App_Function_Libraries.Gradio_UI.settings_tab"),
 ]
+
+
+def tab_id(label: str) -> str:
+    return label.lower().replace(" ", "_")
 
 
 def build_app(settings: Settings) -> gr.Blocks:
     with gr.Blocks(title="Quarry", analytics_enabled=False) as app:
         gr.Markdown("# Quarry\nA local research assistant: answers you can check.")
-        with gr.Tabs():
+        with gr.Tabs() as tabs:
+            shared: dict = {"tabs": tabs}
             for label, module in TAB_MODULES:
-                with gr.Tab(label, id=label.lower().replace(" ", "_")):
-                    importlib.import_module(module).build_tab(settings)
+                with gr.Tab(label, id=tab_id(label), elem_id=f"tab-{tab_id(label)}") as tab:
+                    shared["tab"] = tab
+                    importlib.import_module(module).build_tab(settings, shared)
+                shared[tab_id(label)] = tab
     return app

@@ -1,9 +1,18 @@
-"""Settings tab: the active settings (keys masked) and reachability of each LLM role and engine."""
+"""Settings tab: LLM providers, base URLs and models per role, search engine endpoints and keys, Test buttons.
+
+Keys are write-only here: a key field is always empty, its placeholder says "(set)" or "(not set)", and a
+saved key never travels back to the browser. Saving writes the config file in use and reloads the settings.
+"""
 from __future__ import annotations
 
 import gradio as gr
+from gradio.components.textbox import InputHTMLAttributes
 
-from App_Function_Libraries.config import Settings, masked
+from App_Function_Libraries.config import ENGINES, LLM_ROLES, ROLE_SECTION_PREFIX, Settings, masked
+from App_Function_Libraries.Gradio_UI import settings_form as form
+from App_Function_Libraries.Gradio_UI.ui_common import current_settings, user_errors
+
+MARK = {True: "✅ OK", False: "❌ failed", None: "➖ not configured"}
 
 
 def settings_markdown(settings: Settings) -> str:
@@ -15,16 +24,142 @@ def settings_markdown(settings: Settings) -> str:
     return "\n".join(lines)
 
 
+def verdict_markdown(verdicts) -> str:
+    return "\n".join(f"{MARK[v.ok]} **{v.name}**: {v.message}" for v in verdicts)
+
+
 def status_table(settings: Settings) -> list[list[str]]:
     from App_Function_Libraries.status import status_lines
-    mark = {True: "OK", False: "FAIL", None: "—"}
-    return [[v.name, mark[v.ok], v.message] for v in status_lines(settings)]
+    return [[v.name, MARK[v.ok], v.message] for v in status_lines(settings)]
 
 
-def build_tab(settings: Settings) -> None:
-    gr.Markdown("Check that each LLM role and search engine is reachable. Keys are never shown.")
-    check = gr.Button("Test all", variant="primary")
-    table = gr.Dataframe(headers=["what", "verdict", "details"], interactive=False, wrap=True)
-    with gr.Accordion("Active settings", open=False):
-        gr.Markdown(settings_markdown(settings))
-    check.click(lambda: status_table(settings), outputs=table)
+@user_errors
+def test_llm(scope: str) -> str:
+    from App_Function_Libraries.status import check_llm_role
+    settings = current_settings()
+    roles = LLM_ROLES if scope == "llm" else (scope[len(ROLE_SECTION_PREFIX):],)
+    return verdict_markdown([check_llm_role(settings, role) for role in roles])
+
+
+@user_errors
+def test_engine(engine: str) -> str:
+    from App_Function_Libraries.status import check_engine
+    return verdict_markdown([check_engine(current_settings(), engine)])
+
+
+@user_errors
+def test_all() -> list[list[str]]:
+    return status_table(current_settings())
+
+
+@user_errors
+def refresh_health() -> list[list[str]]:
+    from App_Function_Libraries.Gradio_UI.engine_health import health_rows
+    return health_rows(current_settings())
+
+
+@user_errors
+def resume_engines() -> list[list[str]]:
+    from App_Function_Libraries.Gradio_UI.engine_health import health_rows, resume_all_engines
+    resume_all_engines()
+    gr.Info("Suspensions lifted: the next search tries every engine again.")
+    return health_rows(current_settings())
+
+
+def form_updates(settings: Settings, fields: list[form.FieldSpec]) -> list:
+    """New values for every field component: key fields emptied with a fresh (set)/(not set) placeholder."""
+    raw = form.file_values(settings.path)
+    out = []
+    for spec in fields:
+        if spec.secret:
+            out.append(gr.Textbox(value="", placeholder=form.key_placeholder(spec, settings, raw)))
+        else:
+            out.append(form.shown_value(spec, settings, raw))
+    return out
+
+
+def build_field(spec: form.FieldSpec, settings: Settings, raw: dict) -> gr.components.Component:
+    elem_id = f"set-{spec.section}-{spec.key}".replace("_", "-")
+    if spec.choices:
+        return gr.Dropdown(list(spec.choices), value=form.shown_value(spec, settings, raw), label=spec.label,
+                           elem_id=elem_id, min_width=120)
+    if spec.secret:
+        return gr.Textbox(value="", label=spec.label, type="password", elem_id=elem_id,
+                          placeholder=form.key_placeholder(spec, settings, raw),
+                          html_attributes=InputHTMLAttributes(autocomplete="new-password", spellcheck=False))
+    return gr.Textbox(value=form.shown_value(spec, settings, raw), label=spec.label, elem_id=elem_id,
+                      max_lines=1)
+
+
+def build_llm_section(settings: Settings, raw: dict) -> list:
+    components = []
+    gr.Markdown("An empty role value inherits the default. Provider `none` answers extractively "
+                "(no model needed). **Test** checks the saved settings.")
+    for scope in form.LLM_SCOPES:
+        with gr.Group():
+            with gr.Row(equal_height=True):
+                gr.Markdown(f"**{form.scope_title(scope)}**", min_height=0)
+                for spec in form.llm_fields(scope):
+                    components.append(build_field(spec, settings, raw))
+                test = gr.Button("Test", size="sm", scale=0, min_width=70,
+                                 elem_id=f"set-test-{scope}".replace("_", "-"))
+            verdict = gr.Markdown(elem_id=f"set-verdict-{scope}".replace("_", "-"))
+        test.click(lambda s=scope: test_llm(s), outputs=verdict)
+    return components
+
+
+def build_engine_section(settings: Settings, raw: dict) -> list:
+    components = [build_field(form.default_engine_field(), settings, raw)]
+    for engine in ENGINES:
+        with gr.Group():
+            with gr.Row(equal_height=True):
+                gr.Markdown(f"**{engine}**", min_height=0)
+                for spec in form.engine_fields(engine):
+                    components.append(build_field(spec, settings, raw))
+                test = gr.Button("Test", size="sm", scale=0, min_width=70, elem_id=f"set-test-{engine}")
+            verdict = gr.Markdown(elem_id=f"set-verdict-{engine}")
+        test.click(lambda e=engine: test_engine(e), outputs=verdict)
+    return components
+
+
+def build_tab(settings: Settings, shared: dict | None = None) -> None:
+    raw = form.file_values(settings.path)
+    fields = form.all_fields()
+    gr.Markdown(f"Settings are saved to `{settings.path}`. Keys are never shown: type a new key to replace the "
+                "saved one; an empty key field keeps it.")
+    with gr.Accordion("Language models", open=True):
+        components = build_llm_section(settings, raw)
+    with gr.Accordion("Search engines", open=True):
+        components += build_engine_section(settings, raw)
+    secret_names = [f.name for f in fields if f.secret]
+    with gr.Row():
+        clear_keys = gr.Dropdown(secret_names, multiselect=True, label="Remove saved keys", scale=3,
+                                 elem_id="set-clear-keys")
+        save = gr.Button("Save settings", variant="primary", scale=1, elem_id="set-save")
+    saved = gr.Markdown(elem_id="set-saved")
+    with gr.Accordion("Status of every LLM role and engine", open=False):
+        check = gr.Button("Test all", elem_id="set-test-all")
+        table = gr.Dataframe(headers=["what", "verdict", "details"], interactive=False, wrap=True)
+    with gr.Accordion("Engine health", open=False):
+        with gr.Row():
+            refresh = gr.Button("Refresh", size="sm", elem_id="set-health-refresh")
+            resume = gr.Button("Lift suspensions", size="sm", elem_id="set-health-resume")
+        health = gr.Dataframe(headers=["engine", "configured", "state", "details"], interactive=False,
+                              wrap=True, elem_id="set-health")
+    with gr.Accordion("All active settings (keys masked)", open=False):
+        active = gr.Markdown(settings_markdown(settings))
+
+    @user_errors
+    def save_settings(clear, *values):
+        current = current_settings()
+        updates = form.changes(fields, list(values), current, form.file_values(current.path), clear)
+        outcome = form.save_changes(current, updates)
+        message = (f"Saved {len(outcome.changed)} setting(s): " + ", ".join(outcome.changed)
+                   if outcome.changed else "Nothing changed.")
+        gr.Info(message)
+        return [message, [], settings_markdown(outcome.settings)] + form_updates(outcome.settings, fields)
+
+    save.click(save_settings, inputs=[clear_keys, *components], outputs=[saved, clear_keys, active, *components])
+    check.click(test_all, outputs=table)
+    refresh.click(refresh_health, outputs=health)
+    resume.click(resume_engines, outputs=health)

@@ -1,0 +1,214 @@
+"""Notes tab: full-text search, a keyword filter, a markdown editor with preview, delete/restore (trash),
+export (one note or all) and import.
+
+Edits are version-checked: a note changed elsewhere since it was opened is not overwritten (the user is told
+to reload it). Everything goes through DB/notes_store.py and DB/notes_io.py, imported inside callbacks.
+"""
+from __future__ import annotations
+
+import time
+
+import gradio as gr
+
+from App_Function_Libraries.Gradio_UI.downloads import new_download_path, write_download
+from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, user_errors
+
+LIST_HEADERS = ["title", "keywords", "updated", "match"]
+EXPORT_FORMATS = [("Markdown (.md)", "md"), ("JSON (.json)", "json"), ("HTML (.html)", "html"),
+                  ("BibTeX of its sources (.bib)", "bib"), ("Plain text (.txt)", "txt")]
+NO_NOTE = {"id": None, "version": None}
+ALL_KEYWORDS = "(all keywords)"
+LIST_LIMIT = 200
+
+
+def store():
+    from App_Function_Libraries.DB.notes_store import get_notes_store
+    return get_notes_store(current_settings())
+
+
+def when(epoch: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch)) if epoch else ""
+
+
+# ---------------------------------------------------------------- the list
+
+def find_notes(query: str, keyword: str | None, trash: bool) -> tuple[list, list[str]]:
+    """(rows, note ids) for the list: search hits best first, or newest edited first."""
+    from App_Function_Libraries.DB.notes_store import fold_keyword
+    keyword = None if keyword in (None, "", ALL_KEYWORDS) else keyword
+    if query and query.strip():
+        hits = store().search_notes(query, limit=LIST_LIMIT, include_deleted=trash)
+        hits = [h for h in hits if h.note.deleted == trash]
+        if keyword:
+            hits = [h for h in hits if fold_keyword(keyword) in {fold_keyword(k) for k in h.note.keywords}]
+        pairs = [(h.note, one_line(h.snippet, 160)) for h in hits]
+    else:
+        notes = store().list_notes(keyword=keyword, limit=LIST_LIMIT, deleted=trash)
+        pairs = [(n, one_line(n.content, 120)) for n in notes]
+    rows = [[n.title, ", ".join(n.keywords), when(n.updated_at), snippet] for n, snippet in pairs]
+    return rows, [n.id for n, _ in pairs]
+
+
+def keyword_choices() -> list[str]:
+    return [ALL_KEYWORDS] + [k for k, _ in store().list_keywords()]
+
+
+@user_errors
+def refresh_list(query: str, keyword: str | None, trash: bool):
+    rows, ids = find_notes(query, keyword, trash)
+    choices = keyword_choices()
+    keyword = keyword if keyword in choices else ALL_KEYWORDS
+    return rows, ids, gr.Dropdown(choices=choices, value=keyword)
+
+
+# ---------------------------------------------------------------- one note
+
+def note_outputs(note, fmt: str) -> list:
+    """title, keywords, content, preview, state, info, download for an opened note (or none)."""
+    if note is None:
+        return ["", "", "", "", dict(NO_NOTE), "New note: write it and press Save.", gr.DownloadButton(value=None)]
+    state = {"id": note.id, "version": note.version}
+    info = (f"Created {when(note.created_at)} · updated {when(note.updated_at)} · version {note.version}"
+            + (" · **in the trash**" if note.deleted else "")
+            + (" · from a research report" if note.report_id else ""))
+    return [note.title, ", ".join(note.keywords), note.content, note.content, state, info, download_for(note, fmt)]
+
+
+def download_for(note, fmt: str):
+    from App_Function_Libraries.DB.export import export_filename, export_note
+    return gr.DownloadButton(value=write_download(export_note(note, fmt), export_filename(note.title, fmt)))
+
+
+@user_errors
+def open_note(ids: list[str], fmt: str, evt: gr.SelectData):
+    row = evt.index[0] if isinstance(evt.index, (list, tuple)) else evt.index
+    if not ids or row is None or row >= len(ids):
+        return gr.skip()
+    return note_outputs(store().get_note(ids[row]), fmt)
+
+
+@user_errors
+def save_note(state: dict, title: str, keywords: str, content: str, fmt: str):
+    notes = store()
+    if state.get("id"):
+        note = notes.update_note(state["id"], state["version"], title=title, content=content, keywords=keywords)
+        gr.Info(f"Saved “{one_line(note.title, 60)}”.")
+    else:
+        note = notes.add_note(title, content, keywords)
+        gr.Info(f"Created “{one_line(note.title, 60)}”.")
+    return note_outputs(note, fmt)
+
+
+@user_errors
+def delete_note(state: dict, fmt: str):
+    if not state.get("id"):
+        raise ValueError("open a note first")
+    store().delete_note(state["id"], expected_version=state["version"])
+    gr.Info("Moved to the trash (tick “Trash” to see it and restore it).")
+    return note_outputs(None, fmt)
+
+
+@user_errors
+def restore_note(state: dict, fmt: str):
+    if not state.get("id"):
+        raise ValueError("open a note from the trash first")
+    note = store().restore_note(state["id"])
+    gr.Info(f"Restored “{one_line(note.title, 60)}”.")
+    return note_outputs(note, fmt)
+
+
+@user_errors
+def change_format(state: dict, fmt: str):
+    if not state.get("id"):
+        return gr.skip()
+    return download_for(store().get_note(state["id"]), fmt)
+
+
+# ---------------------------------------------------------------- all notes in and out
+
+@user_errors
+def export_all(include_trash: bool):
+    from App_Function_Libraries.DB.notes_io import export_notes
+    path = new_download_path(time.strftime("quarry-notes-%Y%m%d-%H%M%S.zip"))
+    count = export_notes(store(), path, include_deleted=include_trash)
+    gr.Info(f"Exported {count} note(s).")
+    return str(path)
+
+
+@user_errors
+def import_files(files: list | None):
+    from App_Function_Libraries.DB.notes_io import import_notes
+    if not files:
+        raise ValueError("choose .md, .json or .zip files to import")
+    lines = []
+    for f in files:
+        path = getattr(f, "name", f)
+        summary = import_notes(store(), path)
+        lines.append(f"**{path.rsplit('/', 1)[-1]}**: {summary.line()}")
+        lines += [f"- skipped {one_line(e)}" for e in summary.errors[:10]]
+    return "\n\n".join(lines)
+
+
+# ---------------------------------------------------------------- layout
+
+def build_tab(settings, shared: dict | None = None) -> None:
+    ids = gr.State([])
+    state = gr.State(dict(NO_NOTE))
+    with gr.Row():
+        with gr.Column(scale=2):
+            with gr.Row():
+                query = gr.Textbox(label="Search notes", placeholder="words, \"a phrase\", or -word",
+                                   elem_id="notes-search", scale=3, max_lines=1)
+                keyword = gr.Dropdown([ALL_KEYWORDS], value=ALL_KEYWORDS, label="Keyword", scale=2,
+                                      elem_id="notes-keyword")
+            with gr.Row():
+                search = gr.Button("Search", variant="primary", size="sm", elem_id="notes-search-btn")
+                trash = gr.Checkbox(label="Trash", value=False, elem_id="notes-trash")
+                new = gr.Button("New note", size="sm", elem_id="notes-new")
+            table = gr.Dataframe(headers=LIST_HEADERS, datatype=["str", "str", "str", "markdown"],
+                                 interactive=False, wrap=True, max_height=520, elem_id="notes-list",
+                                 column_widths=["30%", "20%", "18%", "32%"])
+        with gr.Column(scale=3):
+            title = gr.Textbox(label="Title", max_lines=1, elem_id="notes-title")
+            keywords = gr.Textbox(label="Keywords (comma-separated)", max_lines=1, elem_id="notes-keywords")
+            with gr.Tabs():
+                with gr.Tab("Edit"):
+                    content = gr.Textbox(label="Markdown", lines=14, max_lines=30, elem_id="notes-content")
+                with gr.Tab("Preview"):
+                    preview = gr.Markdown(elem_id="notes-preview")
+            info = gr.Markdown("Open a note from the list, or write a new one.", elem_id="notes-info")
+            with gr.Row():
+                save = gr.Button("Save", variant="primary", elem_id="notes-save")
+                delete = gr.Button("Delete", variant="stop", elem_id="notes-delete")
+                restore = gr.Button("Restore", elem_id="notes-restore")
+            with gr.Row():
+                fmt = gr.Dropdown(EXPORT_FORMATS, value="md", label="Export as", elem_id="notes-format", scale=2)
+                download = gr.DownloadButton("Download note", elem_id="notes-download", scale=1)
+    with gr.Accordion("Export all / import", open=False):
+        with gr.Row():
+            with gr.Column():
+                with_trash = gr.Checkbox(label="Include the trash", value=False)
+                export = gr.Button("Export all notes (.zip)", elem_id="notes-export-all")
+                exported = gr.File(label="Exported notes", interactive=False)
+            with gr.Column():
+                uploads = gr.File(label="Import .md, .json or .zip", file_count="multiple",
+                                  file_types=[".md", ".markdown", ".json", ".zip"], elem_id="notes-import")
+                imported = gr.Markdown(elem_id="notes-imported")
+
+    list_args = dict(fn=refresh_list, inputs=[query, keyword, trash], outputs=[table, ids, keyword])
+    editor = [title, keywords, content, preview, state, info, download]
+    search.click(**list_args)
+    query.submit(**list_args)
+    keyword.input(**list_args)
+    trash.change(**list_args)
+    if shared is not None and shared.get("tab") is not None:
+        shared["tab"].select(**list_args)
+    table.select(open_note, inputs=[ids, fmt], outputs=editor)
+    new.click(lambda f: note_outputs(None, f), inputs=fmt, outputs=editor)
+    content.change(lambda text: text, inputs=content, outputs=preview)
+    for button, action in ((save, save_note), (delete, delete_note), (restore, restore_note)):
+        inputs = [state, title, keywords, content, fmt] if action is save_note else [state, fmt]
+        button.click(action, inputs=inputs, outputs=editor).then(**list_args)
+    fmt.change(change_format, inputs=[state, fmt], outputs=download)
+    export.click(export_all, inputs=with_trash, outputs=exported)
+    uploads.upload(import_files, inputs=uploads, outputs=imported).then(**list_args)

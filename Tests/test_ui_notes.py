@@ -1,0 +1,67 @@
+"""Notes tab callbacks against a real notes database in tmp_path."""
+import gradio as gr
+import pytest
+
+from App_Function_Libraries.Gradio_UI import notes_tab
+
+
+class Select:
+    def __init__(self, row):
+        self.index = [row, 0]
+
+
+@pytest.fixture
+def notes(make_settings):
+    make_settings({})
+    store = notes_tab.store()
+    store.add_note("Bee dances", "The waggle dance gives direction and distance.", "bees, biology")
+    store.add_note("Sourdough", "A starter of flour and water.", "bread")
+    return store
+
+
+def test_search_and_keyword_filter(notes):
+    rows, ids = notes_tab.find_notes("waggle", None, False)
+    assert [r[0] for r in rows] == ["Bee dances"] and "**waggle**" in rows[0][3]
+    rows, _ = notes_tab.find_notes("", "BREAD", False)
+    assert [r[0] for r in rows] == ["Sourdough"]
+    rows, _ = notes_tab.find_notes("waggle", "bread", False)
+    assert rows == []
+    assert notes_tab.keyword_choices()[0] == notes_tab.ALL_KEYWORDS
+    assert set(notes_tab.keyword_choices()[1:]) == {"bees", "biology", "bread"}
+
+
+def test_open_edit_delete_restore(notes):
+    _, ids = notes_tab.find_notes("", None, False)
+    opened = notes_tab.open_note(ids, "md", Select(ids.index(notes.list_notes()[0].id)))
+    title, keywords, content, preview, state, info, download = opened
+    assert state["version"] == 1 and content == preview
+    saved = notes_tab.save_note(state, title + " (edited)", keywords, content + "\n\nMore.", "md")
+    assert saved[0].endswith("(edited)") and saved[4]["version"] == 2
+    with open(saved[6].value["path"], encoding="utf-8") as f:
+        assert "More." in f.read()
+    notes_tab.delete_note(saved[4], "md")
+    assert notes_tab.find_notes("edited", None, False)[0] == []
+    rows, trash_ids = notes_tab.find_notes("edited", None, True)
+    assert len(rows) == 1
+    restored = notes_tab.restore_note({"id": trash_ids[0], "version": None}, "md")
+    assert restored[0].endswith("(edited)")
+
+
+def test_stale_edit_is_refused_with_a_message(notes):
+    note = notes.list_notes()[0]
+    notes.update_note(note.id, note.version, content="changed elsewhere")
+    with pytest.warns(UserWarning, match="changed elsewhere since you opened it"):
+        result = notes_tab.save_note({"id": note.id, "version": note.version}, note.title, "", "mine", "md")
+    assert result == gr.skip()
+    assert notes.get_note(note.id).content == "changed elsewhere"
+
+
+def test_export_all_then_import_elsewhere(notes, make_settings, tmp_path):
+    zipped = notes_tab.export_all(False)
+    assert zipped.endswith(".zip")
+    (tmp_path / "other").mkdir()
+    make_settings({"databases": {"notes_db": str(tmp_path / "other" / "n.db")}})
+    assert notes_tab.find_notes("", None, False)[0] == []
+    summary = notes_tab.import_files([zipped])
+    assert "2 added" in summary
+    assert {r[0] for r in notes_tab.find_notes("", None, False)[0]} == {"Bee dances", "Sourdough"}
