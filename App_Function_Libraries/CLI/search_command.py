@@ -1,0 +1,92 @@
+"""`python app.py search "QUERY" --engine E[,E…]`: search one or more engines and print the results
+(or, with --json, the web_search_results_dict of one engine / the merged answer of several)."""
+from __future__ import annotations
+
+import json
+import sys
+import textwrap
+
+
+def register(sub) -> None:
+    p = sub.add_parser("search", help="search the web with one or more engines and print the results")
+    p.add_argument("query", help="what to search for")
+    p.add_argument("--engine", "-e", default=None,
+                   help="engine or comma-separated engines: bing, brave, duckduckgo, google, searxng, kagi, "
+                        "tavily, serper (default: search_provider_default)")
+    p.add_argument("--count", "-n", type=int, default=None, help="results per engine (default: "
+                   "search_result_max_per_query)")
+    p.add_argument("--country", default=None, help="two-letter country code, e.g. US, DE")
+    p.add_argument("--lang", default=None, help="language of the query (ISO 639-1, e.g. en)")
+    p.add_argument("--result-lang", default=None, help="language the results should be in")
+    p.add_argument("--date-range", default=None, help="day, week, month, year or YYYY-MM-DD..YYYY-MM-DD")
+    p.add_argument("--safesearch", default=None, choices=("off", "moderate", "strict"))
+    p.add_argument("--exclude-site", action="append", default=None, metavar="DOMAIN",
+                   help="leave out a site (repeatable)")
+    p.add_argument("--exact", action="append", default=None, metavar="PHRASE", help="phrase that must appear")
+    p.add_argument("--exclude", action="append", default=None, metavar="WORD", help="word that must not appear")
+    p.add_argument("--sort", default=None, choices=("relevance", "date"))
+    p.add_argument("--no-cache", action="store_true", help="neither read nor write the search cache")
+    p.add_argument("--json", action="store_true", help="print the answer as JSON")
+    p.set_defaults(func=run_search)
+
+
+def run_search(args) -> int:
+    from App_Function_Libraries.config import get_settings
+    settings = get_settings()
+    engines = [e.strip() for e in (args.engine or settings.search.search_provider_default).split(",") if e.strip()]
+    options = dict(date_range=args.date_range, safesearch=args.safesearch, site_blacklist=args.exclude_site,
+                   exactTerms=args.exact, excludeTerms=args.exclude, search_result_language=args.result_lang,
+                   sort_results_by=args.sort)
+    common = dict(content_country=args.country, search_lang=args.lang, output_lang=None,
+                  result_count=args.count, settings=settings, use_cache=not args.no_cache)
+    if len(engines) == 1:
+        return _one_engine(engines[0], args, common, options)
+    return _many_engines(engines, args, common, options)
+
+
+def _one_engine(engine: str, args, common: dict, options: dict) -> int:
+    from App_Function_Libraries.Web_Search.websearch import perform_websearch
+    answer = perform_websearch(engine, args.query, common["content_country"], common["search_lang"],
+                               common["output_lang"], common["result_count"], settings=common["settings"],
+                               use_cache=common["use_cache"], **options)
+    if args.json:
+        print(json.dumps(answer, indent=2, ensure_ascii=False, default=str))
+        return 1 if answer["error"] else 0
+    if answer["error"]:
+        print(f"error: {answer['error']}", file=sys.stderr)
+        return 1
+    cached = " (from the cache)" if answer.get("cached") else ""
+    print(f"{len(answer['results'])} result(s) from {engine} in {answer['search_time']:.2f} s{cached}\n")
+    for n, result in enumerate(answer["results"], start=1):
+        _print_result(n, result, [])
+    if answer["processing_error"]:
+        print(f"note: {answer['processing_error']}", file=sys.stderr)
+    return 0
+
+
+def _many_engines(engines: list[str], args, common: dict, options: dict) -> int:
+    from App_Function_Libraries.Web_Search.search_many import search_many
+    merged = search_many(engines, args.query, **common, **options)
+    if args.json:
+        print(json.dumps(merged.to_dict(), indent=2, ensure_ascii=False, default=str))
+        return 1 if len(merged.errors) == len(merged.runs) else 0
+    ok = [run.engine for run in merged.runs if not run.error]
+    print(f"{len(merged.results)} result(s) from {', '.join(ok) or 'no engine'} in {merged.search_time:.2f} s\n")
+    for result in merged.results:
+        _print_result(result.rank, result.to_dict(), result.engines)
+    for label, message in merged.errors.items():
+        print(f"error: {label.split('|')[0]}: {message}", file=sys.stderr)
+    for label, message in merged.processing_errors.items():
+        print(f"note: {message}", file=sys.stderr)
+    return 1 if len(merged.errors) == len(merged.runs) else 0
+
+
+def _print_result(n: int, result: dict, engines: list[str]) -> None:
+    meta = result.get("metadata") or {}
+    extra = [meta.get("date_published") or "", ", ".join(engines)]
+    tail = "  [" + " | ".join(x for x in extra if x) + "]" if any(extra) else ""
+    print(f"{n:>3}. {result['title']}{tail}\n     {result['url']}")
+    if result.get("content"):
+        print(textwrap.fill(result["content"], width=100, initial_indent="     ", subsequent_indent="     ",
+                            max_lines=3, placeholder=" …"))
+    print()

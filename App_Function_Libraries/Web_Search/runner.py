@@ -1,0 +1,252 @@
+"""The one place search requests go over the wire: sends an engine's requests page by page, with
+connect/read time-outs, retries with back-off on 429/5xx/time-outs (honouring Retry-After), and every
+failure turned into a typed SearchError whose message says what to do.
+
+    run_engine(module, opts, conn, policy) -> RunOutcome      (raises SearchError)
+
+`RunPolicy.sleep` is injectable so tests can check the delays asked for without waiting.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Callable, TypeVar
+
+import requests
+
+from App_Function_Libraries.retry import backoff_delay, parse_retry_after
+from App_Function_Libraries.Web_Search.engines.base import (Connection, Hit, HttpRequest, ParsedPage,
+                                                            SearchOptions)
+from App_Function_Libraries.Web_Search.engines.errors import (BadKey, BadResponse, Blocked, QuotaExceeded,
+                                                              RateLimited, SearchError, ServerError, TimedOut,
+                                                              Unreachable)
+from App_Function_Libraries.Web_Search.engines.textclean import as_text, dig, strip_markup
+from App_Function_Libraries.Web_Search.url_normalize import normalize_url
+
+MAX_PAGES = 20
+MAX_RESPONSE_BYTES = 20_000_000
+_CAPTCHA_WORDS = ("captcha", "are you a robot", "unusual traffic", "verify you are human", "cf-challenge")
+T = TypeVar("T")
+
+
+@dataclass
+class RunPolicy:
+    timeout: float = 15.0  # read time-out of one request, seconds
+    connect_timeout: float = 5.0
+    max_retries: int = 2
+    sleep: Callable[[float], None] = time.sleep
+    user_agent: str = "Quarry/0.1 (research assistant)"
+
+
+@dataclass
+class RunOutcome:
+    hits: list[Hit] = field(default_factory=list)
+    total: int | None = None
+    notes: list[str] = field(default_factory=list)
+    unresponsive: list[str] = field(default_factory=list)
+
+
+def run_engine(module: ModuleType, opts: SearchOptions, conn: Connection, policy: RunPolicy) -> RunOutcome:
+    """All the pages needed for opts.count results (fewer when the service runs out)."""
+    if module.SPEC.transport == "library":
+        return _library_outcome(module, opts, conn, policy)
+    outcome, seen = RunOutcome(), set()
+    for page_number in range(MAX_PAGES):
+        request = module.build_request(opts, conn, page_number)
+        if request is None:
+            break
+        outcome.notes += request.notes
+        try:
+            page = with_retries(lambda: fetch_page(module, request, opts, policy), policy)
+        except SearchError as exc:
+            if page_number == 0:
+                raise
+            outcome.notes.append(f"{module.SPEC.name}: page {page_number + 1} failed, kept the earlier pages "
+                                 f"({exc})")
+            break
+        new = [hit for hit in page.hits if normalize_url(hit.url) not in seen]
+        seen.update(normalize_url(hit.url) for hit in new)
+        _merge_page(outcome, page, new)
+        if len(outcome.hits) >= opts.count or not new or not page.more:
+            break
+    return outcome
+
+
+def _merge_page(outcome: RunOutcome, page: ParsedPage, new: list[Hit]) -> None:
+    outcome.hits += new
+    outcome.total = outcome.total if outcome.total is not None else page.total
+    outcome.notes += page.notes
+    outcome.unresponsive += [name for name in page.unresponsive if name not in outcome.unresponsive]
+
+
+def _library_outcome(module: ModuleType, opts: SearchOptions, conn: Connection, policy: RunPolicy) -> RunOutcome:
+    """An engine reached through a library (it does its own HTTP); retried like a request."""
+    page = with_retries(lambda: module.search_library(opts, conn, policy.timeout), policy)
+    if page.problem:
+        raise BadResponse(f"{module.SPEC.label} gave an answer Quarry does not understand: {page.problem}")
+    outcome = RunOutcome()
+    _merge_page(outcome, page, page.hits)
+    return outcome
+
+
+def with_retries(call: Callable[[], T], policy: RunPolicy) -> T:
+    """call() again after a retryable SearchError, up to policy.max_retries more times, waiting
+    backoff_delay (the server's Retry-After when it sent one)."""
+    for attempt in range(policy.max_retries + 1):
+        try:
+            return call()
+        except SearchError as exc:
+            if not exc.retryable or attempt >= policy.max_retries:
+                if attempt:
+                    exc.args = (f"{exc} (after {attempt + 1} tries)",)
+                raise
+            policy.sleep(backoff_delay(attempt, exc.retry_after))
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+# ---------------------------------------------------------------- one request
+
+_local = threading.local()
+
+
+def _session() -> requests.Session:
+    if getattr(_local, "session", None) is None:
+        _local.session = requests.Session()
+    return _local.session
+
+
+def fetch_page(module: ModuleType, request: HttpRequest, opts: SearchOptions, policy: RunPolicy) -> ParsedPage:
+    """Send one request and parse its answer; raises a typed SearchError."""
+    label = module.SPEC.label
+    response = send(request, policy, label)
+    payload = decode_answer(response, module)
+    page = module.parse_response(payload, opts)
+    if page.problem:
+        raise BadResponse(f"{label} gave an answer Quarry does not understand: {page.problem}",
+                          status=response.status_code)
+    return page
+
+
+def send(request: HttpRequest, policy: RunPolicy, label: str) -> requests.Response:
+    headers = {"User-Agent": policy.user_agent, **request.headers}
+    where = request.url
+    try:
+        response = _session().request(request.method, request.url, params=request.params or None,
+                                      json=request.json_body, headers=headers,
+                                      timeout=(policy.connect_timeout, policy.timeout), stream=True)
+        try:
+            response._content = response.raw.read(MAX_RESPONSE_BYTES, decode_content=True)
+        finally:
+            response.close()
+    except requests.exceptions.ConnectTimeout:
+        raise TimedOut(f"{label} at {where} did not accept a connection within "
+                       f"{policy.connect_timeout:g} s; check the address and your network") from None
+    except (requests.exceptions.ReadTimeout, requests.exceptions.Timeout):
+        raise TimedOut(f"{label} did not answer within {policy.timeout:g} s") from None
+    except requests.exceptions.SSLError:
+        raise Unreachable(f"cannot reach {label} at {where}: the TLS certificate check failed") from None
+    except requests.exceptions.ConnectionError as exc:
+        raise Unreachable(f"cannot reach {label} at {where}: {_connection_reason(exc)}; check the address "
+                          "and your network") from None
+    except requests.exceptions.RequestException as exc:
+        raise Unreachable(f"cannot reach {label} at {where}: {type(exc).__name__}") from None
+    except Exception as exc:  # noqa: BLE001 - urllib3 errors raised while reading the body
+        if "timed out" in str(exc).lower():
+            raise TimedOut(f"{label} did not answer within {policy.timeout:g} s") from None
+        raise Unreachable(f"{label} broke off its answer ({type(exc).__name__})") from None
+    return response
+
+
+def _connection_reason(exc: Exception) -> str:
+    text = str(exc).lower()
+    for needle, reason in (("refused", "connection refused"), ("name or service", "unknown host name"),
+                           ("nodename", "unknown host name"), ("resolve", "unknown host name"),
+                           ("reset", "the connection was reset"), ("aborted", "the connection was closed"),
+                           ("remotedisconnected", "the server closed the connection")):
+        if needle in text:
+            return reason
+    return "connection failed"
+
+
+# ---------------------------------------------------------------- reading an answer
+
+def decode_answer(response: requests.Response, module: ModuleType) -> Any:
+    """The JSON of a successful answer, or the typed error a failed one stands for."""
+    label, status = module.SPEC.label, response.status_code
+    text = response.content.decode("utf-8-sig", errors="replace")
+    payload = _json_or_none(text)
+    if status >= 400 or status < 200:
+        raise _http_error(module, status, payload, text, response.headers.get("Retry-After"))
+    if payload is None:
+        raise _not_json(label, response, text)
+    return payload
+
+
+def _json_or_none(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _not_json(label: str, response: requests.Response, text: str) -> SearchError:
+    ctype = response.headers.get("Content-Type", "").split(";")[0] or "no content type"
+    head = text.lstrip()[:2000].lower()
+    if any(word in head for word in _CAPTCHA_WORDS):
+        return Blocked(f"{label} answered with a CAPTCHA/bot-check page instead of results; wait a while or "
+                       "use another engine", status=response.status_code)
+    if head.startswith("<") or "html" in ctype:
+        return BadResponse(f"{label} answered HTML ({ctype}) instead of JSON: is the configured URL "
+                           f"({response.url.split('?')[0]}) its API endpoint?", status=response.status_code)
+    if not text.strip():
+        return BadResponse(f"{label} sent an empty answer (HTTP {response.status_code})",
+                           status=response.status_code)
+    return BadResponse(f"{label} sent malformed JSON (HTTP {response.status_code}, {ctype}, "
+                       f"{len(response.content)} bytes)", status=response.status_code)
+
+
+def _http_error(module: ModuleType, status: int, payload: Any, text: str, retry_after: str | None) -> SearchError:
+    wait = parse_retry_after(retry_after)
+    explain = getattr(module, "explain_error", None)
+    error = explain(status, payload, text) if explain else None
+    if error is None:
+        error = _default_http_error(module.SPEC, status, _server_message(payload, text))
+    error.status = status
+    if error.retry_after is None:
+        error.retry_after = wait
+    return error
+
+
+def _default_http_error(spec, status: int, message: str) -> SearchError:
+    label, detail = spec.label, f" ({message})" if message else ""
+    if status == 401:
+        return BadKey(f"{label} rejected the API key (HTTP 401){detail}; check {spec.name}_api_key")
+    if status == 402:
+        return QuotaExceeded(f"{label}: the plan's quota is used up (HTTP 402){detail}")
+    if status == 403:
+        if any(word in message.lower() for word in _CAPTCHA_WORDS):
+            return Blocked(f"{label} asked for a CAPTCHA (HTTP 403); wait a while or use another engine")
+        return Blocked(f"{label} refused the request (HTTP 403){detail}; check {spec.name}_api_key and the "
+                       "plan's permissions")
+    if status == 404:
+        return BadResponse(f"{label} has no API at the configured address (HTTP 404); check {spec.name}_api_url")
+    if status == 429:
+        return RateLimited(f"{label} is rate-limiting Quarry (HTTP 429){detail}; wait a minute or search fewer "
+                           "sub-queries at once")
+    if status >= 500:
+        return ServerError(f"{label} had a server error (HTTP {status}){detail}; try again later")
+    return BadResponse(f"{label} refused the request (HTTP {status}){detail}")
+
+
+def _server_message(payload: Any, text: str) -> str:
+    """A short human-readable error message out of an error body."""
+    for path in (("error", "message"), ("error", "detail"), ("message",), ("detail",), ("error",)):
+        value = dig(payload, *path)
+        if isinstance(value, str) and value.strip():
+            return as_text(value)[:200]
+    if payload is None and text.strip():
+        return strip_markup(text)[:160]
+    return ""

@@ -1,0 +1,99 @@
+"""Search answers cached in SQLite (table `search_cache` of the research database), keyed by engine,
+endpoint, query and options. The key is a SHA-256 of those; no API key is part of it or of any row.
+
+A fresh entry (younger than search_cache_ttl_seconds) answers the search without the network. Older entries
+are kept STALE_KEEP_SECONDS so a search that cannot reach its engine can still fall back on them (the
+answer says so). Cache trouble (a locked or broken file) never fails a search: it is reported and skipped.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import urlsplit
+
+STALE_KEEP_SECONDS = 30 * 86400
+BUSY_TIMEOUT_MS = 5000
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS search_cache (
+    key TEXT PRIMARY KEY,
+    engine TEXT NOT NULL,
+    query TEXT NOT NULL,
+    options TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    answer TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS search_cache_created ON search_cache(created_at);
+"""
+
+
+@dataclass
+class CachedAnswer:
+    answer: dict[str, Any]
+    created_at: float
+    age_seconds: float
+
+
+def cache_key(engine: str, endpoint: str, options: dict[str, Any]) -> str:
+    """SHA-256 of engine, endpoint (scheme, host and path only: never a query string) and options."""
+    parts = urlsplit(endpoint or "")
+    where = f"{parts.scheme}://{parts.netloc.rsplit('@', 1)[-1]}{parts.path}"
+    text = json.dumps({"engine": engine, "endpoint": where, "options": options}, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class SearchCache:
+    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
+        self.path = Path(path)
+        self._clock = clock
+        self._ready = False
+
+    def _connect(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if not self._ready:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.executescript(_SCHEMA)
+            self._ready = True
+        return conn
+
+    def get(self, key: str) -> CachedAnswer | None:
+        """The stored answer for key, whatever its age (None when there is none)."""
+        conn = self._connect()
+        try:
+            row = conn.execute("SELECT answer, created_at FROM search_cache WHERE key = ?", (key,)).fetchone()
+        finally:
+            conn.close()
+        if row is None:
+            return None
+        try:
+            answer = json.loads(row[0])
+        except ValueError:
+            return None
+        return CachedAnswer(answer, row[1], max(0.0, self._clock() - row[1]))
+
+    def put(self, key: str, engine: str, query: str, options: dict[str, Any], answer: dict[str, Any]) -> None:
+        now = self._clock()
+        conn = self._connect()
+        try:
+            with conn:
+                conn.execute("INSERT OR REPLACE INTO search_cache (key, engine, query, options, created_at, "
+                             "answer) VALUES (?, ?, ?, ?, ?, ?)",
+                             (key, engine, query, json.dumps(options, sort_keys=True, default=str), now,
+                              json.dumps(answer, default=str)))
+                conn.execute("DELETE FROM search_cache WHERE created_at < ?", (now - STALE_KEEP_SECONDS,))
+        finally:
+            conn.close()
+
+    def clear(self) -> int:
+        conn = self._connect()
+        try:
+            with conn:
+                return conn.execute("DELETE FROM search_cache").rowcount
+        finally:
+            conn.close()

@@ -1,0 +1,253 @@
+"""Each engine against the test world playing its API: results parsed, paging, and every advanced option
+reaching the wire as that service expects it (asserted on the request the server received)."""
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+import pytest
+
+from App_Function_Libraries.Web_Search.websearch import perform_websearch
+from Tests.support.search_apis import KEY, NOTHING_QUERY, TOTAL, SearchAPIs
+
+HTTP_ENGINES = ("bing", "brave", "google", "searxng", "kagi", "tavily", "serper")
+ALL_OPTIONS = dict(content_country="DE", search_lang="de", search_result_language="fr", date_range="week",
+                   safesearch="strict", site_blacklist=["pinterest.com", "www.quora.com"],
+                   exactTerms="solar panel", excludeTerms=["cheap"], filter=1, geolocation="AT",
+                   sort_results_by="date")
+
+
+@pytest.fixture
+def apis(world, make_settings):
+    apis = SearchAPIs(world).install()
+    apis.settings = make_settings(apis.config())
+    return apis
+
+
+def search(apis, engine, query="solar power", count=10, **options):
+    options.setdefault("content_country", "US")
+    options.setdefault("search_lang", "en")
+    country, lang = options.pop("content_country"), options.pop("search_lang")
+    return perform_websearch(engine, query, country, lang, "en", count, settings=apis.settings,
+                             use_cache=False, **options)
+
+
+def sent(apis, engine):
+    """The last request the engine's endpoint received: its query args (GET) or JSON body (POST)."""
+    req = apis.requests_to(engine)[-1]
+    if req.method == "POST":
+        return req.json()
+    return {k: v[0] for k, v in req.query.items()}
+
+
+@pytest.mark.parametrize("engine", HTTP_ENGINES)
+def test_engine_returns_clean_results_in_the_contract_shape(apis, engine):
+    answer = search(apis, engine, count=5)
+    assert answer["error"] is None
+    assert answer["search_engine"] == engine and answer["search_query"] == "solar power"
+    assert len(answer["results"]) == 5
+    first = answer["results"][0]
+    assert set(first) == {"title", "url", "content", "metadata"}
+    assert set(first["metadata"]) == {"date_published", "author", "source", "language", "relevance_score",
+                                      "snippet"}
+    assert first["url"] == "https://www.site0.example/solar-power/1/"
+    assert first["title"] == "solar power — result 1"
+    assert "<" not in first["content"] and "&amp;" not in first["content"] and "facts & figures" in first["content"]
+    assert answer["total_results_found"] >= 5 and answer["search_time"] >= 0
+    assert answer["cached"] is False
+
+
+@pytest.mark.parametrize("engine", HTTP_ENGINES)
+def test_engine_with_no_results_is_not_an_error(apis, engine):
+    answer = search(apis, engine, query=f"{NOTHING_QUERY} here")
+    assert answer["error"] is None and answer["results"] == []
+
+
+@pytest.mark.parametrize("engine, requests_for_35", [("bing", 1), ("brave", 2), ("google", 4), ("searxng", 4),
+                                                      ("serper", 1)])
+def test_paging_collects_the_count_asked(apis, engine, requests_for_35):
+    answer = search(apis, engine, count=35)
+    assert answer["error"] is None
+    assert [r["url"] for r in answer["results"]][-1].endswith("/35/")
+    assert len(answer["results"]) == 35
+    assert len(apis.requests_to(engine)) == requests_for_35
+
+
+def test_google_pages_past_its_ten_per_request_cap(apis):
+    search(apis, "google", count=25)
+    pages = [(r.arg("start"), r.arg("num")) for r in apis.requests_to("google")]
+    assert pages == [("1", "10"), ("11", "10"), ("21", "5")]
+
+
+def test_google_stops_at_100_results(apis):
+    answer = search(apis, "google", count=100)
+    assert len(answer["results"]) == TOTAL  # the service has 57
+    assert all(int(r.arg("start")) + int(r.arg("num")) <= 101 for r in apis.requests_to("google"))
+
+
+def test_bing_options_on_the_wire(apis):
+    answer = search(apis, "bing", count=25, **ALL_OPTIONS)
+    wire = sent(apis, "bing")
+    assert apis.requests_to("bing")[-1].header("ocp-apim-subscription-key") == KEY
+    assert wire["q"] == 'solar power "solar panel" -cheap -site:pinterest.com -site:quora.com'
+    assert wire["mkt"] == "fr-DE" and wire["setLang"] == "de" and "cc" not in wire
+    assert wire["safeSearch"] == "Strict" and wire["freshness"] == "Week"
+    assert wire["count"] == "25" and wire["offset"] == "0"
+    assert answer["processing_error"] == "bing: filter, geolocation, sort_results_by not supported, ignored"
+
+
+def test_bing_year_and_explicit_ranges_become_date_ranges(apis):
+    search(apis, "bing", date_range="year")
+    today = date.today()
+    assert sent(apis, "bing")["freshness"] == f"{today - timedelta(days=365)}..{today}"
+    search(apis, "bing", date_range="2024-01-01..2024-02-15")
+    assert sent(apis, "bing")["freshness"] == "2024-01-01..2024-02-15"
+
+
+def test_brave_options_on_the_wire(apis):
+    answer = search(apis, "brave", count=25, **ALL_OPTIONS)
+    first, second = apis.requests_to("brave")
+    assert first.header("x-subscription-token") == KEY
+    wire = {k: v[0] for k, v in first.query.items()}
+    assert wire["q"] == 'solar power "solar panel" -cheap -site:pinterest.com -site:quora.com'
+    assert wire["country"] == "DE" and wire["search_lang"] == "fr" and wire["ui_lang"] == "de-DE"
+    assert wire["safesearch"] == "strict" and wire["freshness"] == "pw"
+    assert wire["count"] == "20" and wire["offset"] == "0" and second.arg("offset") == "1"
+    assert answer["processing_error"] == "brave: filter, geolocation, sort_results_by not supported, ignored"
+    search(apis, "brave", date_range=("2024-01-01", "2024-02-01"))
+    assert sent(apis, "brave")["freshness"] == "2024-01-01to2024-02-01"
+
+
+def test_google_options_on_the_wire(apis):
+    answer = search(apis, "google", count=5, **{**ALL_OPTIONS, "site_blacklist": ["pinterest.com"]})
+    req = apis.requests_to("google")[-1]
+    wire = sent(apis, "google")
+    assert req.header("x-goog-api-key") == KEY and "key" not in wire  # the key never travels in the URL
+    assert wire["cx"] == "test-cx-123" and wire["q"] == "solar power"
+    assert wire["siteSearch"] == "pinterest.com" and wire["siteSearchFilter"] == "e"
+    assert wire["exactTerms"] == "solar panel" and wire["excludeTerms"] == "cheap"
+    assert wire["gl"] == "at" and wire["cr"] == "countryDE" and wire["hl"] == "de" and wire["lr"] == "lang_fr"
+    assert wire["safe"] == "active" and wire["dateRestrict"] == "w1" and wire["sort"] == "date"
+    assert wire["filter"] == "1" and wire["num"] == "5"
+    assert answer["processing_error"] is None
+
+
+def test_google_several_blacklisted_sites_and_explicit_range(apis):
+    answer = search(apis, "google", site_blacklist="a.com, b.org", date_range="2023-01-01..2023-12-31",
+                    sort_results_by="date", safesearch="moderate")
+    wire = sent(apis, "google")
+    assert wire["q"] == "solar power -site:a.com -site:b.org" and "siteSearch" not in wire
+    assert wire["sort"] == "date:r:20230101:20231231"
+    assert "sort_results_by ignored" in answer["processing_error"]
+    assert "moderate sent as active" in answer["processing_error"]
+
+
+def test_searxng_options_on_the_wire(apis):
+    answer = search(apis, "searxng", **ALL_OPTIONS)
+    wire = sent(apis, "searxng")
+    assert apis.requests_to("searxng")[-1].path == "/searxng/search"
+    assert wire["format"] == "json" and wire["pageno"] == "1" and wire["categories"] == "general"
+    assert wire["q"] == 'solar power "solar panel" -cheap -site:pinterest.com -site:quora.com'
+    assert wire["language"] == "fr-DE" and wire["safesearch"] == "2" and wire["time_range"] == "week"
+    assert answer["processing_error"] == "searxng: filter, geolocation, sort_results_by not supported, ignored"
+    answer = search(apis, "searxng", date_range="2024-01-01..2024-02-01")
+    assert "time_range" not in sent(apis, "searxng")
+    assert "explicit date_range is not supported" in answer["processing_error"]
+
+
+def test_searxng_key_is_sent_as_bearer_when_set(world, make_settings):
+    apis = SearchAPIs(world).install()
+    config = apis.config()
+    config["engines"]["searxng_api_key"] = "proxy-token-1"
+    apis.settings = make_settings(config)
+    search(apis, "searxng")
+    assert apis.requests_to("searxng")[-1].header("authorization") == "Bearer proxy-token-1"
+
+
+def test_kagi_options_on_the_wire(apis):
+    answer = search(apis, "kagi", count=7, **ALL_OPTIONS)
+    req = apis.requests_to("kagi")[-1]
+    assert req.header("authorization") == f"Bot {KEY}"
+    assert sent(apis, "kagi") == {"q": 'solar power "solar panel" -cheap -site:pinterest.com -site:quora.com',
+                                  "limit": "7"}
+    assert answer["processing_error"] == (
+        "kagi: content_country, search_lang, search_result_language, date_range, safesearch, filter, "
+        "geolocation, sort_results_by not supported, ignored")
+    assert len(answer["results"]) == 7  # the t=1 related-searches item is not a result
+
+
+def test_tavily_options_on_the_wire(apis):
+    answer = search(apis, "tavily", count=30, **ALL_OPTIONS)
+    req = apis.requests_to("tavily")[-1]
+    body = req.json()
+    assert req.method == "POST" and req.header("authorization") == f"Bearer {KEY}"
+    assert body["query"] == "solar power" and body["max_results"] == 20
+    assert body["exclude_domains"] == ["pinterest.com", "quora.com"]
+    assert body["time_range"] == "week" and body["country"] == "germany" and body["topic"] == "general"
+    assert "api_key" not in body
+    assert answer["processing_error"] == (
+        "tavily: search_lang, search_result_language, safesearch, exactTerms, excludeTerms, filter, geolocation, "
+        "sort_results_by not supported, ignored; tavily: result_count 30 is more than the 20 it returns, "
+        "asked for 20")
+    search(apis, "tavily", date_range="2024-01-01..2024-02-01")
+    body = apis.requests_to("tavily")[-1].json()
+    assert body["start_date"] == "2024-01-01" and body["end_date"] == "2024-02-01" and "time_range" not in body
+
+
+def test_serper_options_on_the_wire(apis):
+    answer = search(apis, "serper", count=25, **ALL_OPTIONS)
+    req = apis.requests_to("serper")[-1]
+    body = req.json()
+    assert req.method == "POST" and req.header("x-api-key") == KEY
+    assert body["q"] == 'solar power "solar panel" -cheap -site:pinterest.com -site:quora.com'
+    assert body["gl"] == "at" and body["hl"] == "de" and body["tbs"] == "qdr:w" and body["num"] == 30
+    assert answer["processing_error"] == (
+        "serper: search_result_language, safesearch, filter, sort_results_by not supported, ignored")
+    assert len(answer["results"]) == 25
+    search(apis, "serper", date_range="2024-01-05..2024-02-01")
+    assert apis.requests_to("serper")[-1].json()["tbs"] == "cdr:1,cd_min:1/5/2024,cd_max:2/1/2024"
+
+
+@pytest.mark.parametrize("engine", HTTP_ENGINES)
+def test_blacklisted_sites_are_removed_even_when_the_service_returns_them(apis, engine):
+    answer = search(apis, engine, count=10, site_blacklist=["site1.example"])
+    assert answer["results"] and all("site1.example" not in r["url"] for r in answer["results"])
+
+
+def test_config_defaults_fill_options_left_none(world, make_settings):
+    apis = SearchAPIs(world).install()
+    apis.settings = make_settings(apis.config(search_content_country="GB", search_language_query="en",
+                                              search_language_results="de", search_safesearch="off",
+                                              search_result_blacklist="pinterest.com",
+                                              search_result_max_per_query=3))
+    answer = perform_websearch("bing", "tea", None, None, None, None, settings=apis.settings, use_cache=False)
+    wire = sent(apis, "bing")
+    assert wire["mkt"] == "de-GB" and wire["safeSearch"] == "Off" and wire["count"] == "3"
+    assert wire["q"] == "tea -site:pinterest.com"
+    assert answer["content_country"] is None and answer["result_count"] is None  # echoed as given
+    assert len(answer["results"]) == 3
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(date_range="fortnight"), "date_range 'fortnight' is not understood"),
+    (dict(safesearch="banana"), "safesearch 'banana' is not one of off, moderate, strict"),
+    (dict(content_country="Germany"), "not a two-letter country code"),
+    (dict(sort_results_by="popularity"), "sort_results_by 'popularity'"),
+    (dict(site_blacklist=["not a domain!"]), "not a domain"),
+    (dict(date_range="2024-05-01..2024-01-01"), "ends before it starts"),
+])
+def test_bad_options_give_a_clear_error_and_send_nothing(apis, bad, message):
+    answer = search(apis, "bing", **bad)
+    assert message in answer["error"] and answer["results"] == []
+    assert apis.requests_to("bing") == []
+
+
+def test_unknown_engine_and_bad_count(apis):
+    assert "unknown search engine 'altavista'" in search(apis, "altavista")["error"]
+    assert "between 1 and 100" in search(apis, "bing", count=0)["error"]
+    assert "query is empty" in search(apis, "bing", query="   ")["error"]
+
+
+def test_engine_without_key_says_what_to_set(world, make_settings):
+    settings = make_settings({"engines": {"brave_api_key": ""}})
+    answer = perform_websearch("brave", "x", "US", "en", "en", 5, settings=settings)
+    assert answer["error"].startswith("Brave Search is not configured: set brave_api_key (or QUARRY_BRAVE_API_KEY)")
