@@ -108,3 +108,13 @@ def test_real_offline_ddgs_failure_is_a_clean_error(ddg_settings):
                                        "DuckDuckGo search failed", "DuckDuckGo is rate-limiting"))
     assert "\n" not in answer["error"] and len(answer["error"]) < 300
     assert answer["search_time"] < 30
+
+
+def test_cli_search_with_duckduckgo(monkeypatch, ddg_settings, capsys):
+    from App_Function_Libraries.CLI.main import main as cli_main
+    text = RecordingText(RESULTS).install(monkeypatch)
+    rc = cli_main(["--config", str(ddg_settings.path), "search", "uk news", "--engine", "duckduckgo", "--count",
+                   "5", "--country", "GB", "--date-range", "day"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "3 result(s) from duckduckgo" in out and "https://www.thesun.co.uk/" in out
+    assert text.calls[0]["region"] == "uk-en" and text.calls[0]["timelimit"] == "d"
