@@ -1,0 +1,91 @@
+"""`python app.py history ...`: past searches and their reports.
+
+    history [--search TEXT] [--limit N]          the list: id, time, question, number of sources
+    history show ID [--format md|json|html|bib|txt] [--output FILE]
+    history note ID [--title T] [--keywords a,b]  save the report as a note
+    history delete ID
+"""
+from __future__ import annotations
+
+import json
+
+from App_Function_Libraries.CLI.notes_command import guarded, note_from_report, when, write_output
+
+
+def register(sub) -> None:
+    p = sub.add_parser("history", help="past searches and reports: list, show, save as a note, delete")
+    _list_args(p)
+    p.set_defaults(func=run_list)
+    actions = p.add_subparsers(dest="history_action", metavar="ACTION")
+
+    a = actions.add_parser("list", help="past searches, newest first")
+    _list_args(a)
+    a.set_defaults(func=run_list)
+
+    a = actions.add_parser("show", help="print a past report")
+    a.add_argument("id", help="the report id (its first characters are enough)")
+    a.add_argument("--format", default="md", choices=("md", "json", "html", "bib", "txt"),
+                   help="output format (default md)")
+    a.add_argument("--output", "-o", help="write to this file instead of printing")
+    a.set_defaults(func=run_show)
+
+    a = actions.add_parser("note", help="save a past report as a note")
+    a.add_argument("id")
+    a.add_argument("--title", help="the note's title (default: the question)")
+    a.add_argument("--keywords", help="comma-separated keywords")
+    a.set_defaults(func=run_note)
+
+    a = actions.add_parser("delete", help="delete a past search and its report")
+    a.add_argument("id")
+    a.set_defaults(func=run_delete)
+
+
+def _list_args(parser) -> None:
+    parser.add_argument("--search", help="only searches whose question or report contains this text")
+    parser.add_argument("--limit", type=int, default=30, help="most searches shown (default 30)")
+    parser.add_argument("--offset", type=int, default=0, help="skip this many first")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _store():
+    from App_Function_Libraries.DB.research_store import get_research_store
+    return get_research_store()
+
+
+@guarded
+def run_list(args) -> int:
+    reports = _store().list_reports(limit=args.limit, offset=args.offset, query=args.search)
+    if args.json:
+        print(json.dumps([r.__dict__ for r in reports], indent=2, ensure_ascii=False))
+        return 0
+    if not reports:
+        print("no saved searches" + (" match" if args.search else " yet"))
+    for r in reports:
+        print(f"{r.id[:8]}  {when(r.created_at)}  {r.source_count:3d} sources  {r.mode:10s}  "
+              f"{' '.join(r.question.split())}")
+    return 0
+
+
+@guarded
+def run_show(args) -> int:
+    from App_Function_Libraries.DB.export import export_report
+    store = _store()
+    write_output(export_report(store.load_report(store.resolve_id(args.id)), args.format), args.output)
+    return 0
+
+
+@guarded
+def run_note(args) -> int:
+    note = note_from_report(args.id, args.title, args.keywords)
+    print(f"saved as note {note.id} ({note.title})")
+    return 0
+
+
+@guarded
+def run_delete(args) -> int:
+    store = _store()
+    report_id = store.resolve_id(args.id)
+    store.delete_report(report_id)
+    print(f"deleted search {report_id}")
+    return 0
+

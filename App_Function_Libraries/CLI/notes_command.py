@@ -1,0 +1,265 @@
+"""`python app.py notes ...`: list, search, show, add, edit, delete, restore, export and import notes.
+
+    notes list [--keyword K] [--deleted]        notes search "QUERY"
+    notes show ID [--format md|json|html|bib|txt] [--output FILE]
+    notes add --title T --content TEXT [--keywords a,b]     (--content - reads stdin, --file PATH reads a file)
+    notes add --from-report ID [--title T] [--keywords a,b]
+    notes edit ID [--title T] [--content TEXT | --file PATH] [--keywords a,b] [--expected-version N]
+    notes delete ID [--permanent]    notes restore ID    notes keywords
+    notes export DIR_OR_ZIP [--include-deleted]    notes import PATH
+
+IDs may be shortened to their first characters, as `notes list` prints them.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+
+def register(sub) -> None:
+    p = sub.add_parser("notes", help="your notes: list, search, show, add, edit, delete, restore, export, import")
+    p.set_defaults(func=run_list, keyword=None, deleted=False, limit=50, offset=0, json=False)
+    actions = p.add_subparsers(dest="notes_action", metavar="ACTION")
+
+    a = actions.add_parser("list", help="notes, most recently edited first")
+    a.add_argument("--keyword", help="only notes with this keyword (any case)")
+    a.add_argument("--deleted", action="store_true", help="list the trash (deleted notes) instead")
+    _paging(a)
+    a.set_defaults(func=run_list)
+
+    a = actions.add_parser("search", help="full-text search of titles and contents")
+    a.add_argument("query", help='words (prefixes match), "an exact phrase", OR, NOT')
+    _paging(a, limit=20)
+    a.set_defaults(func=run_search)
+
+    a = actions.add_parser("show", help="print one note")
+    a.add_argument("id")
+    _format_args(a)
+    a.set_defaults(func=run_show)
+
+    a = actions.add_parser("add", help="create a note")
+    a.add_argument("--title", help="the title (for --from-report: default is the question)")
+    _content_args(a)
+    a.add_argument("--keywords", help="comma-separated keywords, e.g. bees,biology")
+    a.add_argument("--from-report", metavar="ID", help="save a past report (see `history`) as the note")
+    a.set_defaults(func=run_add)
+
+    a = actions.add_parser("edit", help="change a note's title, content or keywords")
+    a.add_argument("id")
+    a.add_argument("--title")
+    _content_args(a)
+    a.add_argument("--keywords", help="the new comma-separated keywords (replacing the old ones; '' clears them)")
+    a.add_argument("--expected-version", type=int,
+                   help="refuse the edit if the note is no longer at this version (default: its current one)")
+    a.set_defaults(func=run_edit)
+
+    a = actions.add_parser("delete", help="move a note to the trash (restore brings it back)")
+    a.add_argument("id")
+    a.add_argument("--permanent", action="store_true", help="erase it for good instead")
+    a.set_defaults(func=run_delete)
+
+    a = actions.add_parser("restore", help="bring a note back from the trash")
+    a.add_argument("id")
+    a.set_defaults(func=run_restore)
+
+    a = actions.add_parser("keywords", help="keywords in use, with how many notes have each")
+    a.set_defaults(func=run_keywords)
+
+    a = actions.add_parser("export", help="write every note to a folder, or a .zip file")
+    a.add_argument("destination", help="a folder, or a path ending in .zip")
+    a.add_argument("--include-deleted", action="store_true", help="also export the trash")
+    a.set_defaults(func=run_export)
+
+    a = actions.add_parser("import", help="import notes from a folder, .zip, .md or .json file")
+    a.add_argument("path")
+    a.set_defaults(func=run_import)
+
+
+def _paging(parser, limit: int = 50) -> None:
+    parser.add_argument("--limit", type=int, default=limit, help=f"most notes shown (default {limit})")
+    parser.add_argument("--offset", type=int, default=0, help="skip this many first")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _format_args(parser) -> None:
+    parser.add_argument("--format", default="md", choices=("md", "json", "html", "bib", "txt"),
+                        help="output format (default md)")
+    parser.add_argument("--output", "-o", help="write to this file instead of printing")
+
+
+def _content_args(parser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--content", help="the markdown content ('-' reads standard input)")
+    group.add_argument("--file", help="read the content from this file")
+
+
+# ---------------------------------------------------------------- helpers
+
+def _store():
+    from App_Function_Libraries.DB.notes_store import get_notes_store
+    return get_notes_store()
+
+
+def guarded(func):
+    """Run a command body, turning storage errors into one line on stderr and exit code 1."""
+    def wrapper(args) -> int:
+        from App_Function_Libraries.DB.connection import StoreError
+        try:
+            return int(func(args) or 0)
+        except (StoreError, OSError, UnicodeDecodeError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+    wrapper.__name__ = func.__name__
+    wrapper.__doc__ = func.__doc__
+    return wrapper
+
+
+def write_output(text: str, output: str | None) -> None:
+    """Print `text`, or write it to the file `output` and say where."""
+    if output:
+        with open(output, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        print(f"wrote {output}")
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+def when(epoch: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch)) if epoch else "-"
+
+
+def _content(args) -> str | None:
+    if getattr(args, "file", None):
+        with open(args.file, encoding="utf-8") as handle:
+            return handle.read()
+    if args.content == "-":
+        return sys.stdin.read()
+    return args.content
+
+
+def _print_notes(notes, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps([{k: v for k, v in n.to_dict().items() if k != "report"} for n in notes],
+                         indent=2, ensure_ascii=False))
+        return
+    if not notes:
+        print("no notes")
+    for note in notes:
+        keywords = f"  [{', '.join(note.keywords)}]" if note.keywords else ""
+        print(f"{note.id[:8]}  {when(note.updated_at)}  v{note.version}  {note.title}{keywords}")
+
+
+# ---------------------------------------------------------------- commands
+
+@guarded
+def run_list(args) -> int:
+    store = _store()
+    _print_notes(store.list_notes(keyword=args.keyword, limit=args.limit, offset=args.offset, deleted=args.deleted),
+                 args.json)
+    return 0
+
+
+@guarded
+def run_search(args) -> int:
+    hits = _store().search_notes(args.query, limit=args.limit, offset=args.offset)
+    if args.json:
+        print(json.dumps([{"id": h.note.id, "title": h.note.title, "snippet": h.snippet, "score": h.score}
+                          for h in hits], indent=2, ensure_ascii=False))
+        return 0
+    if not hits:
+        print("no matching notes")
+    for hit in hits:
+        print(f"{hit.note.id[:8]}  {hit.note.title}\n          {' '.join(hit.snippet.split())}")
+    return 0
+
+
+@guarded
+def run_show(args) -> int:
+    from App_Function_Libraries.DB.export import export_note
+    store = _store()
+    write_output(export_note(store.get_note(store.resolve_id(args.id)), args.format), args.output)
+    return 0
+
+
+def note_from_report(report_id: str, title: str | None, keywords: str | None):
+    """Save the past report `report_id` (or the start of its id) as a note; returns the note."""
+    from App_Function_Libraries.DB.notes_io import save_report_as_note
+    from App_Function_Libraries.DB.research_store import get_research_store
+    research = get_research_store()
+    report = research.load_report(research.resolve_id(report_id))
+    return save_report_as_note(_store(), report, title=title, keywords=keywords)
+
+
+@guarded
+def run_add(args) -> int:
+    if args.from_report:
+        note = note_from_report(args.from_report, args.title, args.keywords)
+    else:
+        content = _content(args)
+        if not args.title or content is None:
+            print("error: notes add needs --title and --content (or --file, or --from-report)", file=sys.stderr)
+            return 2
+        note = _store().add_note(args.title, content, args.keywords)
+    print(f"added note {note.id} ({note.title})")
+    return 0
+
+
+@guarded
+def run_edit(args) -> int:
+    store = _store()
+    note = store.get_note(store.resolve_id(args.id))
+    content = _content(args)
+    if args.title is None and content is None and args.keywords is None:
+        print("error: nothing to change; give --title, --content/--file or --keywords", file=sys.stderr)
+        return 2
+    version = note.version if args.expected_version is None else args.expected_version
+    note = store.update_note(note.id, version, title=args.title, content=content, keywords=args.keywords)
+    print(f"note {note.id[:8]} is now at version {note.version}")
+    return 0
+
+
+@guarded
+def run_delete(args) -> int:
+    store = _store()
+    note_id = store.resolve_id(args.id)
+    store.delete_note(note_id, permanent=args.permanent)
+    print(f"erased note {note_id}" if args.permanent else
+          f"moved note {note_id[:8]} to the trash (python app.py notes restore {note_id[:8]} brings it back)")
+    return 0
+
+
+@guarded
+def run_restore(args) -> int:
+    store = _store()
+    note = store.restore_note(store.resolve_id(args.id))
+    print(f"restored note {note.id[:8]} ({note.title})")
+    return 0
+
+
+@guarded
+def run_keywords(args) -> int:
+    keywords = _store().list_keywords()
+    if not keywords:
+        print("no keywords")
+    for keyword, uses in keywords:
+        print(f"{uses:5d}  {keyword}")
+    return 0
+
+
+@guarded
+def run_export(args) -> int:
+    from App_Function_Libraries.DB.notes_io import export_notes
+    count = export_notes(_store(), args.destination, include_deleted=args.include_deleted)
+    print(f"exported {count} notes to {args.destination}")
+    return 0
+
+
+@guarded
+def run_import(args) -> int:
+    from App_Function_Libraries.DB.notes_io import import_notes
+    summary = import_notes(_store(), args.path)
+    print(f"import from {args.path}: {summary.line()}")
+    for error in summary.errors:
+        print(f"  skipped {error}", file=sys.stderr)
+    return 1 if summary.errors else 0

@@ -1,0 +1,347 @@
+"""Notes in and out: a report saved as a note, the note file format, bulk export to a folder or a zip, and
+import from those (or from JSON exports and plain Markdown files).
+
+A note file is Markdown with a front matter block whose values are JSON (so also valid YAML), followed by the
+content exactly as stored:
+
+    ---
+    id: "6f1c…"
+    title: "Bees and dances"
+    keywords: ["bees", "biology"]
+    created_at: 1714128000.123456
+    updated_at: 1714131600.5
+    version: 2
+    ---
+    The content…
+
+A note that came from a research run also gets `<same name>.report.json` beside it, holding the run (question,
+sources, citations, ...), named by `report_file` in the front matter. Export then import loses nothing:
+same ids, titles, contents, keywords, timestamps and versions.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any, Iterable, Iterator
+
+from App_Function_Libraries.DB.connection import StoreError
+from App_Function_Libraries.DB.export import report_body_markdown
+from App_Function_Libraries.DB.notes_store import Note, NotesStore, StaleEditError
+from App_Function_Libraries.DB.redact import configured_secrets, scrub, scrub_result_dict
+
+FRONT_MATTER_KEYS = ("id", "title", "keywords", "created_at", "updated_at", "created", "updated", "version",
+                     "deleted", "deleted_at", "report_id", "report_file")
+MAX_IMPORT_FILE_BYTES = 50 * 1024 * 1024
+NOTE_SUFFIXES = (".md", ".markdown", ".json")
+REPORT_SUFFIX = ".report.json"
+ZIP_FOLDER = "notes"
+
+
+class NoteFileError(StoreError):
+    """A file that cannot be read as a note (named in the message)."""
+
+
+# ---------------------------------------------------------------- a report saved as a note
+
+def save_report_as_note(store: NotesStore, result: Any, title: str | None = None,
+                        keywords: Iterable[str] | str | None = None, secrets: Iterable[str] | None = None) -> Note:
+    """A note holding a research run: the report with its numbered sources as content, and the whole run
+    (question, sources, citations, ...) kept as its report snapshot."""
+    data = result.to_dict() if hasattr(result, "to_dict") else dict(result)
+    data = scrub_result_dict(data, tuple(configured_secrets() if secrets is None else secrets))
+    title = title if title and title.strip() else (" ".join(str(data.get("question") or "").split()) or "Report")
+    return store.add_note(title, report_body_markdown(data), keywords, report_id=data.get("id"), report=data)
+
+
+# ---------------------------------------------------------------- the note file format
+
+def note_to_markdown(note: Any, report_file: str | None = None) -> str:
+    """A note (Note or dict) as a Markdown file with JSON-valued front matter."""
+    data = note.to_dict() if hasattr(note, "to_dict") else dict(note)
+    meta = {"id": data.get("id"), "title": data.get("title", ""), "keywords": list(data.get("keywords") or []),
+            "created_at": data.get("created_at"), "updated_at": data.get("updated_at"),
+            "created": _iso(data.get("created_at")), "updated": _iso(data.get("updated_at")),
+            "version": data.get("version", 1)}
+    if data.get("deleted"):
+        meta.update(deleted=True, deleted_at=data.get("deleted_at"))
+    if data.get("report_id"):
+        meta["report_id"] = data["report_id"]
+    if report_file:
+        meta["report_file"] = report_file
+    lines = ["---"] + [f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in meta.items()] + ["---"]
+    return "\n".join(lines) + "\n" + str(data.get("content") or "")
+
+
+def markdown_to_note(text: str, fallback_title: str = "", mtime: float | None = None) -> tuple[dict[str, Any], str]:
+    """(note fields, report_file or "") from a note file; a file without front matter becomes a note titled
+    by its first heading (or `fallback_title`), dated by `mtime`."""
+    text = text[1:] if text.startswith("\ufeff") else text
+    meta, content = _split_front_matter(text)
+    if meta is None:
+        heading = re.search(r"^#\s+(.+?)\s*#*\s*$", text, re.MULTILINE)
+        when = mtime if mtime is not None else time.time()
+        return ({"title": heading.group(1) if heading else fallback_title or "Imported note", "content": text,
+                 "created_at": when, "updated_at": when}, "")
+    fields: dict[str, Any] = {"content": content}
+    for key, value in meta.items():
+        if key == "tags" and "keywords" not in meta:
+            key = "keywords"
+        if key in ("created", "updated"):
+            continue
+        if key in FRONT_MATTER_KEYS:
+            fields[key] = value
+    if isinstance(fields.get("keywords"), str):
+        fields["keywords"] = [k.strip(" '\"") for k in fields["keywords"].strip("[]").split(",")]
+    for key in ("created_at", "updated_at"):
+        if fields.get(key) is None:
+            fields[key] = _from_iso(meta.get(key[:-3])) or mtime or time.time()
+    fields.setdefault("title", fallback_title or "Imported note")
+    return fields, str(fields.pop("report_file", "") or "")
+
+
+def _split_front_matter(text: str) -> tuple[dict[str, Any] | None, str]:
+    match = re.match(r"---\r?\n(.*?)^---[ \t]*(?:\r?\n|\Z)", text, re.DOTALL | re.MULTILINE)
+    if not match:
+        return None, text
+    meta: dict[str, Any] = {}
+    for line in match.group(1).splitlines():
+        key, sep, raw = line.partition(":")
+        if not sep or not key.strip() or key.startswith((" ", "\t", "#")):
+            continue
+        raw = raw.strip()
+        try:
+            meta[key.strip()] = json.loads(raw) if raw else None
+        except json.JSONDecodeError:
+            meta[key.strip()] = raw.strip("'\"")
+    if not set(meta) & (set(FRONT_MATTER_KEYS) | {"tags"}):  # a horizontal rule, not front matter
+        return None, text
+    return meta, text[match.end():]
+
+
+def _iso(epoch: Any) -> str | None:
+    try:
+        seconds = float(epoch)
+    except (TypeError, ValueError):
+        return None
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
+
+
+def _from_iso(value: Any) -> float | None:
+    import calendar
+    try:
+        return float(calendar.timegm(time.strptime(str(value)[:19], "%Y-%m-%dT%H:%M:%S")))
+    except (TypeError, ValueError):
+        return None
+
+
+# ---------------------------------------------------------------- bulk export
+
+def export_notes(store: NotesStore, destination: str | Path, include_deleted: bool = False,
+                 secrets: Iterable[str] | None = None) -> int:
+    """Write every note to a folder, or to a zip when `destination` ends in .zip. Returns how many."""
+    destination = Path(destination)
+    files = list(_note_files(store.all_notes(include_deleted), tuple(configured_secrets() if secrets is None
+                                                                      else secrets)))
+    if destination.suffix.lower() == ".zip":
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        partial = destination.with_name(destination.name + ".partial")
+        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name, text in files:
+                archive.writestr(f"{ZIP_FOLDER}/{name}", text.encode("utf-8"))
+        os.replace(partial, destination)
+    else:
+        if destination.exists() and not destination.is_dir():
+            raise StoreError(f"{destination} is a file; give a folder or a .zip path")
+        destination.mkdir(parents=True, exist_ok=True)
+        for name, text in files:
+            (destination / name).write_bytes(text.encode("utf-8"))
+    return sum(1 for name, _ in files if not name.endswith(REPORT_SUFFIX))
+
+
+def _note_files(notes: list[Note], secrets: tuple[str, ...]) -> Iterator[tuple[str, str]]:
+    taken: set[str] = set()
+    for note in notes:
+        data = note.to_dict()
+        report = data.pop("report")
+        data = scrub(data, secrets)
+        stem = _file_stem(note, taken)
+        report_file = stem + REPORT_SUFFIX if report is not None else None
+        yield stem + ".md", note_to_markdown(data, report_file)
+        if report_file:
+            yield report_file, json.dumps(scrub_result_dict(report, secrets), indent=2, ensure_ascii=False)
+
+
+def _file_stem(note: Note, taken: set[str]) -> str:
+    words = re.sub(r"[^\w-]+", "-", note.title, flags=re.UNICODE).strip("-_")[:50] or "note"
+    stem = f"{words}-{note.id[:8]}"
+    i = 2
+    while stem.lower() in taken:
+        stem, i = f"{words}-{note.id[:8]}-{i}", i + 1
+    taken.add(stem.lower())
+    return stem
+
+
+# ---------------------------------------------------------------- import
+
+@dataclass
+class ImportSummary:
+    added: int = 0
+    updated: int = 0  # an older copy of the same note was here: replaced by the newer one
+    unchanged: int = 0  # the same note was already here
+    kept_newer: int = 0  # the note here is newer than the file: kept as is
+    copies: int = 0  # both changed separately: the file's version added as a new note beside it
+    errors: list[str] = field(default_factory=list)
+
+    def line(self) -> str:
+        parts = [f"{self.added} added", f"{self.updated} updated", f"{self.unchanged} unchanged"]
+        if self.kept_newer:
+            parts.append(f"{self.kept_newer} kept (newer here)")
+        if self.copies:
+            parts.append(f"{self.copies} imported as copies (changed on both sides)")
+        if self.errors:
+            parts.append(f"{len(self.errors)} files skipped")
+        return ", ".join(parts)
+
+
+def import_notes(store: NotesStore, path: str | Path) -> ImportSummary:
+    """Import notes from a folder, a zip, a note file (.md) or a JSON export (a note, a list of notes, or a
+    research report). A bad file is reported in the summary and skipped; nothing already stored is lost."""
+    path = Path(path)
+    if not path.exists():
+        raise StoreError(f"{path}: no such file or folder")
+    summary = ImportSummary()
+    files = dict(_read_files(path))
+    for name in sorted(files):
+        if name.endswith(REPORT_SUFFIX) or not name.lower().endswith(NOTE_SUFFIXES):
+            continue
+        try:
+            for fields in _notes_in_file(name, files):
+                _import_one(store, fields, summary)
+        except (StoreError, ValueError, TypeError, UnicodeDecodeError) as exc:
+            summary.errors.append(f"{name}: {exc}")
+    return summary
+
+
+def _read_files(path: Path) -> Iterator[tuple[str, tuple[bytes, float]]]:
+    """(relative name, (bytes, mtime)) of each note or report file under a folder, inside a zip, or the file."""
+    if path.is_dir():
+        for file in sorted(path.rglob("*")):
+            if _wanted(file.name) and file.is_file() and file.stat().st_size <= MAX_IMPORT_FILE_BYTES:
+                yield file.relative_to(path).as_posix(), (file.read_bytes(), file.stat().st_mtime)
+    elif zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as archive:
+            for info in archive.infolist():
+                if _wanted(info.filename) and not info.is_dir() and info.file_size <= MAX_IMPORT_FILE_BYTES:
+                    yield info.filename, (archive.read(info), time.mktime(info.date_time + (0, 0, -1)))
+    else:
+        yield path.name, (path.read_bytes(), path.stat().st_mtime)
+
+
+def _wanted(name: str) -> bool:
+    return name.lower().endswith(NOTE_SUFFIXES) and not PurePosixPath(name).name.startswith(".")
+
+
+def _notes_in_file(name: str, files: dict[str, tuple[bytes, float]]) -> list[dict[str, Any]]:
+    raw, mtime = files[name]
+    text = raw.decode("utf-8")
+    if name.lower().endswith(".json"):
+        return _notes_in_json(json.loads(text), name)
+    fields, report_file = markdown_to_note(text, PurePosixPath(name).stem, mtime)
+    if report_file:
+        sidecar = str(PurePosixPath(name).parent / report_file).removeprefix("./")
+        if sidecar not in files:
+            raise NoteFileError(f"its report file {report_file} is missing")
+        fields["report"] = json.loads(files[sidecar][0].decode("utf-8"))
+    return [fields]
+
+
+def _notes_in_json(data: Any, name: str) -> list[dict[str, Any]]:
+    if isinstance(data, dict) and isinstance(data.get("notes"), list):
+        data = data["notes"]
+    items = data if isinstance(data, list) else [data]
+    notes = []
+    for item in items:
+        if not isinstance(item, dict):
+            raise NoteFileError("not a note or a list of notes")
+        if "content" in item and "title" in item:
+            notes.append(item)
+        elif "question" in item and "report_markdown" in item:  # a research report exported as JSON
+            notes.append({"title": " ".join(str(item["question"]).split()) or "Report",
+                          "content": report_body_markdown(item), "report_id": item.get("id"), "report": item,
+                          "created_at": item.get("created_at"), "updated_at": item.get("created_at")})
+        else:
+            raise NoteFileError("a JSON object without title and content (nor a research report)")
+    return notes
+
+
+def _import_one(store: NotesStore, fields: dict[str, Any], summary: ImportSummary) -> None:
+    """Add one incoming note. Nothing is ever overwritten without a copy of it kept:
+    - a note with its id is not here: added with that id;
+    - the very same note (title, content, keywords, timestamps) is already here: nothing to do;
+    - the file holds a later version of the note here: the note is updated, its former state kept in the trash;
+    - the file holds an earlier version: the note here stays, the file's version goes to the trash;
+    - both changed separately: the file's version is added beside it as a new note."""
+    incoming = _incoming_note(fields)
+    existing = _existing(store, incoming.id)
+    if existing is None:
+        if store.find_same(incoming) is not None:
+            summary.unchanged += 1
+        else:
+            _add_copy(store, incoming, keep_id=bool(incoming.id))
+            summary.added += 1
+    elif store.find_same(incoming) is not None:
+        summary.unchanged += 1
+    elif incoming.version > existing.version and incoming.updated_at >= existing.updated_at:
+        try:
+            store.replace_note(incoming, expected_version=existing.version)
+            _add_copy(store, existing, keep_id=False, trashed=True)
+            summary.updated += 1
+        except StaleEditError:  # edited here during the import: keep both
+            _add_copy(store, incoming, keep_id=False)
+            summary.copies += 1
+    elif incoming.version < existing.version and incoming.updated_at <= existing.updated_at:
+        _add_copy(store, incoming, keep_id=False, trashed=True)
+        summary.kept_newer += 1
+    else:
+        _add_copy(store, incoming, keep_id=False)
+        summary.copies += 1
+
+
+def _incoming_note(fields: dict[str, Any]) -> Note:
+    created = _number(fields.get("created_at")) or time.time()
+    return Note.from_dict({**fields, "id": str(fields.get("id") or ""),
+                           "keywords": list(fields.get("keywords") or []),
+                           "created_at": created, "updated_at": _number(fields.get("updated_at")) or created,
+                           "deleted_at": _number(fields.get("deleted_at")),
+                           "version": int(fields.get("version") or 1), "deleted": bool(fields.get("deleted"))})
+
+
+def _existing(store: NotesStore, note_id: str) -> Note | None:
+    if not note_id:
+        return None
+    try:
+        return store.get_note(note_id)
+    except LookupError:
+        return None
+
+
+def _add_copy(store: NotesStore, note: Note, keep_id: bool, trashed: bool = False) -> None:
+    deleted = note.deleted or trashed
+    store.add_note(note.title, note.content, note.keywords, report_id=note.report_id, report=note.report,
+                   note_id=note.id if keep_id else None, created_at=note.created_at, updated_at=note.updated_at,
+                   version=note.version if keep_id else 1, deleted=deleted,
+                   deleted_at=(note.deleted_at if note.deleted else None) or (time.time() if deleted else None))
+
+
+def _number(value: Any) -> float | None:
+    if value is None or value == "":
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return _from_iso(value)

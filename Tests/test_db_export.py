@@ -1,0 +1,215 @@
+"""Exports (Markdown, JSON, HTML, BibTeX, clipboard text) and the notes export -> import round trip."""
+from __future__ import annotations
+
+import json
+import re
+import zipfile
+from html.parser import HTMLParser
+
+import pytest
+
+from App_Function_Libraries.DB.connection import close_thread_connections
+from App_Function_Libraries.DB.export import (
+    ExportFormatError, export_filename, export_note, export_report, numbered_sources)
+from App_Function_Libraries.DB.notes_io import export_notes, import_notes, markdown_to_note, save_report_as_note
+from App_Function_Libraries.DB.notes_store import NotesStore
+from App_Function_Libraries.Web_Search.research_types import Citation, ResearchResult, Source
+from Tests.test_db_research import sample_result
+
+NO_SECRETS: list[str] = []
+
+
+@pytest.fixture
+def store(tmp_path):
+    yield NotesStore(tmp_path / "notes.db")
+    close_thread_connections()
+
+
+def hostile_result() -> ResearchResult:
+    return ResearchResult(
+        question="Is <script>alert('q')</script> safe?",
+        sources=[Source(title="<script>alert(1)</script> & co", url="https://x.example/a?b=1&c=<2>", n=1),
+                 Source(title="Bad link", url="javascript:alert(3)", n=2)],
+        report_markdown="Text <script>alert(2)</script> and <img src=x onerror=alert(4)> [1] [2] [9].\n\n"
+                        "[click](javascript:alert(5))",
+        citations=[Citation(1, "Text [1].", "https://x.example/a", "quote <b>bold</b>")])
+
+
+class _Collector(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+
+def test_markdown_has_report_and_numbered_sources():
+    text = export_report(sample_result(), "md", secrets=NO_SECRETS)
+    assert text.startswith("# How do honey bees share where food is?\n\nBees dance [1]; ants follow trails [2].")
+    assert "## Sources\n\n1. [Waggle dance](https://bees.example/dance)\n2. [Pheromones](https://ants.example/trails)" \
+        in text
+    assert "Unused" not in text  # only the numbered (cited) sources are listed
+
+
+def test_sources_without_numbers_are_listed_when_selected():
+    result = sample_result()
+    for s in result.sources:
+        s.n = None
+    numbers = [(n, s["title"]) for n, s in numbered_sources(result.to_dict())]
+    assert numbers == [(1, "Waggle dance"), (2, "Pheromones"), (3, "Unused")]
+
+
+def test_json_has_everything():
+    result = sample_result()
+    assert json.loads(export_report(result, "json", secrets=NO_SECRETS)) == json.loads(json.dumps(result.to_dict()))
+    assert ResearchResult.from_dict(json.loads(export_report(result.to_dict(), "json", secrets=NO_SECRETS))) == result
+
+
+def test_html_is_self_contained_and_escaped():
+    page = export_report(hostile_result(), "html", secrets=NO_SECRETS)
+    assert "<script" not in page.lower() and "onerror=" not in page.replace("onerror=alert(4)&gt;", "")
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; co" in page
+    collector = _Collector()
+    collector.feed(page)
+    hrefs = [attrs.get("href") for tag, attrs in collector.tags if tag == "a"]
+    assert all(not h.lower().startswith("javascript") for h in hrefs)
+    assert "#source-1" in hrefs and "#source-9" not in hrefs
+    assert not any(tag in ("script", "link", "iframe", "img") for tag, _ in collector.tags)
+    assert all(not (attrs.get("src") or "").startswith("http") for _, attrs in collector.tags)
+    assert "default-src 'none'" in page
+
+
+def test_bibtex_entries_are_escaped_and_balanced():
+    bib = export_report(hostile_result(), "bib", secrets=NO_SECRETS)
+    assert bib.count("@misc{") == 2
+    assert r"\& co" in bib and "x_example_1" in bib
+    assert bib.count("{") == bib.count("}")
+    good = export_report(sample_result(), "bib", secrets=NO_SECRETS)
+    assert "year = {2021}" in good and r"\url{https://bees.example/dance}" in good
+    assert export_report(ResearchResult(question="q"), "bib", secrets=NO_SECRETS).startswith("%")
+
+
+def test_clipboard_text():
+    text = export_report(sample_result(), "txt", secrets=NO_SECRETS)
+    assert text.startswith("How do honey bees share where food is?\n\nBees dance [1]")
+    assert "Sources:\n[1] Waggle dance - https://bees.example/dance\n[2] Pheromones - https://ants.example/trails" in text
+
+
+def test_unknown_format_and_file_names():
+    with pytest.raises(ExportFormatError, match="md, json, html, bib, txt"):
+        export_report(sample_result(), "pdf")
+    assert export_filename("Bees: how/why?", "markdown") == "Bees-how-why.md"
+    assert export_filename("<>", "bib") == "quarry.bib"
+
+
+def test_note_exports(store):
+    note = save_report_as_note(store, hostile_result(), keywords=["sec"], secrets=NO_SECRETS)
+    assert note.report["question"].startswith("Is <script>")
+    assert "## Sources" in note.content and "[9]" in note.content
+    page = export_note(note, "html", secrets=NO_SECRETS)
+    assert "<script" not in page.lower()
+    md = export_note(note, "md", secrets=NO_SECRETS)
+    fields, _ = markdown_to_note(md)
+    assert fields["content"] == note.content and fields["title"] == note.title and fields["keywords"] == ["sec"]
+    assert json.loads(export_note(note, "json", secrets=NO_SECRETS))["report"]["citations"][0]["quote"]
+    assert export_note(note, "bib", secrets=NO_SECRETS).count("@misc{") == 2
+    assert export_note(note, "txt", secrets=NO_SECRETS).startswith(note.title + "\n\n")
+
+
+TRICKY_CONTENTS = [
+    "", "plain", "---\nlooks: like front matter\n---\nbody", "CRLF\r\nlines\r\n", "trailing spaces   \n\n\n",
+    "emoji 😀 and 日本語 and e\u0301", "<script>alert(1)</script>", "```\ncode\n```", "\ttabs\x0b\x0cform",
+]
+
+
+def fill(store: NotesStore) -> None:
+    for i, content in enumerate(TRICKY_CONTENTS):
+        store.add_note(f'Note {i}: "quotes" / slashes \\ ünïcode', content, [f"k{i}", "Shared", "ÄÖÜ"],
+                       created_at=1_700_000_000.123456 + i, updated_at=1_700_000_500.654321 + i)
+    note = save_report_as_note(store, sample_result(), title="From a report", keywords=["report"],
+                               secrets=NO_SECRETS)
+    store.update_note(note.id, 1, content=note.content + "\nMy own remark.")
+    gone = store.add_note("In the trash", "deleted content")
+    store.delete_note(gone.id)
+
+
+def snapshot(store: NotesStore) -> list[dict]:
+    return sorted((n.to_dict() for n in store.all_notes(include_deleted=True)), key=lambda d: d["id"])
+
+
+@pytest.mark.parametrize("target", ["folder", "archive.zip"])
+def test_export_import_round_trip_is_lossless(tmp_path, store, target):
+    fill(store)
+    destination = tmp_path / target
+    assert export_notes(store, destination, include_deleted=True, secrets=NO_SECRETS) == len(TRICKY_CONTENTS) + 2
+    fresh = NotesStore(tmp_path / "fresh.db")
+    summary = import_notes(fresh, destination)
+    assert (summary.added, summary.errors) == (len(TRICKY_CONTENTS) + 2, [])
+    assert snapshot(fresh) == snapshot(store)
+    again = import_notes(fresh, destination)
+    assert again.unchanged == len(TRICKY_CONTENTS) + 2 and again.added == 0
+    assert snapshot(fresh) == snapshot(store)
+    fresh.check_index()
+
+
+def test_export_leaves_the_trash_out_by_default(tmp_path, store):
+    fill(store)
+    export_notes(store, tmp_path / "out.zip", secrets=NO_SECRETS)
+    names = zipfile.ZipFile(tmp_path / "out.zip").namelist()
+    assert len([n for n in names if n.endswith(".md")]) == len(TRICKY_CONTENTS) + 1
+    assert sum(n.endswith(".report.json") for n in names) == 1
+
+
+def test_import_merges_without_losing_anything(tmp_path, store):
+    note = store.add_note("Shared note", "v1")
+    export_notes(store, tmp_path / "v1", secrets=NO_SECRETS)
+    store.update_note(note.id, 1, content="v2 here")
+    export_notes(store, tmp_path / "v2", secrets=NO_SECRETS)
+
+    behind = NotesStore(tmp_path / "behind.db")
+    import_notes(behind, tmp_path / "v1")
+    assert import_notes(behind, tmp_path / "v2").updated == 1  # a newer version of the same note
+    assert behind.get_note(note.id).content == "v2 here"
+    assert [n.content for n in behind.list_notes(deleted=True)] == ["v1"]  # its former state, restorable
+    assert import_notes(behind, tmp_path / "v1").unchanged == 1  # already here (in the trash)
+
+    summary = import_notes(store, tmp_path / "v1")  # an older file does not win, and is not lost either
+    assert summary.kept_newer == 1
+    assert store.get_note(note.id).content == "v2 here"
+    assert [n.content for n in store.list_notes(deleted=True)] == ["v1"]
+    assert import_notes(store, tmp_path / "v1").unchanged == 1
+
+    diverged = NotesStore(tmp_path / "diverged.db")
+    import_notes(diverged, tmp_path / "v1")
+    diverged.update_note(note.id, 1, content="edited on this side")
+    summary = import_notes(diverged, tmp_path / "v2")
+    assert summary.copies == 1  # both sides changed: both kept
+    contents = sorted(n.content for n in diverged.all_notes())
+    assert contents == ["edited on this side", "v2 here"]
+
+
+def test_import_plain_markdown_json_and_bad_files(tmp_path, store):
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "plain.md").write_text("# A plain heading\n\nSome text.\n", encoding="utf-8")
+    (folder / "untitled.md").write_text("---\n\nno heading, a rule above\n", encoding="utf-8")
+    (folder / "note.json").write_text(json.dumps({"title": "From JSON", "content": "c", "keywords": ["j"]}))
+    (folder / "report.json").write_text(export_report(sample_result(), "json", secrets=NO_SECRETS))
+    (folder / "broken.json").write_text("{not json")
+    (folder / "latin1.md").write_bytes("caf\xe9".encode("latin-1"))
+    (folder / "orphan.md").write_text('---\ntitle: "x"\nreport_file: "missing.report.json"\n---\nbody')
+    (folder / "image.png").write_bytes(b"\x89PNG")
+    summary = import_notes(store, folder)
+    titles = sorted(n.title for n in store.all_notes())
+    assert titles == ["A plain heading", "From JSON", "How do honey bees share where food is?", "untitled"]
+    assert store.get_note(next(n.id for n in store.all_notes() if n.title == "untitled")).content.startswith("---")
+    assert len(summary.errors) == 3 and all(re.match(r"(broken\.json|latin1\.md|orphan\.md): ", e)
+                                            for e in summary.errors)
+    report_note = next(n for n in store.all_notes() if n.report)
+    assert report_note.report["sources"][0]["title"] == "Waggle dance"
+
+
+def test_import_of_a_missing_path(tmp_path, store):
+    with pytest.raises(Exception, match="no such file"):
+        import_notes(store, tmp_path / "nowhere")
