@@ -7,6 +7,7 @@ import zipfile
 from html.parser import HTMLParser
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from App_Function_Libraries.DB.connection import close_thread_connections
 from App_Function_Libraries.DB.export import (
@@ -213,3 +214,17 @@ def test_import_plain_markdown_json_and_bad_files(tmp_path, store):
 def test_import_of_a_missing_path(tmp_path, store):
     with pytest.raises(Exception, match="no such file"):
         import_notes(store, tmp_path / "nowhere")
+
+
+_TEXT = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=300)
+
+
+@settings(max_examples=200, deadline=None)
+@given(title=_TEXT.filter(str.strip), content=_TEXT, keywords=st.lists(_TEXT, max_size=4),
+       created=st.floats(min_value=0, max_value=4e9), version=st.integers(min_value=1, max_value=10**6))
+def test_note_file_format_round_trips_any_text(title, content, keywords, created, version):
+    note = {"id": "a-b", "title": title, "content": content, "keywords": keywords, "created_at": created,
+            "updated_at": created + 0.5, "version": version}
+    fields, report_file = markdown_to_note(export_note(note, "md", secrets=NO_SECRETS))
+    assert report_file == ""
+    assert {k: fields[k] for k in note} == note

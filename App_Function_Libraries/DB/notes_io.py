@@ -109,7 +109,7 @@ def _split_front_matter(text: str) -> tuple[dict[str, Any] | None, str]:
     if not match:
         return None, text
     meta: dict[str, Any] = {}
-    for line in match.group(1).splitlines():
+    for line in re.split(r"\r?\n", match.group(1)):  # not splitlines(): \x85, \u2028 are text here
         key, sep, raw = line.partition(":")
         if not sep or not key.strip() or key.startswith((" ", "\t", "#")):
             continue
