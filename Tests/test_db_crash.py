@@ -21,23 +21,33 @@ WRITER = Path(__file__).resolve().parent / "support" / "db_crash_writer.py"
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL (POSIX)")
 
 
-def run_and_kill(db: Path, tag: str, rng: random.Random) -> int:
-    """Start the writer, let it finish a couple of saves, kill -9 it at a random moment; its last finished i."""
-    proc = subprocess.Popen([sys.executable, str(WRITER), str(db), tag], stdout=subprocess.PIPE, text=True)
+def run_and_kill(db: Path, tags: list[str], rng: random.Random) -> dict[str, int]:
+    """Start one writer per tag (all at once, on the same file), let each finish a couple of saves, then kill -9
+    them one by one at random moments. Returns each writer's last finished save."""
+    procs = {tag: subprocess.Popen([sys.executable, str(WRITER), str(db), tag], stdout=subprocess.PIPE, text=True)
+             for tag in tags}
+    finished: dict[str, list[int]] = {}
     try:
-        finished = [int(proc.stdout.readline()) for _ in range(2)]
-        time.sleep(rng.uniform(0.0, 0.15))
+        for tag, proc in procs.items():
+            finished[tag] = [int(proc.stdout.readline()) for _ in range(2)]
+        for proc in procs.values():
+            time.sleep(rng.uniform(0.0, 0.15))
+            os.kill(proc.pid, signal.SIGKILL)
     finally:
-        os.kill(proc.pid, signal.SIGKILL)
+        for proc in procs.values():
+            if proc.poll() is None:
+                os.kill(proc.pid, signal.SIGKILL)
+    last = {}
+    for tag, proc in procs.items():
         rest = proc.communicate(timeout=30)[0]
-    assert proc.returncode == -signal.SIGKILL
-    return max(finished + [int(line) for line in rest.split()])
+        assert proc.returncode == -signal.SIGKILL
+        last[tag] = max(finished[tag] + [int(line) for line in rest.split()])
+    return last
 
 
 def test_sigkill_mid_save_leaves_no_partial_note_or_report(tmp_path):
     db = tmp_path / "quarry.db"
-    rng = random.Random(20240601)
-    last_finished = {f"r{round_}": run_and_kill(db, f"r{round_}", rng) for round_ in range(4)}
+    last_finished = run_and_kill(db, ["a", "b", "c", "d"], random.Random(20240601))
 
     conn = sqlite3.connect(str(db))
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
