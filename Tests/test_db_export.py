@@ -228,3 +228,11 @@ def test_note_file_format_round_trips_any_text(title, content, keywords, created
     fields, report_file = markdown_to_note(export_note(note, "md", secrets=NO_SECRETS))
     assert report_file == ""
     assert {k: fields[k] for k in note} == note
+
+
+def test_import_of_an_unsupported_file(tmp_path, store):
+    (tmp_path / "photo.png").write_bytes(b"\x89PNG")
+    (tmp_path / "broken.zip").write_bytes(b"PK not really")
+    for name in ("photo.png", "broken.zip"):
+        with pytest.raises(Exception, match="not a folder"):
+            import_notes(store, tmp_path / name)

@@ -193,14 +193,16 @@ class ImportSummary:
     added: int = 0
     updated: int = 0  # an older copy of the same note was here: replaced by the newer one
     unchanged: int = 0  # the same note was already here
-    kept_newer: int = 0  # the note here is newer than the file: kept as is
+    kept_newer: int = 0  # the note here is newer than the file: kept, the file's version put in the trash
     copies: int = 0  # both changed separately: the file's version added as a new note beside it
     errors: list[str] = field(default_factory=list)
 
     def line(self) -> str:
         parts = [f"{self.added} added", f"{self.updated} updated", f"{self.unchanged} unchanged"]
+        if self.updated:
+            parts.append(f"{self.updated} former versions put in the trash")
         if self.kept_newer:
-            parts.append(f"{self.kept_newer} kept (newer here)")
+            parts.append(f"{self.kept_newer} older versions put in the trash (newer ones here)")
         if self.copies:
             parts.append(f"{self.copies} imported as copies (changed on both sides)")
         if self.errors:
@@ -214,6 +216,8 @@ def import_notes(store: NotesStore, path: str | Path) -> ImportSummary:
     path = Path(path)
     if not path.exists():
         raise StoreError(f"{path}: no such file or folder")
+    if path.is_file() and not zipfile.is_zipfile(path) and not _wanted(path.name):
+        raise StoreError(f"{path}: not a folder, a .zip, or a .md/.markdown/.json file")
     summary = ImportSummary()
     files = dict(_read_files(path))
     for name in sorted(files):
