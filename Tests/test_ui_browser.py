@@ -21,6 +21,9 @@ pytestmark = pytest.mark.browser
 BRAVE_KEY = "brave-secret-7f3a9c1e"
 
 
+QUESTION = "How do honey bees communicate where flowers are?"
+
+
 @pytest.fixture(scope="module")
 def world():
     ui.require_chromium()
@@ -28,6 +31,12 @@ def world():
     MiniWeb(w, include_faults=False).install()
     yield w
     w.stop()
+
+
+@pytest.fixture(scope="module")
+def story():
+    """What one test leaves for the next (the report's sources, …)."""
+    return {}
 
 
 @pytest.fixture(scope="module")
@@ -115,3 +124,115 @@ def test_notes_write_search_edit_and_trash(page):
     expect(page.locator("#notes-info")).to_contain_text("version 3")
     page.locator("#notes-trash input").uncheck()
     expect(page.locator("#notes-list")).to_contain_text("Sourdough starter care")
+
+
+# ---------------------------------------------------------------- Web Search
+
+def report_links(page) -> dict[str, str]:
+    """{"[n]": href} of the citation links in the report."""
+    links = page.locator("#ws-report .md a")
+    out = {}
+    for i in range(links.count()):
+        text = links.nth(i).inner_text().strip()
+        if re.fullmatch(r"\[\d+\]", text):
+            out.setdefault(text, links.nth(i).get_attribute("href"))
+    return out
+
+
+def wait_for_run(page, timeout=150_000):
+    expect(page.locator("#ws-progress")).to_contain_text("✓ Verify citations", timeout=timeout)
+    ui.wait_done(page, "ws-report")
+
+
+def test_search_shows_stages_and_a_cited_report(page, world, story):
+    ui.open_tab(page, "Web Search")
+    world.fault("/searxng", delay=2.0, times=1)  # long enough to see the search stage running
+    ui.fill(page, "ws-question", QUESTION)
+    ui.field(page, "ws-question").press("Enter")
+    expect(page.locator("#ws-progress")).to_contain_text("◐ Search", timeout=30_000)
+    wait_for_run(page)
+
+    rows = ui.table_rows(page, "ws-sources")
+    urls = {row[3] for row in rows}
+    links = report_links(page)
+    assert len(links) >= 2, page.locator("#ws-report").inner_text()
+    assert set(links.values()) <= urls, "every [n] links to a listed source"
+    cited = {row[1]: row[3] for row in rows if row[1]}
+    for label, href in links.items():
+        assert cited[label.strip("[]")] == href
+    assert all(row[7].startswith("yes") for row in rows if row[1])
+    story["first_cited"] = cited["1"]
+    ui.screenshot(page, "web_search")
+
+
+def test_untick_a_source_and_rerun(page, story):
+    first = story["first_cited"]
+    rows = ui.table_rows(page, "ws-sources")
+    index = next(i for i, row in enumerate(rows) if row[3] == first)
+    page.locator(f"#ws-sources [data-testid=cell-{index}-0] input[type=checkbox]").uncheck()
+    page.click("#ws-rerun")
+    expect(page.locator("#ws-report")).to_contain_text("Working", timeout=30_000)
+    wait_for_run(page)
+    assert first not in report_links(page).values()
+    row = next(r for r in ui.table_rows(page, "ws-sources") if r[3] == first)
+    assert row[1] == "" and row[5] == "relevant", row
+    assert len(report_links(page)) >= 1
+
+
+def test_copy_and_download_markdown(page, story):
+    page.click("#ws-copy")
+    copied = page.wait_for_function("async () => { const t = await navigator.clipboard.readText(); "
+                                    "return t.length > 0 ? t : null; }").json_value()
+    assert copied.startswith(f"# {QUESTION}") and "## Sources" in copied
+    with page.expect_download() as info:
+        page.click("#ws-download-md")
+    text = open(info.value.path(), encoding="utf-8").read()
+    assert info.value.suggested_filename.endswith(".md")
+    assert text.startswith(f"# {QUESTION}") and "## Sources" in text
+    for href in report_links(page).values():
+        assert href in text
+    assert story["first_cited"] not in text
+    words = re.findall(r"[A-Za-z]{9,}", page.locator("#ws-report .md li").first.inner_text())
+    story["report_word"] = words[0]
+
+
+def test_save_report_to_notes_and_find_it(page, story):
+    ui.fill(page, "ws-note-keywords", "bees, ui-test")
+    page.click("#ws-save-note")
+    expect(page.locator("#ws-saved")).to_contain_text("Saved to Notes")
+    ui.open_tab(page, "Notes")
+    ui.fill(page, "notes-search", story["report_word"])
+    page.click("#notes-search-btn")
+    expect(page.locator("#notes-list")).to_contain_text(QUESTION)
+    ui.click_cell(page, "notes-list", 0)
+    expect(ui.field(page, "notes-title")).to_have_value(QUESTION)
+    expect(ui.field(page, "notes-keywords")).to_have_value("bees, ui-test")
+    expect(page.locator("#notes-info")).to_contain_text("from a research report")
+    ui.screenshot(page, "notes")
+
+
+def test_cancel_stops_a_search(page, world):
+    ui.open_tab(page, "Web Search")
+    world.fault("/searxng", delay=4.0, times=1)
+    ui.fill(page, "ws-question", "What is a sourdough starter made of?")
+    page.click("#ws-search")
+    expect(page.locator("#ws-progress")).to_contain_text("◐ Search", timeout=30_000)
+    page.click("#ws-cancel")
+    expect(page.locator("#ws-progress")).to_contain_text("■", timeout=30_000)
+    ui.wait_done(page, "ws-report")
+    expect(page.locator("#ws-report")).to_contain_text("cancelled")
+
+
+def test_history_reopens_a_report(page):
+    ui.open_tab(page, "History")
+    expect(page.locator("#hist-list")).to_contain_text(QUESTION)
+    rows = ui.table_rows(page, "hist-list")
+    assert len(rows) >= 3  # the search, the re-run, the cancelled search
+    index = next(i for i, r in enumerate(rows) if r[1] == QUESTION)
+    ui.click_cell(page, "hist-list", index, 1)
+    expect(page.locator("#hist-preview")).to_contain_text(QUESTION)
+    ui.screenshot(page, "history")
+    page.click("#hist-open")
+    expect(page.locator("#tab-web_search")).to_be_visible()
+    expect(page.locator("#ws-report")).to_contain_text(QUESTION)
+    assert report_links(page)

@@ -3,7 +3,8 @@
 Each tab module exposes `build_tab(settings, shared)`. `shared` is a dict the tabs use to reach each other
 (e.g. the Web Search tab puts the components a reopened report fills in; the History tab wires to them);
 `shared["tabs"]` is the gr.Tabs, so a callback can switch tab; `shared["tab"]` is the tab being built (to
-refresh it when it is opened). Tab modules import their backends inside
+refresh it when it is opened); a tab may add {fn, inputs, outputs} to `shared["on_load"]` for work to do
+when the page opens (cheap reads only). Tab modules import their backends inside
 callbacks: building the UI loads no model and no index.
 """
 from __future__ import annotations
@@ -16,7 +17,11 @@ from App_Function_Libraries.config import Settings
 
 # (tab label, module with build_tab(settings, shared)) in display order
 TAB_MODULES = [
+    ("Web Search", "App_Function_Libraries.Gradio_UI.web_search_tab"),
+    ("Wikipedia", "App_Function_Libraries.Gradio_UI.wikipedia_tab"),
+    ("Documents", "App_Function_Libraries.Gradio_UI.documents_tab"),
     ("Notes", "App_Function_Libraries.Gradio_UI.notes_tab"),
+    ("History", "App_Function_Libraries.Gradio_UI.history_tab"),
     ("Settings", "App_Function_Libraries.Gradio_UI.settings_tab"),
 ]
 
@@ -35,4 +40,6 @@ def build_app(settings: Settings) -> gr.Blocks:
                     shared["tab"] = tab
                     importlib.import_module(module).build_tab(settings, shared)
                 shared[tab_id(label)] = tab
+        for event in shared.get("on_load", []):
+            app.load(**event)
     return app

@@ -12,7 +12,7 @@ from App_Function_Libraries.config import ENGINES, LLM_ROLES, ROLE_SECTION_PREFI
 from App_Function_Libraries.Gradio_UI import settings_form as form
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, user_errors
 
-MARK = {True: "✅ OK", False: "❌ failed", None: "➖ not configured"}
+MARK = {True: "✓ OK", False: "✗ failed", None: "– not configured"}
 
 
 def settings_markdown(settings: Settings) -> str:

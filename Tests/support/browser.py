@@ -100,9 +100,14 @@ def wait_idle(page, timeout: float = 60_000) -> None:
 
 
 def screenshot(page, name: str, full_page: bool = True) -> Path:
+    """Docs/screenshots/NAME.png of the page, without the toast messages that may cover it."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=full_page)
+    page.evaluate("() => document.querySelectorAll('.toast-wrap').forEach(t => t.style.visibility = 'hidden')")
+    try:
+        page.screenshot(path=str(path), full_page=full_page)
+    finally:
+        page.evaluate("() => document.querySelectorAll('.toast-wrap').forEach(t => t.style.visibility = '')")
     return path
 
 
@@ -119,3 +124,17 @@ def table_rows(page, elem_id: str) -> list[list[str]]:
 
 def click_cell(page, elem_id: str, row: int, col: int = 0) -> None:
     page.locator(f"#{elem_id} [data-testid=cell-{row}-{col}]").click()
+
+
+def wait_done(page, elem_id: str, timeout: float = 120_000) -> None:
+    """Until the component with this elem_id has no event pending on it (its progress tracker hidden)."""
+    page.wait_for_function(
+        """id => { const el = document.getElementById(id);
+                   if (!el) return false;
+                   return !el.querySelector('.pending') &&
+                          [...el.querySelectorAll('[data-testid=status-tracker]')].every(t => t.classList.contains('hide')); }""",
+        arg=elem_id, timeout=timeout)
+
+
+def markdown_text(page, elem_id: str) -> str:
+    return page.locator(f"#{elem_id} .md").first.inner_text()

@@ -1,0 +1,190 @@
+"""Documents tab: add files (uploaded) or a folder (a path on this computer), see the collection, remove a
+document, and ask questions answered from it with citations to file and page/chunk.
+
+Uploaded files are copied into `<documents index_dir>/uploads/` so they outlive the browser session; a
+folder is indexed where it is. Models load on the first add or question, never at start-up.
+"""
+from __future__ import annotations
+
+import hashlib
+import shutil
+import threading
+from pathlib import Path
+
+import gradio as gr
+
+from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, answer_markdown, problems_markdown
+from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, user_errors
+
+COLLECTION_HEADERS = ["id", "name", "type", "pages", "words", "chunks", "added", "path"]
+SOURCE_HEADERS = ["n", "file", "where", "score", "text"]
+UPLOAD_FOLDER = "uploads"
+
+_libraries: dict[str, object] = {}
+_lock = threading.Lock()
+
+
+def library():
+    """The DocumentLibrary of the configured index folder (one per folder and settings in use)."""
+    from App_Function_Libraries.Documents.library import DocumentLibrary
+    settings = current_settings()
+    folder = str(settings.resolve_path(settings.documents.index_dir))
+    with _lock:
+        lib = _libraries.get(folder)
+        if lib is None or lib.settings is not settings:
+            if lib is not None:
+                lib.close()
+            lib = _libraries[folder] = DocumentLibrary(settings)
+        return lib
+
+
+# ---------------------------------------------------------------- the collection
+
+def collection_rows() -> list[list]:
+    rows = []
+    for d in library().list():
+        chunks = d.nodes.get("fine", sum(d.nodes.values()))
+        rows.append([d.id, d.name, d.file_type, d.pages or "", d.words, chunks, d.added_at[:16].replace("T", " "),
+                     d.path])
+    return rows
+
+
+def skipped_markdown() -> str:
+    skipped = library().skipped()
+    if not skipped:
+        return ""
+    return "**Files that could not be read:**\n" + "\n".join(
+        f"- `{Path(p).name}`: {one_line(reason, 160)}" for p, reason in skipped[:20])
+
+
+@user_errors
+def refresh():
+    rows = collection_rows()
+    return rows, [r[0] for r in rows], skipped_markdown(), f"{len(rows)} document(s) in the collection."
+
+
+def keep_upload(path: Path, folder: Path) -> Path:
+    """Copy an uploaded file into the uploads folder under its own name (a different file of the same name
+    gets a short content hash added)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / path.name
+    if target.exists() and target.read_bytes() != path.read_bytes():
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:8]
+        target = folder / f"{path.stem}-{digest}{path.suffix}"
+    if not target.exists():
+        shutil.copyfile(path, target)
+    return target
+
+
+def paths_to_add(files: list | None, folder: str) -> list[Path]:
+    settings = current_settings()
+    uploads = settings.resolve_path(settings.documents.index_dir) / UPLOAD_FOLDER
+    paths = [keep_upload(Path(getattr(f, "name", f)), uploads) for f in files or []]
+    if folder and folder.strip():
+        where = Path(folder.strip()).expanduser()
+        if not where.exists():
+            raise ValueError(f"no such file or folder: {where}")
+        paths.append(where)
+    if not paths:
+        raise ValueError("choose files to upload, or type the path of a folder on this computer")
+    return paths
+
+
+@user_errors
+def add_documents(files: list | None, folder: str, progress=gr.Progress()):
+    paths = paths_to_add(files, folder)
+
+    def report(done: int, total: int, current: str) -> None:
+        progress((done, total), desc=f"Indexing {Path(current).name}" if current else "Indexing", unit="files")
+
+    progress(0, desc="Loading the embedding model")
+    result = library().add(paths, progress=report)
+    lines = [f"**Added:** {result.summary()}."]
+    lines += [f"- skipped `{Path(s.path).name}`: {one_line(s.reason, 160)}" for s in result.skipped[:20]]
+    lines += [f"- {one_line(w, 200)}" for w in result.warnings[:10]]
+    gr.Info(result.summary())
+    return "\n".join(lines), None, ""
+
+
+@user_errors
+def remove_document(selected: int | None):
+    if selected is None:
+        raise ValueError("select a document in the collection first")
+    info = library().remove(int(selected))
+    gr.Info(f"Removed {info.name} from the collection (the file itself is untouched).")
+    return None, "Select a document to remove it."
+
+
+def select_document(ids: list[int], evt: gr.SelectData):
+    row = evt.index[0] if isinstance(evt.index, (list, tuple)) else evt.index
+    if not ids or row is None or row >= len(ids):
+        return gr.skip()
+    return ids[row], f"Selected document #{ids[row]}."
+
+
+# ---------------------------------------------------------------- questions
+
+def answer_view(answer) -> str:
+    refs = [SourceRef(n, f"{h.name} ({h.location})", h.citation_target) for n, h in enumerate(answer.sources, 1)]
+    text = answer_markdown(answer.markdown, refs, "doc")
+    footer = f"*{'LLM' if answer.mode == 'llm' else 'Extractive'} answer from {len(refs)} passage(s)*"
+    notes = problems_markdown(answer.errors, answer.invalid_citations_removed)
+    return "\n\n".join(p for p in (text, notes, footer) if p)
+
+
+@user_errors
+def ask(question: str, k: int, progress=gr.Progress()):
+    if not (question or "").strip():
+        raise ValueError("type a question first")
+    lib = library()
+    if not lib.list():
+        raise ValueError("the collection is empty: add files or a folder first")
+    progress(0.1, desc="Searching your documents")
+    answer = lib.ask(question.strip(), k=int(k))
+    rows = [[n, h.name, h.location, round(float(h.score), 4), one_line(h.text, 300)]
+            for n, h in enumerate(answer.sources, 1)]
+    return answer_view(answer), rows
+
+
+# ---------------------------------------------------------------- layout
+
+def build_tab(settings, shared: dict | None = None) -> None:
+    ids = gr.State([])
+    selected = gr.State(None)
+    with gr.Row():
+        with gr.Column(scale=3):
+            question = gr.Textbox(label="Question", placeholder="Ask your documents… (Enter to ask)",
+                                  max_lines=3, elem_id="docs-question")
+        with gr.Column(scale=1, min_width=200):
+            k = gr.Slider(1, 50, value=10, step=1, label="Passages to answer from", elem_id="docs-k")
+            go = gr.Button("Ask", variant="primary", elem_id="docs-ask")
+    answer = gr.Markdown(elem_id="docs-answer")
+    with gr.Accordion("Passages used", open=False):
+        sources = gr.Dataframe(headers=SOURCE_HEADERS, datatype=["number", "str", "str", "number", "str"],
+                               interactive=False, wrap=True, elem_id="docs-sources",
+                               column_widths=["6%", "20%", "10%", "9%", "55%"])
+    with gr.Accordion("Collection", open=True):
+        with gr.Row():
+            uploads = gr.File(label="Files to add (txt, md, rst, html, pdf, docx)", file_count="multiple",
+                              elem_id="docs-upload", scale=2)
+            with gr.Column(scale=2):
+                folder = gr.Textbox(label="…or a folder (or file) on this computer", max_lines=1,
+                                    placeholder="e.g. ~/papers", elem_id="docs-folder")
+                add = gr.Button("Add to collection", variant="primary", elem_id="docs-add")
+                added = gr.Markdown(elem_id="docs-added")
+        count = gr.Markdown(elem_id="docs-count")
+        table = gr.Dataframe(headers=COLLECTION_HEADERS, interactive=False, wrap=True, elem_id="docs-list",
+                             column_widths=["5%", "20%", "6%", "6%", "7%", "7%", "14%", "35%"])
+        with gr.Row():
+            chosen = gr.Markdown("Select a document to remove it.", elem_id="docs-selected")
+            remove = gr.Button("Remove selected", variant="stop", scale=0, min_width=160, elem_id="docs-remove")
+        skipped = gr.Markdown(elem_id="docs-skipped")
+
+    go.click(ask, inputs=[question, k], outputs=[answer, sources])
+    question.submit(ask, inputs=[question, k], outputs=[answer, sources])
+    listing = dict(fn=refresh, outputs=[table, ids, skipped, count])
+    add.click(add_documents, inputs=[uploads, folder], outputs=[added, uploads, folder]).then(**listing)
+    table.select(select_document, inputs=ids, outputs=[selected, chosen])
+    remove.click(remove_document, inputs=selected, outputs=[selected, chosen]).then(**listing)
+    if shared is not None:
+        shared["tab"].select(**listing)

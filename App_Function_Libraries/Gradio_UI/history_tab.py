@@ -1,0 +1,78 @@
+"""History tab: past searches and their reports, newest first; reopen one into the Web Search view, or
+delete it."""
+from __future__ import annotations
+
+import time
+
+import gradio as gr
+
+from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, user_errors
+
+HEADERS = ["when", "question", "sources", "citations", "mode", "models"]
+LIST_LIMIT = 200
+
+
+def research_store():
+    from App_Function_Libraries.DB.research_store import get_research_store
+    return get_research_store(current_settings())
+
+
+@user_errors
+def list_history(query: str):
+    reports = research_store().list_reports(limit=LIST_LIMIT, query=query or None)
+    rows = [[time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at)), one_line(r.question, 160),
+             r.source_count, r.citation_count, r.mode, ", ".join(r.models)] for r in reports]
+    return rows, [r.id for r in reports], f"{len(rows)} saved report(s)" + (" matching" if query else "")
+
+
+@user_errors
+def select_report(ids: list[str], evt: gr.SelectData):
+    row = evt.index[0] if isinstance(evt.index, (list, tuple)) else evt.index
+    if not ids or row is None or row >= len(ids):
+        return gr.skip()
+    result = research_store().load_report(ids[row])
+    preview = f"**{one_line(result.question, 200)}**\n\n{result.report_markdown[:1500]}"
+    return ids[row], preview
+
+
+@user_errors
+def delete_report(report_id: str | None):
+    if not report_id:
+        raise ValueError("select a report first")
+    research_store().delete_report(report_id)
+    gr.Info("Report deleted from History.")
+    return None, ""
+
+
+def build_tab(settings, shared: dict | None = None) -> None:
+    ids = gr.State([])
+    selected = gr.State(None)
+    with gr.Row():
+        query = gr.Textbox(label="Find in questions and reports", max_lines=1, scale=4, elem_id="hist-search")
+        find = gr.Button("Find", scale=1, elem_id="hist-find")
+    count = gr.Markdown(elem_id="hist-count")
+    table = gr.Dataframe(headers=HEADERS, interactive=False, wrap=True, max_height=420, elem_id="hist-list",
+                         column_widths=["14%", "46%", "8%", "9%", "10%", "13%"])
+    with gr.Row():
+        reopen = gr.Button("Open in Web Search", variant="primary", elem_id="hist-open")
+        delete = gr.Button("Delete", variant="stop", elem_id="hist-delete")
+    preview = gr.Markdown(elem_id="hist-preview")
+
+    listing = dict(fn=list_history, inputs=query, outputs=[table, ids, count])
+    find.click(**listing)
+    query.submit(**listing)
+    table.select(select_report, inputs=ids, outputs=[selected, preview])
+    delete.click(delete_report, inputs=selected, outputs=[selected, preview]).then(**listing)
+    if shared is None:
+        return
+    shared["tab"].select(**listing)
+    opener = shared.get("open_report")
+    if opener is not None:
+        reopen.click(user_errors(lambda rid: reopen_report(rid, opener["fn"])), inputs=selected,
+                     outputs=[shared["tabs"], *opener["outputs"]])
+
+
+def reopen_report(report_id: str | None, open_report) -> list:
+    if not report_id:
+        raise ValueError("select a report first")
+    return [gr.Tabs(selected="web_search")] + open_report(report_id)

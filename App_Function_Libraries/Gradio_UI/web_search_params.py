@@ -1,0 +1,94 @@
+"""The Web Search form's values turned into ResearchParams (checked first, so a bad option is one clear
+message before anything runs) and the LLM choice per role turned into the pipeline's Services."""
+from __future__ import annotations
+
+from typing import Any
+
+from App_Function_Libraries.config import ENGINES, LLM_ROLES, Settings
+
+DATE_CHOICES = [("any time", "any"), ("past day", "day"), ("past week", "week"), ("past month", "month"),
+                ("past year", "year"), ("between dates…", "custom")]
+SORT_CHOICES = [("relevance", "relevance"), ("date", "date")]
+SAFESEARCH_CHOICES = ["off", "moderate", "strict"]
+FORMAT_CHOICES = ["full", "short", "bullets", "table"]
+CONFIGURED = "configured"
+NO_LLM = "none"
+
+
+def split_list(text: str | None, separators: str = ",\n") -> list[str]:
+    items = [text or ""]
+    for sep in separators:
+        items = [part for item in items for part in item.split(sep)]
+    return [i.strip() for i in items if i.strip()]
+
+
+def llm_label(settings: Settings, role: str) -> str:
+    s = settings.llm_for(role)
+    if s.provider == "none":
+        return "none configured (extractive)"
+    if s.provider == "llamacpp":
+        return f"llama.cpp: {s.llamacpp_model_path.rsplit('/', 1)[-1] or '(no model file)'}"
+    return f"{s.provider}: {s.model or '(default model)'}"
+
+
+def llm_choices(settings: Settings, role: str) -> list[tuple[str, str]]:
+    return [(f"as configured — {llm_label(settings, role)}", CONFIGURED), ("no LLM (extractive)", NO_LLM)]
+
+
+def date_range_value(choice: str, start: str, end: str) -> str | None:
+    if choice in (None, "", "any"):
+        return None
+    if choice == "custom":
+        if not (start or "").strip() and not (end or "").strip():
+            raise ValueError("give a start date, an end date or both (YYYY-MM-DD) for the date range")
+        return f"{(start or '').strip()}..{(end or '').strip()}"
+    return choice
+
+
+def check_options(params) -> None:
+    """Raise ValueError with the engines' own message for an option no engine could accept."""
+    from App_Function_Libraries.Web_Search.engines import options
+    from App_Function_Libraries.Web_Search.engines.errors import InvalidOption
+    try:
+        options.parse_date_range(params.date_range)
+        options.parse_country(params.content_country, "country")
+        options.parse_country(params.geolocation, "geolocation")
+        options.parse_language(params.search_lang, "search language")
+        options.parse_language(params.search_result_language, "results language")
+        options.parse_count(params.result_count)
+    except InvalidOption as exc:
+        raise ValueError(str(exc)) from None
+
+
+def build_params(settings: Settings, form: dict[str, Any]):
+    """ResearchParams from the form (names as in web_search_tab.OPTION_NAMES)."""
+    from App_Function_Libraries.Web_Search.research_params import ResearchParams
+    engines = [e for e in form.get("engines") or [] if e in ENGINES]
+    if not engines:
+        raise ValueError("choose at least one search engine")
+    roles = {role: form.get(f"llm_{role}") for role in LLM_ROLES}
+    params = ResearchParams.from_settings(
+        settings, engines=engines, result_count=int(form["result_count"]), result_max=int(form["result_max"]),
+        content_country=form.get("country") or None, search_lang=form.get("search_lang") or None,
+        search_result_language=form.get("result_lang") or None,
+        date_range=date_range_value(form.get("date_range"), form.get("date_start"), form.get("date_end")),
+        safesearch=form.get("safesearch") or None, site_blacklist=split_list(form.get("blacklist")),
+        exact_terms=split_list(form.get("exact_terms"), "\n") or None,
+        exclude_terms=split_list(form.get("exclude_terms"), ", \n") or None,
+        dedupe_filter=bool(form.get("dedupe_filter")) or None, geolocation=form.get("geolocation") or None,
+        sort_results_by=form.get("sort") or None, subqueries=bool(form.get("subqueries")),
+        subquery_count=int(form.get("subquery_count") or 1), relevance_check=bool(form.get("relevance")),
+        pages_max=int(form["pages_max"]), report_format=form.get("report_format") or None,
+        use_llm=any(choice != NO_LLM for choice in roles.values()))
+    check_options(params)
+    return params
+
+
+def build_services(settings: Settings, form: dict[str, Any], params):
+    """The pipeline's services, with the LLM of each role the user set to "no LLM" taken away."""
+    from App_Function_Libraries.Web_Search.pipeline import Services
+    services = Services.from_settings(settings, use_llm=params.use_llm)
+    for role in LLM_ROLES:
+        if form.get(f"llm_{role}") == NO_LLM:
+            services.llms[role] = None
+    return services

@@ -1,0 +1,218 @@
+"""Web Search tab: ask a question, watch each stage, read a report whose [n] link to their sources, tick
+sources in or out and re-run from the fetch stage, then save to notes, copy or download.
+
+Layout and wiring only; the pipeline runs through research_runner (a worker thread per run), the form is
+read by web_search_params, and results are drawn by web_search_view. Every finished run is saved to the
+research database (the History tab lists them).
+"""
+from __future__ import annotations
+
+import gradio as gr
+
+from App_Function_Libraries.config import ENGINES, LLM_ROLES
+from App_Function_Libraries.Gradio_UI import web_search_params as wp
+from App_Function_Libraries.Gradio_UI import web_search_view as view
+from App_Function_Libraries.Gradio_UI.research_runner import cancel_run, stream_run
+from App_Function_Libraries.Gradio_UI.ui_common import current_settings, log, one_line, user_errors
+
+OPTION_NAMES = ["engines", "result_count", "result_max", "country", "search_lang", "result_lang", "date_range",
+                "date_start", "date_end", "safesearch", "blacklist", "exact_terms", "exclude_terms",
+                "dedupe_filter", "geolocation", "sort", "subqueries", "subquery_count", "relevance", "pages_max",
+                "report_format"] + [f"llm_{r}" for r in LLM_ROLES]
+COPY_JS = "(text) => { if (text) { navigator.clipboard.writeText(text); } return []; }"
+
+
+# ---------------------------------------------------------------- results into outputs
+
+def result_values(result) -> list:
+    """report, sources, state, 4 downloads, clipboard text, note title: what a finished run fills in."""
+    if result is None:
+        return [gr.skip()] * 9
+    files = view.download_files(result)
+    return [view.report_markdown(result), view.source_rows(result), result.to_dict(), *files,
+            view.clipboard_text(result), one_line(result.question, 120)]
+
+
+def save_to_history(result, settings) -> None:
+    try:
+        from App_Function_Libraries.DB.research_store import get_research_store
+        get_research_store(settings).save_research(result)
+    except Exception as exc:  # noqa: BLE001 - the report is still shown; saving is a convenience
+        log.warning("could not save the research run: %s", exc)
+        gr.Warning(f"The report could not be saved to History: {one_line(exc, 160)}")
+
+
+def stream_outputs(work, settings):
+    """Yield [run id, progress, *result_values] while `work` runs, then the finished run."""
+    first = True
+    for update in stream_run(work):
+        progress = update.board.markdown(cancelled=update.cancelled)
+        if not update.final:
+            partial = update.partial or ("*Working…*" if first else gr.skip())
+            first = False
+            yield [update.run_id, progress, partial] + [gr.skip()] * 8
+            continue
+        if update.error is not None:
+            raise update.error
+        result = update.result
+        save_to_history(result, settings)
+        if update.cancelled:
+            gr.Info("Search cancelled: showing what was done.")
+        yield [None, update.board.markdown(result.timings, update.cancelled)] + result_values(result)
+
+
+@user_errors
+def run_search(question: str, *values):
+    from App_Function_Libraries.Web_Search.pipeline import process_question
+    if not (question or "").strip():
+        raise ValueError("type a question first")
+    settings = current_settings()
+    form = dict(zip(OPTION_NAMES, values))
+    params = wp.build_params(settings, form)
+    services = wp.build_services(settings, form, params)
+
+    def work(on_progress, cancel, on_delta):
+        return process_question(question, params, on_progress, cancel, on_report_delta=on_delta, services=services)
+    yield from stream_outputs(work, settings)
+
+
+@user_errors
+def rerun_selection(state: dict | None, rows, *values):
+    from App_Function_Libraries.Web_Search.pipeline import rerun_from_fetch
+    from App_Function_Libraries.Web_Search.research_params import ResearchParams
+    from App_Function_Libraries.Web_Search.research_types import ResearchResult
+    if not state:
+        raise ValueError("search first, then tick sources in or out and re-run")
+    result = ResearchResult.from_dict(state)
+    changed = view.apply_ticks(result, rows)
+    if not any(s.selected for s in result.sources):
+        raise ValueError("tick at least one source to read")
+    settings = current_settings()
+    form = dict(zip(OPTION_NAMES, values))
+    params = ResearchParams.from_dict(result.params)
+    services = wp.build_services(settings, form, params)
+    gr.Info(f"Re-running from the fetch stage with {sum(s.selected for s in result.sources)} source(s) "
+            f"({changed} changed by you).")
+
+    def work(on_progress, cancel, on_delta):
+        return rerun_from_fetch(result, params, on_progress, cancel, on_report_delta=on_delta, services=services)
+    yield from stream_outputs(work, settings)
+
+
+@user_errors
+def save_note(state: dict | None, title: str, keywords: str):
+    from App_Function_Libraries.DB.notes_io import save_report_as_note
+    from App_Function_Libraries.DB.notes_store import get_notes_store
+    from App_Function_Libraries.Web_Search.research_types import ResearchResult
+    if not state:
+        raise ValueError("there is no report to save yet")
+    note = save_report_as_note(get_notes_store(current_settings()), ResearchResult.from_dict(state), title,
+                               keywords)
+    gr.Info(f"Saved to Notes as “{one_line(note.title, 60)}”.")
+    return f"Saved to Notes as “{one_line(note.title, 80)}”."
+
+
+def stop(run_id: str | None) -> None:
+    if not cancel_run(run_id):
+        gr.Info("Nothing is running.")
+
+
+def open_report(report_id: str):
+    """Outputs for a saved report reopened from History: progress text, then result_values."""
+    from App_Function_Libraries.DB.research_store import get_research_store
+    result = get_research_store(current_settings()).load_report(report_id)
+    return [f"Reopened a saved report from History (id `{result.id[:8]}`)."] + result_values(result)
+
+
+# ---------------------------------------------------------------- layout
+
+def build_options(settings) -> dict:
+    s = settings.search
+    c: dict = {}
+    with gr.Row():
+        c["engines"] = gr.Dropdown(list(ENGINES), value=[s.search_provider_default], multiselect=True,
+                                   label="Search engines", scale=3, elem_id="ws-engines")
+        c["result_count"] = gr.Slider(1, 50, value=min(s.search_result_max_per_query, 50), step=1,
+                                      label="Results per engine and query", scale=2, elem_id="ws-count")
+        c["result_max"] = gr.Slider(1, 100, value=min(s.search_result_max, 100), step=1,
+                                    label="Results kept after merging", scale=2)
+    with gr.Accordion("Advanced search", open=False, elem_id="ws-advanced"):
+        with gr.Row():
+            c["country"] = gr.Textbox(s.search_content_country, label="Country (ISO code)", max_lines=1)
+            c["search_lang"] = gr.Textbox(s.search_language_query, label="Query language", max_lines=1)
+            c["result_lang"] = gr.Textbox(s.search_language_results, label="Results language", max_lines=1)
+            c["geolocation"] = gr.Textbox("", label="Geolocation (country code)", max_lines=1)
+        with gr.Row():
+            c["date_range"] = gr.Dropdown(wp.DATE_CHOICES, value="any", label="Date range")
+            c["date_start"] = gr.Textbox("", label="From (YYYY-MM-DD)", max_lines=1)
+            c["date_end"] = gr.Textbox("", label="To (YYYY-MM-DD)", max_lines=1)
+            c["safesearch"] = gr.Dropdown(wp.SAFESEARCH_CHOICES, value=s.search_safesearch, label="Safe search")
+            c["sort"] = gr.Dropdown(wp.SORT_CHOICES, value="relevance", label="Sort results by")
+        with gr.Row():
+            c["blacklist"] = gr.Textbox(", ".join(s.search_result_blacklist), label="Sites to leave out",
+                                        placeholder="pinterest.com, example.org", max_lines=2)
+            c["exact_terms"] = gr.Textbox("", label="Exact phrase (one per line)", max_lines=3)
+            c["exclude_terms"] = gr.Textbox("", label="Words to exclude", max_lines=2)
+            c["dedupe_filter"] = gr.Checkbox(False, label="Filter near-duplicate results (Google)")
+        with gr.Row():
+            c["subqueries"] = gr.Checkbox(s.search_enable_subquery, label="Split into sub-queries (LLM)",
+                                          elem_id="ws-subqueries")
+            c["subquery_count"] = gr.Slider(1, 10, value=s.search_enable_subquery_count_max, step=1,
+                                            label="Most sub-queries")
+            c["relevance"] = gr.Checkbox(settings.research.relevance_check, label="Check relevance before reading",
+                                         elem_id="ws-relevance")
+            c["pages_max"] = gr.Slider(1, 50, value=min(settings.research.pages_max, 50), step=1,
+                                       label="Most pages read")
+            c["report_format"] = gr.Dropdown(wp.FORMAT_CHOICES, value=settings.research.report_format,
+                                             label="Report format")
+        with gr.Row():
+            for role in LLM_ROLES:
+                c[f"llm_{role}"] = gr.Dropdown(wp.llm_choices(settings, role), value=wp.CONFIGURED,
+                                               label=f"LLM for {role.replace('_', ' ')}")
+    return c
+
+
+def build_tab(settings, shared: dict | None = None) -> None:
+    run_id = gr.State(None)
+    state = gr.State(None)
+    with gr.Row():
+        question = gr.Textbox(label="Question", placeholder="What do you want to find out? (Enter to search)",
+                              scale=6, lines=1, max_lines=4, autofocus=True, elem_id="ws-question")
+        with gr.Column(scale=1, min_width=140):
+            search = gr.Button("Search", variant="primary", elem_id="ws-search")
+            cancel = gr.Button("Cancel", variant="stop", size="sm", elem_id="ws-cancel")
+    options = build_options(settings)
+    with gr.Row():
+        with gr.Column(scale=1, min_width=260):
+            progress = gr.Markdown("*Stages appear here while a search runs.*", elem_id="ws-progress")
+        with gr.Column(scale=3):
+            report = gr.Markdown(elem_id="ws-report")
+    with gr.Accordion("Sources: tick results in or out, then re-run", open=True):
+        sources = gr.Dataframe(headers=view.SOURCE_HEADERS, datatype=view.SOURCE_TYPES, type="array",
+                               interactive=True, static_columns=list(range(1, len(view.SOURCE_HEADERS))),
+                               wrap=True, max_height=420, elem_id="ws-sources",
+                               column_widths=["7%", "4%", "19%", "21%", "9%", "9%", "19%", "12%"])
+        rerun = gr.Button("Re-run with selection", elem_id="ws-rerun")
+    with gr.Row(equal_height=True):
+        note_title = gr.Textbox(label="Note title", max_lines=1, scale=3, elem_id="ws-note-title")
+        note_keywords = gr.Textbox(label="Keywords", placeholder="comma-separated", max_lines=1, scale=2,
+                                   elem_id="ws-note-keywords")
+        save = gr.Button("Save to notes", scale=1, elem_id="ws-save-note")
+        copy = gr.Button("Copy", scale=1, elem_id="ws-copy")
+    saved = gr.Markdown(elem_id="ws-saved")
+    with gr.Row():
+        downloads = [gr.DownloadButton(f"Download .{fmt}", size="sm", elem_id=f"ws-download-{fmt}")
+                     for fmt in view.DOWNLOAD_FORMATS]
+    copy_text = gr.Textbox(visible="hidden", elem_id="ws-copy-text")
+
+    option_inputs = [options[name] for name in OPTION_NAMES]
+    result_outputs = [report, sources, state, *downloads, copy_text, note_title]
+    run_outputs = [run_id, progress, *result_outputs]
+    search.click(run_search, inputs=[question, *option_inputs], outputs=run_outputs)
+    question.submit(run_search, inputs=[question, *option_inputs], outputs=run_outputs)
+    rerun.click(rerun_selection, inputs=[state, sources, *option_inputs], outputs=run_outputs)
+    cancel.click(stop, inputs=run_id)
+    save.click(save_note, inputs=[state, note_title, note_keywords], outputs=saved)
+    copy.click(None, inputs=copy_text, js=COPY_JS)
+    if shared is not None:
+        shared["open_report"] = dict(fn=open_report, outputs=[progress, *result_outputs])

@@ -1,0 +1,144 @@
+"""How a research run looks in the Web Search tab: stage progress, the report with linked citations, the
+sources table the user ticks results in and out of, and the files offered for download."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from App_Function_Libraries.Gradio_UI.answer_view import (SourceRef, answer_markdown, md_text, problems_markdown)
+from App_Function_Libraries.Gradio_UI.downloads import write_download
+from App_Function_Libraries.Gradio_UI.ui_common import one_line
+
+STAGE_LABELS = {"subqueries": "Sub-queries", "search": "Search", "relevance": "Relevance check",
+                "fetch": "Fetch pages", "rank": "Rank passages", "extract": "Extract notes",
+                "report": "Write report", "verify": "Verify citations"}
+SOURCE_HEADERS = ["use", "n", "title", "url", "engines", "verdict", "reason", "fetched"]
+SOURCE_TYPES = ["bool", "str", "str", "str", "str", "str", "str", "str"]
+DOWNLOAD_FORMATS = ("md", "json", "html", "bib")
+# plain symbols every system font has (emoji are missing on many Linux desktops)
+MARKS = {"done": "✓", "running": "◐", "pending": "○", "skipped": "–", "stopped": "■"}
+
+
+@dataclass
+class StageState:
+    done: int = 0
+    total: int = 0
+    message: str = ""
+    started: bool = False
+    finished: bool = False
+
+
+@dataclass
+class StageBoard:
+    """The progress of each pipeline stage, from the pipeline's ProgressEvents."""
+    stages: dict[str, StageState] = field(default_factory=lambda: {s: StageState() for s in STAGE_LABELS})
+    finished: bool = False
+
+    def apply(self, event) -> None:
+        if event.stage == "done":
+            self.finished = True
+            return
+        state = self.stages.setdefault(event.stage, StageState())
+        state.started = True
+        state.done, state.total = event.done, event.total
+        state.message = event.message or state.message
+        state.finished = event.total > 0 and event.done >= event.total
+
+    def markdown(self, timings: dict[str, float] | None = None, cancelled: bool = False) -> str:
+        timings = timings or {}
+        lines = []
+        for stage, label in STAGE_LABELS.items():
+            state = self.stages[stage]
+            if state.finished or (self.finished and state.started and not cancelled):
+                mark = MARKS["done"]
+            elif cancelled:
+                mark = MARKS["stopped"]
+            elif state.started:
+                mark = MARKS["running"]
+            else:
+                mark = MARKS["skipped" if self.finished else "pending"]
+            parts = [f"{mark} **{label}**"]
+            if state.total:
+                parts.append(f"{state.done}/{state.total}")
+            if state.message:
+                parts.append(md_text(state.message))
+            if stage in timings:
+                parts.append(f"{timings[stage]:.1f} s")
+            lines.append(" · ".join(parts))
+        return "  \n".join(lines)
+
+
+# ---------------------------------------------------------------- the report
+
+def source_refs(result) -> list[SourceRef]:
+    return [SourceRef(s.n, s.title or s.url, s.final_url or s.url) for s in result.cited_sources()]
+
+
+def report_markdown(result, partial: str = "") -> str:
+    """The finished report (linked citations, cited sources, notes) or the part written so far."""
+    if result is None:
+        return partial
+    body = answer_markdown(result.report_markdown or "*No report was written.*", source_refs(result), "web")
+    notes = problems_markdown(result.errors, 0)
+    usage = result.llm_usage or {}
+    footer = (f"*{'LLM' if result.mode == 'llm' else 'Extractive'} report · {len(result.cited_sources())} "
+              f"cited of {len(result.sources)} results · {result.timings.get('total', 0):.1f} s"
+              + (f" · {usage.get('calls', 0)} LLM calls" if usage.get("calls") else "") + "*")
+    return "\n\n".join(p for p in (f"## {md_text(result.question)}", body, notes, footer) if p)
+
+
+def fetched_cell(source) -> str:
+    if source.fetched:
+        return f"yes ({source.status})" if source.status else "yes"
+    if source.error:
+        return "no: " + one_line(source.error, 80)
+    return "—"
+
+
+def source_rows(result) -> list[list]:
+    if result is None:
+        return []
+    return [[s.selected, str(s.n) if s.n is not None else "", s.title, s.url, ", ".join(s.engines), s.verdict,
+             one_line(s.reason, 160), fetched_cell(s)] for s in result.sources]
+
+
+def apply_ticks(result, rows) -> int:
+    """Set each source's user_override from the ticked `use` column; returns how many differ from the
+    verdict. A tick that agrees with the verdict clears the override."""
+    ticks = table_ticks(rows)
+    if len(ticks) != len(result.sources):
+        raise ValueError("the sources table no longer matches this report; search again")
+    changed = 0
+    for source, (url, use) in zip(result.sources, ticks):
+        if url != source.url:
+            raise ValueError("the sources table no longer matches this report; search again")
+        default = source.verdict != "irrelevant"
+        source.user_override = None if use == default else use
+        changed += use != default
+    return changed
+
+
+def table_ticks(rows) -> list[tuple[str, bool]]:
+    """(url, ticked) per row of the sources table, whatever form Gradio hands it over in."""
+    if hasattr(rows, "values") and hasattr(rows, "columns"):  # a pandas DataFrame
+        rows = rows.values.tolist()
+    out = []
+    for row in rows or []:
+        use = row[0]
+        if isinstance(use, str):
+            use = use.strip().lower() in ("true", "1", "yes", "✓")
+        out.append((str(row[3]), bool(use)))
+    return out
+
+
+# ---------------------------------------------------------------- files
+
+def download_files(result) -> list[str]:
+    """The report as .md, .json, .html and .bib files (paths), in DOWNLOAD_FORMATS order."""
+    from App_Function_Libraries.DB.export import export_filename, export_report
+    return [write_download(export_report(result, fmt), export_filename(result.question, fmt))
+            for fmt in DOWNLOAD_FORMATS]
+
+
+def clipboard_text(result) -> str:
+    from App_Function_Libraries.DB.export import export_report
+    return export_report(result, "md")

@@ -1,0 +1,114 @@
+"""Wikipedia tab: ask the local Wikipedia index; the answer cites the passages it used (title, link, score).
+
+Shows which index is configured (articles, passages, model) and offers "Build demo index" when there is
+none. The index opens on the first question, never at start-up.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import gradio as gr
+
+from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, answer_markdown, problems_markdown
+from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, user_errors
+
+PASSAGE_HEADERS = ["n", "article", "link", "score", "passage"]
+
+
+def status_text(settings) -> tuple[str, bool]:
+    """(markdown, exists) for the configured index."""
+    from App_Function_Libraries.Wikipedia.index import index_status
+    exists, line = index_status(settings)
+    return (f"**Index:** {line}" if exists else f"**No index yet.** {line}"), exists
+
+
+@user_errors
+def refresh_status():
+    text, exists = status_text(current_settings())
+    return text, gr.Button(visible=not exists)
+
+
+@user_errors
+def build_demo(progress=gr.Progress()):
+    from App_Function_Libraries.Wikipedia.demo import build_demo_index
+    settings = current_settings()
+
+    def report(done: int, total: int | None) -> None:
+        progress((done, total) if total else None, desc="Embedding passages", unit="passages")
+
+    progress(0, desc="Loading the embedding model")
+    built = build_demo_index(progress=report, settings=settings)
+    gr.Info(f"Demo index built: {built.count:,} passages from {built.documents:,} articles in "
+            f"{built.seconds:.1f} s.")
+    text, exists = status_text(settings)
+    return text, gr.Button(visible=not exists)
+
+
+def with_search_options(settings, top_k: int, candidates: int, rescore: int, hybrid: bool):
+    """The settings with this question's search options in place of the configured ones."""
+    wiki = dataclasses.replace(settings.wikipedia, top_k_nodes=int(top_k),
+                               similarity_search_top_k_nodes=int(candidates),
+                               similarity_search_rescore_multiplier=int(rescore), hybrid=bool(hybrid))
+    return dataclasses.replace(settings, wikipedia=wiki)
+
+
+def passage_rows(answer) -> list[list]:
+    number = {s.url: s.n for s in answer.sources}
+    return [[number.get(p.url, ""), p.title, p.url, round(float(p.score), 4), one_line(p.text, 300)]
+            for p in answer.passages]
+
+
+def answer_view(answer) -> str:
+    refs = [SourceRef(s.n, s.title, s.url) for s in answer.sources]
+    text = answer_markdown(answer.markdown, refs, "wiki")
+    timing = " · ".join(f"{k} {v:.2f} s" for k, v in answer.timings.items())
+    footer = f"*{'LLM' if answer.mode == 'llm' else 'Extractive'} answer · {timing}*"
+    notes = problems_markdown(answer.errors, answer.invalid_citations_removed)
+    return "\n\n".join(p for p in (text, notes, footer) if p)
+
+
+@user_errors
+def ask(question: str, top_k: int, candidates: int, rescore: int, hybrid: bool, progress=gr.Progress()):
+    from App_Function_Libraries.Wikipedia.answer import answer_question
+    if not (question or "").strip():
+        raise ValueError("type a question first")
+    settings = with_search_options(current_settings(), top_k, candidates, rescore, hybrid)
+    progress(0.1, desc="Searching the index")
+    answer = answer_question(question.strip(), settings)
+    if not answer.sources:
+        gr.Info("No passage in the index matches this question.")
+    return answer_view(answer), passage_rows(answer)
+
+
+def build_tab(settings, shared: dict | None = None) -> None:
+    w = settings.wikipedia
+    with gr.Row():
+        status = gr.Markdown("**Index:** checking…", elem_id="wiki-status")
+        build = gr.Button("Build demo index", variant="secondary", scale=0, min_width=180, visible=False,
+                          elem_id="wiki-build")
+    with gr.Row():
+        question = gr.Textbox(label="Question", placeholder="Ask the local encyclopedia… (Enter to ask)",
+                              scale=5, max_lines=3, elem_id="wiki-question")
+        go = gr.Button("Ask", variant="primary", scale=1, elem_id="wiki-ask")
+    with gr.Accordion("Search options", open=False):
+        with gr.Row():
+            top_k = gr.Slider(1, 50, value=min(w.top_k_nodes, 50), step=1, label="Passages kept (top-k)",
+                              elem_id="wiki-topk")
+            candidates = gr.Slider(10, 1000, value=min(w.similarity_search_top_k_nodes, 1000), step=10,
+                                   label="Candidates kept after int8 rescoring")
+            rescore = gr.Slider(1, 20, value=min(w.similarity_search_rescore_multiplier, 20), step=1,
+                                label="Rescore multiplier (binary candidates per kept passage)")
+            hybrid = gr.Checkbox(value=w.hybrid, label="Fuse with keyword (BM25) search")
+    answer = gr.Markdown(elem_id="wiki-answer")
+    with gr.Accordion("Passages used", open=False):
+        passages = gr.Dataframe(headers=PASSAGE_HEADERS, datatype=["number", "str", "str", "number", "str"],
+                                interactive=False, wrap=True, elem_id="wiki-passages",
+                                column_widths=["6%", "18%", "22%", "9%", "45%"])
+
+    inputs = [question, top_k, candidates, rescore, hybrid]
+    go.click(ask, inputs=inputs, outputs=[answer, passages])
+    question.submit(ask, inputs=inputs, outputs=[answer, passages])
+    build.click(build_demo, outputs=[status, build])
+    if shared is not None:
+        shared["tab"].select(refresh_status, outputs=[status, build])
+        shared.setdefault("on_load", []).append(dict(fn=refresh_status, outputs=[status, build]))

@@ -1,0 +1,124 @@
+"""Web Search tab pieces: citation links, stage progress, ticking sources, the form's checks, the run stream."""
+import threading
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from App_Function_Libraries.Gradio_UI import research_runner, web_search_params as wp, web_search_view as view
+from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, link_citations
+from App_Function_Libraries.Gradio_UI.web_search_tab import OPTION_NAMES
+from App_Function_Libraries.Web_Search.research_types import ResearchResult, Source
+
+
+def test_citations_link_to_web_sources_or_to_their_row():
+    refs = [SourceRef(1, "Bees [draft]", "https://example.org/a_(b)"), SourceRef(2, "notes.md (p3)", "/x/notes.md#p3")]
+    text = link_citations("One [1]. Two [2]. Unknown [7]. Already [1](http://x). Escaped \\[1].", refs, "doc")
+    assert '[\\[1\\]](https://example.org/a_%28b%29 "Bees \\[draft\\]")' in text
+    assert "[\\[2\\]](#doc-source-2 " in text
+    assert "Unknown [7]" in text and "Already [1](http://x)" in text and "Escaped \\[1]" in text
+
+
+def event(stage, done, total, message=""):
+    return SimpleNamespace(stage=stage, done=done, total=total, message=message)
+
+
+def test_stage_board_marks_running_done_and_cancelled():
+    board = view.StageBoard()
+    board.apply(event("subqueries", 1, 1))
+    board.apply(event("search", 0, 2))
+    text = board.markdown()
+    assert "✓ **Sub-queries** · 1/1" in text and "◐ **Search** · 0/2" in text and "○ **Fetch pages**" in text
+    assert "■ **Search**" in board.markdown(cancelled=True)
+    board.apply(event("search", 2, 2, "9 results"))
+    board.apply(event("done", 1, 1))
+    text = board.markdown({"search": 1.25})
+    assert "✓ **Search** · 2/2 · 9 results · 1.2 s" in text and "– **Write report**" in text
+
+
+def result_with_sources():
+    return ResearchResult(question="q", sources=[
+        Source("A", "http://a", verdict="relevant", n=1, fetched=True, status=200),
+        Source("B", "http://b", verdict="irrelevant", reason="off topic"),
+        Source("C", "http://c", verdict="unjudged", error="HTTP 500")])
+
+
+def test_source_rows_and_ticks_set_overrides():
+    result = result_with_sources()
+    rows = view.source_rows(result)
+    assert [r[0] for r in rows] == [True, False, True]
+    assert rows[0][1] == "1" and rows[0][7] == "yes (200)" and rows[2][7] == "no: HTTP 500"
+    rows[0][0], rows[1][0] = False, "true"
+    assert view.apply_ticks(result, rows) == 2
+    assert [s.user_override for s in result.sources] == [False, True, None]
+    assert [s.selected for s in result.sources] == [False, True, True]
+    with pytest.raises(ValueError, match="no longer matches"):
+        view.apply_ticks(result, rows[:2])
+
+
+def form(settings, **changes):
+    values = {"engines": ["searxng"], "result_count": 10, "result_max": 15, "country": "US", "search_lang": "en",
+              "result_lang": "en", "date_range": "any", "date_start": "", "date_end": "", "safesearch": "moderate",
+              "blacklist": "pinterest.com, example.org", "exact_terms": "waggle dance", "exclude_terms": "honey",
+              "dedupe_filter": False, "geolocation": "", "sort": "relevance", "subqueries": True,
+              "subquery_count": 3, "relevance": True, "pages_max": 5, "report_format": "short",
+              "llm_subquery": wp.CONFIGURED, "llm_relevance": wp.NO_LLM, "llm_extraction": wp.CONFIGURED,
+              "llm_final_answer": wp.CONFIGURED}
+    assert set(values) == set(OPTION_NAMES)
+    values.update(changes)
+    return values
+
+
+def test_form_becomes_research_params(make_settings):
+    settings = make_settings({})
+    params = wp.build_params(settings, form(settings, date_range="custom", date_start="2024-01-01"))
+    assert params.engines == ["searxng"] and params.pages_max == 5 and params.subquery_count == 3
+    assert params.site_blacklist == ["pinterest.com", "example.org"] and params.exact_terms == ["waggle dance"]
+    assert params.date_range == "2024-01-01.." and params.report_format == "short" and params.use_llm
+    services = wp.build_services(settings, form(settings), params)
+    assert services.llms["relevance"] is None
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"engines": []}, "at least one search engine"),
+    ({"country": "United States"}, "two-letter country code"),
+    ({"date_range": "custom"}, "start date, an end date"),
+    ({"date_range": "custom", "date_end": "2024-13-45"}, "date_range"),
+])
+def test_bad_options_are_refused_before_running(make_settings, changes, message):
+    settings = make_settings({})
+    with pytest.raises(ValueError, match=message):
+        wp.build_params(settings, form(settings, **changes))
+
+
+def test_stream_run_reports_progress_result_and_cancel():
+    def work(on_progress, cancel, on_delta):
+        on_progress(event("search", 0, 1))
+        on_delta("Part one. ")
+        for _ in range(100):
+            if cancel.is_set():
+                return "stopped"
+            time.sleep(0.02)
+        return "finished"
+
+    stream = research_runner.stream_run(work, poll=0.01)
+    first = next(stream)
+    assert research_runner.cancel_run(first.run_id)
+    updates = list(stream)
+    last = updates[-1]
+    assert last.final and last.result == "stopped" and last.cancelled
+    assert any(u.partial == "Part one. " for u in updates)
+    assert not research_runner.cancel_run(first.run_id), "a finished run is forgotten"
+
+
+def test_closing_the_stream_cancels_the_work():
+    seen = threading.Event()
+
+    def work(on_progress, cancel, on_delta):
+        cancel.wait(5)
+        seen.set()
+
+    stream = research_runner.stream_run(work, poll=0.01)
+    next(stream)
+    stream.close()
+    assert seen.wait(2)
