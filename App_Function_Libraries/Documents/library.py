@@ -47,7 +47,8 @@ class DocumentLibrary:
             self._embedder = get_embedder(self.settings)
         return self._embedder
 
-    def _retriever(self) -> Retriever:
+    def retriever(self) -> Retriever:
+        """The retriever over this library (BM25, vectors, fusion and the configured cross-encoder)."""
         from App_Function_Libraries.Documents.rerank import get_reranker
         return Retriever(self.store, self.embedder, get_reranker(self.settings))
 
@@ -121,7 +122,7 @@ class DocumentLibrary:
         with self._lock:
             if method != "bm25":
                 self._check_embedding_model()
-            return self._retriever().search(query, group, k, filters, method, query_vector, rerank)
+            return self.retriever().search(query, group, k, filters, method, query_vector, rerank)
 
     def ask(self, question: str, group: str = "fine", k: int = FUSED_TOP_K, filters: SearchFilters | None = None,
             on_token: Callable[[str], None] | None = None, use_llm: bool = True) -> DocAnswer:

@@ -50,6 +50,11 @@ def matching_doc_ids(documents: list[DocumentInfo], filters: SearchFilters | Non
     return out
 
 
+def fuse(rankings: dict[str, list[tuple[int, float]]]) -> list[tuple[int, float]]:
+    """Reciprocal rank fusion (k = 60) of the methods' rankings: [(node id, fused score)], best first."""
+    return reciprocal_rank_fusion([[i for i, _ in r] for r in rankings.values()], k=RRF_K)
+
+
 def _in_date_range(iso: str, after: datetime | None, before: datetime | None) -> bool:
     when = datetime.fromisoformat(iso)
     if after is not None and when < _aware(after):
@@ -89,28 +94,27 @@ class Retriever:
         """The k best nodes of `group` for the query. method: hybrid (BM25 + vector, fused), bm25 or vector."""
         if method not in ("hybrid", "bm25", "vector"):
             raise ValueError(f"unknown search method {method!r}: use hybrid, bm25 or vector")
-        doc_ids = matching_doc_ids(self.store.documents(with_counts=False), filters)
-        rankings: dict[str, list[int]] = {}
-        scores: dict[int, float] = {}
-        if method in ("hybrid", "bm25"):
-            found = self.bm25(query, group, CANDIDATES_PER_METHOD, doc_ids)
-            rankings["bm25"] = [i for i, _ in found]
-            scores.update(found)
-        if method in ("hybrid", "vector"):
-            qvec = query_vector if query_vector is not None else self.embedder.encode_query(query)
-            found = self.vector(qvec, group, CANDIDATES_PER_METHOD, doc_ids)
-            rankings["vector"] = [i for i, _ in found]
-            if method == "vector":
-                scores.update(found)
-        if method == "hybrid":
-            ordered = reciprocal_rank_fusion(list(rankings.values()), k=RRF_K)
-        else:
-            ordered = [(i, scores[i]) for i in next(iter(rankings.values()))]
-        use_rerank = self.reranker is not None if rerank is None else (rerank and self.reranker is not None)
-        hits = self._hits(ordered[:k], rankings)
+        rankings = self.candidates(query, group, filters, methods=("bm25", "vector") if method == "hybrid"
+                                   else (method,), query_vector=query_vector)
+        ordered = fuse(rankings) if method == "hybrid" else rankings[method]
+        hits = self._hits(ordered[:k], {name: [i for i, _ in r] for name, r in rankings.items()})
+        use_rerank = self.reranker is not None and rerank is not False
         if use_rerank and hits:
             hits = self.reranker.rerank(query, hits)
         return hits
+
+    def candidates(self, query: str, group: str, filters: SearchFilters | None = None,
+                   methods: tuple[str, ...] = ("bm25", "vector"), query_vector: np.ndarray | None = None,
+                   per_method: int = CANDIDATES_PER_METHOD) -> dict[str, list[tuple[int, float]]]:
+        """Each method's own ranking: {method: [(node id, score), ...]} (best first, up to per_method)."""
+        doc_ids = matching_doc_ids(self.store.documents(with_counts=False), filters)
+        out: dict[str, list[tuple[int, float]]] = {}
+        if "bm25" in methods:
+            out["bm25"] = self.bm25(query, group, per_method, doc_ids)
+        if "vector" in methods:
+            qvec = query_vector if query_vector is not None else self.embedder.encode_query(query)
+            out["vector"] = self.vector(qvec, group, per_method, doc_ids)
+        return out
 
     def _hits(self, ordered: list[tuple[int, float]], rankings: dict[str, list[int]]) -> list[SearchHit]:
         rows = self.store.nodes([i for i, _ in ordered])

@@ -42,6 +42,8 @@ CREATE TABLE IF NOT EXISTS skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL,
     at TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS annotation_cache (key TEXT PRIMARY KEY, context TEXT NOT NULL, at TEXT NOT NULL);
 """
+DOCUMENT_COLUMNS = ("id", "path", "name", "file_type", "size", "content_hash", "recipe", "title", "modified",
+                    "added_at", "pages", "words", "warnings")
 NODE_COLUMNS = "n.id, n.doc_id, n.grp, n.idx, n.parent_id, n.text, n.context, n.page, n.word_start"
 
 
@@ -99,14 +101,24 @@ class DocumentStore:
             self.flush()
             self.conn.close()
 
+    # ------------------------------------------------------------ reads (one connection: serialized)
+    def _all(self, sql: str, args: tuple | list = ()) -> list[tuple]:
+        with self.lock:
+            return self.conn.execute(sql, args).fetchall()
+
+    def _one(self, sql: str, args: tuple | list = ()) -> tuple | None:
+        with self.lock:
+            return self.conn.execute(sql, args).fetchone()
+
     # ------------------------------------------------------------ meta and small tables
     def meta(self, key: str) -> str | None:
-        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        row = self._one("SELECT value FROM meta WHERE key = ?", (key,))
         return row[0] if row else None
 
     def set_meta(self, key: str, value: str) -> None:
-        self.conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET "
-                          "value = excluded.value", (key, value))
+        with self.lock:
+            self.conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET "
+                              "value = excluded.value", (key, value))
 
     def record_skip(self, path: str, reason: str, content_hash: str) -> None:
         with self.lock:
@@ -118,10 +130,10 @@ class DocumentStore:
             self.conn.execute("DELETE FROM skipped WHERE path = ?", (path,))
 
     def skipped_files(self) -> list[tuple[str, str]]:
-        return [tuple(r) for r in self.conn.execute("SELECT path, reason FROM skipped ORDER BY path")]
+        return [tuple(r) for r in self._all("SELECT path, reason FROM skipped ORDER BY path")]
 
     def cached_context(self, key: str) -> str | None:
-        row = self.conn.execute("SELECT context FROM annotation_cache WHERE key = ?", (key,)).fetchone()
+        row = self._one("SELECT context FROM annotation_cache WHERE key = ?", (key,))
         return row[0] if row else None
 
     def cache_context(self, key: str, context: str) -> None:
@@ -133,9 +145,9 @@ class DocumentStore:
     def document(self, ref: int | str) -> DocumentInfo:
         """A document by id or by path (as stored: absolute)."""
         if isinstance(ref, int) or (isinstance(ref, str) and ref.isdigit()):
-            row = self.conn.execute("SELECT * FROM documents WHERE id = ?", (int(ref),)).fetchone()
+            row = self._one("SELECT * FROM documents WHERE id = ?", (int(ref),))
         else:
-            row = self.conn.execute("SELECT * FROM documents WHERE path = ?", (str(ref),)).fetchone()
+            row = self._one("SELECT * FROM documents WHERE path = ?", (str(ref),))
         if row is None:
             raise DocumentNotFound(f"no document {ref!r} in the library (see: python app.py docs list)")
         return self._info(row)
@@ -148,22 +160,19 @@ class DocumentStore:
 
     def documents(self, with_counts: bool = True) -> list[DocumentInfo]:
         """Every document, by path; `with_counts` adds the number of nodes per group."""
-        with self.lock:
-            rows = self.conn.execute("SELECT * FROM documents ORDER BY path").fetchall()
-            return [self._info(r, with_counts) for r in rows]
+        return [self._info(r, with_counts) for r in self._all("SELECT * FROM documents ORDER BY path")]
 
     def _info(self, row: tuple, with_counts: bool = True) -> DocumentInfo:
-        cols = [d[0] for d in self.conn.execute("SELECT * FROM documents LIMIT 0").description]
-        d = dict(zip(cols, row))
-        counts = dict(self.conn.execute("SELECT grp, COUNT(*) FROM nodes WHERE doc_id = ? GROUP BY grp",
-                                        (d["id"],)).fetchall()) if with_counts else {}
+        d = dict(zip(DOCUMENT_COLUMNS, row))
+        counts = dict(self._all("SELECT grp, COUNT(*) FROM nodes WHERE doc_id = ? GROUP BY grp",
+                                (d["id"],))) if with_counts else {}
         return DocumentInfo(id=d["id"], path=d["path"], name=d["name"], file_type=d["file_type"], size=d["size"],
                             content_hash=d["content_hash"], title=d["title"], modified=d["modified"],
                             added_at=d["added_at"], pages=d["pages"], words=d["words"], nodes=counts,
                             warnings=json.loads(d["warnings"] or "[]"))
 
     def recipe_of(self, doc_id: int) -> str:
-        row = self.conn.execute("SELECT recipe FROM documents WHERE id = ?", (doc_id,)).fetchone()
+        row = self._one("SELECT recipe FROM documents WHERE id = ?", (doc_id,))
         return row[0] if row else ""
 
     def write_document(self, doc: NewDocument, drafts: list[NodeDraft], contexts: list[str],
@@ -233,25 +242,24 @@ class DocumentStore:
     def nodes(self, ids: list[int]) -> dict[int, NodeRow]:
         if not ids:
             return {}
-        rows = self.conn.execute(f"SELECT {NODE_COLUMNS} FROM nodes n WHERE n.id IN (SELECT value FROM json_each(?))",
-                                 (json.dumps(list(ids)),)).fetchall()
+        rows = self._all(f"SELECT {NODE_COLUMNS} FROM nodes n WHERE n.id IN (SELECT value FROM json_each(?))",
+                         (json.dumps(list(ids)),))
         return {r[0]: NodeRow(*r) for r in rows}
 
     def children(self, node_id: int) -> list[NodeRow]:
-        rows = self.conn.execute(f"SELECT {NODE_COLUMNS} FROM nodes n WHERE n.parent_id = ? ORDER BY n.idx",
-                                 (node_id,)).fetchall()
+        rows = self._all(f"SELECT {NODE_COLUMNS} FROM nodes n WHERE n.parent_id = ? ORDER BY n.idx", (node_id,))
         return [NodeRow(*r) for r in rows]
 
     def group_nodes(self, doc_id: int, group: str) -> list[NodeRow]:
-        rows = self.conn.execute(f"SELECT {NODE_COLUMNS} FROM nodes n WHERE n.doc_id = ? AND n.grp = ? "
-                                 "ORDER BY n.idx", (doc_id, group)).fetchall()
+        rows = self._all(f"SELECT {NODE_COLUMNS} FROM nodes n WHERE n.doc_id = ? AND n.grp = ? ORDER BY n.idx",
+                         (doc_id, group))
         return [NodeRow(*r) for r in rows]
 
     def groups(self) -> list[str]:
-        return [r[0] for r in self.conn.execute("SELECT DISTINCT grp FROM nodes ORDER BY grp")]
+        return [r[0] for r in self._all("SELECT DISTINCT grp FROM nodes ORDER BY grp")]
 
     def node_ids_for_docs(self, group: str, doc_ids: list[int]) -> list[int]:
-        return [r[0] for r in self.conn.execute(
+        return [r[0] for r in self._all(
             "SELECT id FROM nodes WHERE grp = ? AND doc_id IN (SELECT value FROM json_each(?))",
             (group, json.dumps(doc_ids)))]
 
@@ -269,11 +277,10 @@ class DocumentStore:
             args.append(json.dumps(doc_ids))
         sql += " ORDER BY s LIMIT ?"
         args.append(k)
-        with self.lock:
-            try:
-                rows = self.conn.execute(sql, args).fetchall()
-            except sqlite3.OperationalError as exc:
-                raise DocumentsError(f"full-text search failed: {exc}") from None
+        try:
+            rows = self._all(sql, args)
+        except sqlite3.OperationalError as exc:
+            raise DocumentsError(f"full-text search failed: {exc}") from None
         return [(int(r[0]), -float(r[1])) for r in rows]
 
     # ------------------------------------------------------------ vectors
@@ -288,8 +295,7 @@ class DocumentStore:
             return vi
 
     def _stored_vectors(self, group: str, dim: int) -> tuple[np.ndarray, np.ndarray]:
-        rows = self.conn.execute("SELECT id, vec FROM nodes WHERE grp = ? AND vec IS NOT NULL ORDER BY id",
-                                 (group,)).fetchall()
+        rows = self._all("SELECT id, vec FROM nodes WHERE grp = ? AND vec IS NOT NULL ORDER BY id", (group,))
         rows = [(i, v) for i, v in rows if len(v) == dim * 4]
         ids = np.array([i for i, _ in rows], dtype=np.int64)
         vecs = np.frombuffer(b"".join(v for _, v in rows), dtype=np.float32).reshape(len(rows), dim)
@@ -324,8 +330,7 @@ class DocumentStore:
             self._vectors.clear()
 
     def index_texts(self) -> list[tuple[int, str]]:
-        return [(i, index_text(c, t)) for i, c, t in self.conn.execute("SELECT id, context, text FROM nodes "
-                                                                       "ORDER BY id")]
+        return [(i, index_text(c, t)) for i, c, t in self._all("SELECT id, context, text FROM nodes ORDER BY id")]
 
     def flush(self) -> None:
         """Save every faiss index changed since it was loaded."""

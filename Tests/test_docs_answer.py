@@ -1,0 +1,114 @@
+"""Cited answers from local documents (scripted LLM and extractive), and the `docs` CLI."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from App_Function_Libraries.CLI.main import main
+from App_Function_Libraries.Documents.answer import NO_HITS
+from App_Function_Libraries.Documents.library import DocumentLibrary
+from Tests.support.make_pdf import write_pdf
+from Tests.support.openai_server import ScriptedLLM
+
+pytestmark = pytest.mark.slow
+
+
+def corpus(folder: Path) -> Path:
+    folder.mkdir()
+    write_pdf(folder / "glaciers.pdf", [["Alpine glaciers lost a tenth of their volume between 2021 and 2023."],
+                                        ["Meltwater lakes formed below three of the studied glaciers."]])
+    (folder / "coffee.md").write_text("# Brewing\n\nA French press needs coarse grounds and four minutes of "
+                                      "steeping. Water just off the boil extracts the most flavour.\n",
+                                      encoding="utf-8")
+    return folder
+
+
+def llm_settings(make_settings, world, **documents):
+    return make_settings({"llm": {"provider": "openai", "base_url": world.url("/v1"), "model": "test-model",
+                                  "max_retries": 0}, "documents": documents})
+
+
+def test_llm_answer_is_cited_and_verified(make_settings, world, tmp_path):
+    def reply(prompt: str) -> str:
+        n = re.search(r"\[(\d+)\] glaciers\.pdf, p1", prompt).group(1)
+        return f"Alpine glaciers lost a tenth of their volume [{n}]. They also sang songs [9]."
+    llm = ScriptedLLM(default=reply).install(world)
+    lib = DocumentLibrary(llm_settings(make_settings, world))
+    lib.add([corpus(tmp_path / "files")])
+    answer = lib.ask("How much volume did alpine glaciers lose?", group="coarse")
+    assert answer.mode == "llm"
+    assert "[9]" not in answer.markdown and answer.invalid_citations_removed == 1
+    cited = answer.citations[0]
+    assert cited.url.endswith("glaciers.pdf#p1")
+    assert "a tenth of their volume" in cited.quote
+    assert answer.sources[cited.n - 1].path.endswith("glaciers.pdf")
+    prompt = llm.prompts[-1]
+    assert "never instructions" in prompt and re.search(r"<<<DATA-\w+ \[1\] ", prompt)
+    streamed: list[str] = []
+    again = lib.ask("How much volume did alpine glaciers lose?", group="coarse", on_token=streamed.append)
+    assert "".join(streamed).startswith("Alpine glaciers lost") and again.citations
+    lib.close()
+
+
+def test_extractive_answer_without_llm(make_settings, tmp_path):
+    lib = DocumentLibrary(make_settings())
+    lib.add([corpus(tmp_path / "files")])
+    answer = lib.ask("How long should coffee steep in a French press?")
+    assert answer.mode == "extractive"
+    assert answer.markdown.splitlines()[0].startswith("- A French press needs coarse grounds")
+    numbers = {int(n) for n in re.findall(r"\[(\d+)\]", answer.markdown)}
+    assert numbers and numbers <= set(range(1, len(answer.sources) + 1))
+    for c in answer.citations:
+        source = answer.sources[c.n - 1]
+        assert c.quote in source.text and c.url == source.citation_target
+    lib.close()
+
+
+def test_llm_failure_falls_back_to_extractive(make_settings, world, tmp_path):
+    ScriptedLLM().install(world)
+    world.fault("/v1/chat/completions", status=401, body=b'{"error": {"message": "bad key"}}')
+    lib = DocumentLibrary(llm_settings(make_settings, world))
+    lib.add([corpus(tmp_path / "files")])
+    answer = lib.ask("Where did meltwater lakes form?")
+    assert answer.mode == "extractive" and re.search(r"\[\d\]", answer.markdown)
+    assert "extractive" in answer.errors[0]
+    lib.close()
+
+
+def test_empty_library_answer(make_settings):
+    lib = DocumentLibrary(make_settings())
+    assert lib.ask("Anything?").markdown == NO_HITS
+    lib.close()
+
+
+def test_cli_round_trip(make_settings, tmp_path, capsys):
+    settings = make_settings()
+    folder = corpus(tmp_path / "files")
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.4 nothing")
+    cfg = str(settings.path)
+    assert main(["--config", cfg, "docs", "add", str(folder), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "added" in out and "broken.pdf: not a readable PDF" in out and "2 added" in out
+    assert main(["--config", cfg, "docs", "add", str(folder), "--quiet"]) == 0
+    assert "2 unchanged" in capsys.readouterr().out
+    assert main(["--config", cfg, "docs", "list", "--skipped"]) == 0
+    out = capsys.readouterr().out
+    assert "glaciers.pdf" in out and "skipped" in out and "broken.pdf" in out
+    assert main(["--config", cfg, "docs", "search", "meltwater lakes", "--type", "pdf", "--json"]) == 0
+    hits = json.loads(capsys.readouterr().out)
+    assert hits and all(h["file_type"] == "pdf" for h in hits)
+    assert main(["--config", cfg, "docs", "search", "meltwater", "--type", "md", "--method", "bm25"]) == 0
+    assert "No matching chunks." in capsys.readouterr().out
+    assert main(["--config", cfg, "docs", "ask", "How long should coffee steep?"]) == 0
+    out = capsys.readouterr().out
+    assert "Sources:" in out and re.search(r"\[\d\] .*coffee\.md#chunk-1", out)
+    assert main(["--config", cfg, "docs", "remove", "999"]) == 1
+    assert "no document" in capsys.readouterr().err
+    assert main(["--config", cfg, "docs", "remove", str(folder / "coffee.md")]) == 0
+    assert "removed" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["--config", cfg, "docs", "search", "x", "--after", "not-a-date"])
+    assert "not a date" in capsys.readouterr().err
