@@ -136,6 +136,7 @@ class ResearchSettings:
     relevance_check: bool = _f(True)
     relevance_batch_size: int = _f(8, min=1, max=50)
     relevance_embedding_threshold: float = _f(0.25, min=-1.0, max=1.0)
+    use_embeddings: bool = _f(True)  # false: BM25 and word overlap only (no embedding model loaded)
     pages_max: int = _f(10, min=1, max=100)
     passages_per_page: int = _f(5, min=1, max=50)
     passage_words_min: int = _f(100, min=10, max=2000)

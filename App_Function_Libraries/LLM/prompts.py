@@ -32,6 +32,129 @@ def wrap_untrusted(text: str, tag: str, label: str = "") -> str:
 def untrusted_notice(tag: str) -> str:
     return UNTRUSTED_NOTICE.format(tag=tag)
 
+# ============================================================ Research pipeline (web research: sub-queries,
+# relevance, per-page extraction, the cited report)
+
+def _as_json(value) -> str:
+    import json
+    return json.dumps(value, ensure_ascii=False)
+
+
+SUBQUERY_SYSTEM = (
+    "You plan web searches. Given a person's question, you write a few search-engine queries that together "
+    "find what is needed to answer it well. Each query is short and concrete (keywords, names, dates), and "
+    "each looks at a different side of the question: a comparison gets one query per thing compared, a broad "
+    "question gets queries for its main parts, a narrow or unclear one gets a related broader query too. "
+    "Simple questions need two or three queries; complex ones up to six. You reply with a JSON array of "
+    "strings and nothing else.")
+
+
+def subquery_messages(question: str, max_count: int, previous_queries: list[str] | None = None,
+                      previous_answer: str = "", tag: str = "") -> list:
+    """Messages asking for 2..max_count diverse search queries as a JSON array of strings."""
+    from App_Function_Libraries.LLM.base import Message
+    upper = max(1, max_count)
+    lower = min(2, upper)
+    parts = [f"Question: {question}", ""]
+    if previous_queries:
+        parts += ["These queries were already searched; do not repeat them:",
+                  _as_json(previous_queries), ""]
+    if previous_answer:
+        tag = tag or new_data_tag()
+        parts += [untrusted_notice(tag), "The answer written from those searches (find what it lacks and search "
+                  "for that):", wrap_untrusted(previous_answer, tag, "previous answer"), ""]
+    parts.append(f"Write between {lower} and {upper} search queries for this question. Reply with only a JSON "
+                 f'array of strings, for example ["first query", "second query"].')
+    return [Message("system", SUBQUERY_SYSTEM), Message("user", "\n".join(parts))]
+
+
+RELEVANCE_SYSTEM = (
+    "You screen web search results for a researcher. For each numbered result you decide from its title and "
+    "snippet whether the page is likely to hold information that helps answer the question (relevant) or not "
+    "(off-topic, a different thing with the same name, a bare list of links, a shop page). You give one short "
+    "reason for each decision. You reply with JSON only.")
+
+
+def relevance_messages(question: str, sub_queries: list[str], results: list[tuple[int, str, str, str]],
+                       tag: str) -> list:
+    """Messages judging a batch of results; each result is (id, title, url, snippet), all untrusted."""
+    from App_Function_Libraries.LLM.base import Message
+    blocks = [wrap_untrusted(f"Title: {title}\nURL: {url}\nSnippet: {snippet}", tag, f"result {rid}")
+              for rid, title, url, snippet in results]
+    ids = [rid for rid, *_ in results]
+    aspects = f"\nIts parts, as searched: {_as_json(sub_queries)}" if sub_queries else ""
+    user = (f"{untrusted_notice(tag)}\n\nQuestion: {question}{aspects}\n\nSearch results:\n\n"
+            + "\n\n".join(blocks) +
+            f"\n\nJudge every result: ids {_as_json(ids)}. Reply with a JSON object exactly like "
+            '{"verdicts": [{"id": 1, "relevant": true, "reason": "one short sentence"}]} '
+            "with one entry per id.")
+    return [Message("system", RELEVANCE_SYSTEM), Message("user", user)]
+
+
+NOTHING_RELEVANT = "NO RELEVANT INFORMATION"
+
+EXTRACTION_SYSTEM = (
+    "You read one web page for a researcher and pull out only what helps answer their question: facts, "
+    "figures, dates, names, definitions, claims and who makes them. Keep the most important wording as short "
+    "verbatim quotes in double quotation marks, copied exactly. Write compact notes (a few sentences or "
+    "bullets, under 200 words) in the language of the page, without opinions of your own and without "
+    f"anything the page does not say. If the page holds nothing that helps, reply exactly: {NOTHING_RELEVANT}")
+
+
+def extraction_messages(question: str, page_text: str, tag: str) -> list:
+    """Messages condensing one page (title, snippet and top passages, untrusted) to what answers the question."""
+    from App_Function_Libraries.LLM.base import Message
+    user = (f"{untrusted_notice(tag)}\n\nQuestion: {question}\n\nThe page:\n{wrap_untrusted(page_text, tag, 'page')}"
+            "\n\nWrite the notes now.")
+    return [Message("system", EXTRACTION_SYSTEM), Message("user", user)]
+
+
+REPORT_FORMATS = {
+    "full": ("Open with a short introduction of one or two sentences, then the key findings as bullet points or "
+             "short sections with ## headings, then a brief conclusion."),
+    "short": "Answer in one or two short paragraphs.",
+    "bullets": "Answer as a list of bullet points, one finding each.",
+    "table": "Put the main findings in a Markdown table (one row each, citations in the cells), then one or two "
+             "sentences of summary.",
+}
+
+REPORT_RULES = (
+    "Rules that always hold: use only what the numbered sources say, never outside knowledge. End every "
+    "sentence that uses a source with its number in square brackets, like [2], or several like [1, 3]; cite "
+    "only numbers that are listed. Where sources disagree, give each side with its citation. Where the sources "
+    "do not answer part of the question, say plainly what is missing. Do not write URLs, a reference list or a "
+    "list of sources: the citations are enough. Use Markdown.")
+
+
+def report_system(tone: str = "neutral", report_format: str = "full", length_words: int = 600,
+                  output_lang: str = "", custom_instructions: str = "") -> str:
+    """The report writer's instructions: the user's own (aggregation_prompt) or ours, then the fixed rules."""
+    if custom_instructions.strip():
+        style = custom_instructions.strip()
+    else:
+        language = (f"Write in the language with code {output_lang!r}." if output_lang
+                    else "Write in the language the question is asked in.")
+        style = ("You write research reports that answer a person's question from numbered web sources. "
+                 f"Tone: {tone or 'neutral'}. {REPORT_FORMATS.get(report_format, REPORT_FORMATS['full'])} "
+                 f"Keep it under about {length_words} words. {language}")
+    return f"{style}\n\n{REPORT_RULES}"
+
+
+def report_messages(question: str, numbered_sources: list[str], tag: str, system: str,
+                    sub_queries: list[str] | None = None, previous_answer: str = "") -> list:
+    """Messages for the cited report; each numbered source is already wrapped (see wrap_untrusted)."""
+    from App_Function_Libraries.LLM.base import Message
+    evidence = "\n\n".join(numbered_sources) if numbered_sources else "(no sources were found)"
+    parts = [untrusted_notice(tag), "", "Sources:", "", evidence, ""]
+    if previous_answer:
+        parts += ["An earlier report on this question (improve on it; cite only the sources above):",
+                  wrap_untrusted(previous_answer, tag, "earlier report"), ""]
+    if sub_queries:
+        parts.append(f"Parts of the question that were searched: {_as_json(sub_queries)}")
+    parts += [f"Question: {question}", "", "Write the report now, citing the sources by number."]
+    return [Message("system", system), Message("user", "\n".join(parts))]
+
+
 
 # ============================================================ Documents (local files: chunk context, answers)
 

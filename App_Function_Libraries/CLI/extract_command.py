@@ -1,0 +1,60 @@
+"""`python app.py extract PATH_OR_URL… [--json]`: the main text of saved pages or live URLs, through the same
+fetch and extraction code the research pipeline uses (so extraction quality can be measured on any pages)."""
+from __future__ import annotations
+
+import json
+import sys
+
+
+def register(sub) -> None:
+    p = sub.add_parser("extract", help="print the main text of web pages (files or URLs) as research reads them")
+    p.add_argument("locations", nargs="+", metavar="PATH_OR_URL", help="saved page files or http(s) URLs")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON object per line: source, title, text (and error when it failed)")
+    p.set_defaults(func=run_extract)
+
+
+def is_url(location: str) -> bool:
+    return location.lower().startswith(("http://", "https://"))
+
+
+def extract_location(location: str, fetcher=None) -> tuple[str, str]:
+    """(title, text) of one file or URL; raises ExtractionFailed / OSError with a readable message."""
+    import mimetypes
+
+    from App_Function_Libraries.Web_Search.extract import ExtractionFailed, extract_content
+    if is_url(location):
+        page = fetcher.fetch(location)
+        if page.error:
+            raise ExtractionFailed(page.error)
+        extracted = extract_content(page.body, page.content_type, page.header_charset, page.final_url)
+    else:
+        with open(location, "rb") as fh:
+            body = fh.read()
+        content_type = mimetypes.guess_type(location)[0] or ""
+        extracted = extract_content(body, content_type, "", None)
+    return extracted.title, extracted.text
+
+
+def run_extract(args) -> int:
+    from App_Function_Libraries.config import get_settings
+    from App_Function_Libraries.Web_Search.extract import ExtractionFailed
+    from App_Function_Libraries.Web_Search.fetch import PageFetcher
+    fetcher = PageFetcher(get_settings().fetch) if any(is_url(x) for x in args.locations) else None
+    failures = 0
+    for location in args.locations:
+        try:
+            title, text, error = *extract_location(location, fetcher), ""
+        except (ExtractionFailed, OSError) as exc:
+            title, text, error = "", "", (exc.strerror or str(exc)) if isinstance(exc, OSError) else str(exc)
+            failures += 1
+        if args.json:
+            record = {"source": location, "title": title, "text": text}
+            if error:
+                record["error"] = error
+            print(json.dumps(record, ensure_ascii=False), flush=True)
+        elif error:
+            print(f"{location}: {error}", file=sys.stderr)
+        else:
+            print(f"==> {location} <==\n# {title}\n\n{text}\n", flush=True)
+    return 1 if failures else 0

@@ -1,0 +1,177 @@
+"""The main text of a fetched page: HTML through trafilatura (with a BeautifulSoup fallback when it finds
+nothing), PDF through pypdf, plain text as is. Binary bodies are refused with a clear reason.
+
+`extract_content(body, content_type, header_charset, url)` is the one code path used by the research
+pipeline and by `python app.py extract`. Paragraphs in the returned text are separated by blank lines.
+"""
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass
+
+from App_Function_Libraries.Web_Search.fetch import decode_text
+
+HTML_TYPES = ("text/html", "application/xhtml+xml")
+TEXT_TYPES = ("text/plain", "text/markdown", "text/csv", "application/json", "text/xml", "application/xml")
+FALLBACK_DROP_TAGS = ("script", "style", "noscript", "nav", "header", "footer", "aside", "form", "iframe",
+                      "svg", "button", "template")
+FALLBACK_BLOCK_TAGS = ("p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "td", "dd", "dt")
+MIN_FALLBACK_WORDS = 3
+
+
+class ExtractionFailed(Exception):
+    """No text could be taken from the page; str() is the one-line reason."""
+
+
+@dataclass
+class ExtractedPage:
+    title: str
+    text: str
+    kind: str  # html | pdf | text
+    method: str  # trafilatura | fallback | pypdf | plain
+    charset: str = ""
+    lossy: bool = False  # some bytes were invalid in the page's charset and were replaced
+    note: str = ""  # e.g. the declared charset was wrong and another was used
+
+
+def sniff_kind(body: bytes, content_type: str = "", location: str = "") -> str:
+    """'pdf', 'html', 'text' or 'binary', from the bytes first, then the declared type and the name."""
+    head = body[:2048]
+    if head.lstrip().startswith(b"%PDF"):
+        return "pdf"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 text has NULs but is text
+        return "html" if b"<\x00h\x00t\x00m\x00l" in head.lower() or content_type in HTML_TYPES else "text"
+    if b"\x00" in head or _control_ratio(head) > 0.1:
+        return "binary"
+    lowered = head.lower()
+    if content_type in HTML_TYPES or b"<html" in lowered or b"<!doctype html" in lowered:
+        return "html"
+    if location.lower().endswith((".html", ".htm", ".xhtml")):
+        return "html"
+    if content_type.startswith("text/") or content_type in TEXT_TYPES or not content_type:
+        return "text"
+    if content_type == "application/pdf":
+        return "pdf"
+    return "binary"
+
+
+def _control_ratio(data: bytes) -> float:
+    if not data:
+        return 0.0
+    controls = sum(1 for b in data if b < 32 and b not in (9, 10, 12, 13))
+    return controls / len(data)
+
+
+def extract_content(body: bytes, content_type: str = "", header_charset: str = "",
+                    url: str | None = None) -> ExtractedPage:
+    """The page's title and main text. Raises ExtractionFailed when there is none."""
+    if not body:
+        raise ExtractionFailed("the page is empty")
+    kind = sniff_kind(body, content_type, url or "")
+    if kind == "binary":
+        raise ExtractionFailed(f"not a text page ({content_type or 'binary content'})")
+    if kind == "pdf":
+        title, text = extract_pdf(body)
+        return ExtractedPage(title, text, "pdf", "pypdf")
+    decoded = decode_text(body, header_charset)
+    if kind == "text":
+        text = normalize_paragraphs(decoded.text)
+        if not text:
+            raise ExtractionFailed("the page has no text")
+        return ExtractedPage(_first_line(text), text, "text", "plain", decoded.charset, decoded.lossy,
+                             decoded.note)
+    title, text, method = extract_html(decoded.text, url)
+    return ExtractedPage(title, text, "html", method, decoded.charset, decoded.lossy, decoded.note)
+
+
+# ---------------------------------------------------------------- HTML
+
+def extract_html(html: str, url: str | None = None) -> tuple[str, str, str]:
+    """(title, main text, method). trafilatura first; the BeautifulSoup fallback when it finds nothing."""
+    text = _trafilatura_text(html, url)
+    method = "trafilatura"
+    if not text:
+        text, method = _fallback_text(html), "fallback"
+    if not text:
+        raise ExtractionFailed("no main text found in the HTML")
+    return html_title(html), text, method
+
+
+def _trafilatura_text(html: str, url: str | None) -> str:
+    import trafilatura
+    try:
+        out = trafilatura.extract(html, url=url, include_comments=False, include_tables=True,
+                                  output_format="txt", deduplicate=False)
+    except Exception:  # noqa: BLE001 - a parser crash on hostile HTML falls back, never stops the run
+        return ""
+    return normalize_paragraphs(out or "", lines_are_paragraphs=True)
+
+
+def _soup(html: str):
+    import warnings
+
+    from bs4 import BeautifulSoup, XMLParsedAsHTMLWarning
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
+        return BeautifulSoup(html, "lxml")
+
+
+def _fallback_text(html: str) -> str:
+    soup = _soup(html)
+    for tag in soup(list(FALLBACK_DROP_TAGS)):
+        tag.decompose()
+    root = soup.find("main") or soup.find("article") or soup.body or soup
+    blocks = [" ".join(el.get_text(" ").split()) for el in root.find_all(list(FALLBACK_BLOCK_TAGS))
+              if not el.find(list(FALLBACK_BLOCK_TAGS))]
+    blocks = [b for b in blocks if len(b.split()) >= MIN_FALLBACK_WORDS]
+    if not blocks:
+        blocks = [" ".join(root.get_text(" ").split())]
+    return normalize_paragraphs("\n\n".join(blocks))
+
+
+def html_title(html: str) -> str:
+    """The page's title: og:title, else <title>, else the first <h1>."""
+    soup = _soup(html[:200_000])
+    og = soup.find("meta", attrs={"property": "og:title"})
+    if og and og.get("content", "").strip():
+        return " ".join(og["content"].split())
+    for tag in ("title", "h1"):
+        el = soup.find(tag)
+        if el and el.get_text(strip=True):
+            return " ".join(el.get_text(" ").split())
+    return ""
+
+
+# ---------------------------------------------------------------- PDF
+
+def extract_pdf(body: bytes) -> tuple[str, str]:
+    """(title, text) of a PDF, pages separated by blank lines."""
+    from pypdf import PdfReader
+    from pypdf.errors import PyPdfError
+    try:
+        reader = PdfReader(io.BytesIO(body))
+        pages = [page.extract_text() or "" for page in reader.pages]
+        meta = reader.metadata
+        title = str(meta.title).strip() if meta is not None and meta.title else ""
+    except (PyPdfError, ValueError, KeyError, TypeError, OSError) as exc:
+        raise ExtractionFailed(f"unreadable PDF: {str(exc)[:150]}") from None
+    text = normalize_paragraphs("\n\n".join(pages))
+    if not text:
+        raise ExtractionFailed("the PDF has no extractable text (scanned pages?)")
+    return title or _first_line(text), text
+
+
+# ---------------------------------------------------------------- text clean-up
+
+def normalize_paragraphs(text: str, lines_are_paragraphs: bool = False) -> str:
+    """Collapse white space inside paragraphs; paragraphs separated by one blank line."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")
+    parts = text.split("\n") if lines_are_paragraphs else re.split(r"\n\s*\n", text)
+    paras = [" ".join(p.split()) for p in parts]
+    return "\n\n".join(p for p in paras if p)
+
+
+def _first_line(text: str, limit: int = 120) -> str:
+    line = text.split("\n", 1)[0].strip()
+    return line if len(line) <= limit else line[:limit].rsplit(" ", 1)[0] + " …"

@@ -1,0 +1,338 @@
+"""Fetching web pages safely: the SSRF guard on every hop, our own redirect following, a streaming byte cap,
+connect/read/total time-outs, a global and a per-host concurrency limit, prompt cancellation, and charset
+detection (HTTP header, then the page's meta tag, then charset_normalizer).
+
+`PageFetcher.fetch(url)` never raises: failures are recorded in `FetchedPage.error` as one line a person can
+read. `PageFetcher.fetch_many(urls)` fetches concurrently and returns in the order given.
+"""
+from __future__ import annotations
+
+import re
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import Callable
+from urllib.parse import urljoin, urlsplit
+
+from App_Function_Libraries.config import FetchSettings
+from App_Function_Libraries.Web_Search.ssrf import CheckedTarget, Resolver, SSRFBlocked, check_url
+
+CHUNK_BYTES = 16 * 1024
+REDIRECT_STATUSES = (301, 302, 303, 307, 308)
+BINARY_TYPES = ("image/", "audio/", "video/", "font/", "application/zip", "application/gzip",
+                "application/x-", "application/vnd.", "application/octet-stream", "application/java")
+POLL_SECONDS = 0.05
+
+
+class FetchFailed(Exception):
+    """One page could not be fetched; str() is the one-line reason stored with the source."""
+
+
+class FetchCancelled(FetchFailed):
+    pass
+
+
+@dataclass
+class FetchedPage:
+    url: str
+    final_url: str = ""
+    status: int | None = None
+    content_type: str = ""  # media type only, lower case (e.g. "text/html")
+    header_charset: str = ""
+    body: bytes = b""
+    truncated: bool = False  # the body was cut at max_bytes
+    redirects: list[str] = field(default_factory=list)
+    error: str = ""
+    elapsed: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.error
+
+
+# ---------------------------------------------------------------- connecting to the checked address
+
+def _pinned_adapter(target: CheckedTarget):
+    """A requests adapter that connects to the address the SSRF guard checked (not a fresh DNS answer),
+    while TLS still verifies the certificate against the URL's host name."""
+    from requests.adapters import HTTPAdapter
+
+    class PinnedAdapter(HTTPAdapter):
+        def build_connection_pool_key_attributes(self, request, verify, cert=None):
+            host_params, pool_kwargs = super().build_connection_pool_key_attributes(request, verify, cert)
+            host_params["host"] = target.addresses[0]
+            if target.scheme == "https":
+                pool_kwargs["server_hostname"] = target.host
+                pool_kwargs["assert_hostname"] = target.host
+            return host_params, pool_kwargs
+
+    return PinnedAdapter(max_retries=0)
+
+
+def _host_header(url: str) -> str:
+    return urlsplit(url).netloc.rsplit("@", 1)[-1]
+
+
+# ---------------------------------------------------------------- the fetcher
+
+class PageFetcher:
+    """Fetches pages under the [fetch] limits. One instance is shared by a whole research run."""
+
+    def __init__(self, settings: FetchSettings, resolver: Resolver | None = None):
+        self.settings = settings
+        self.resolver = resolver
+        self._global = threading.BoundedSemaphore(settings.concurrency)
+        self._hosts: dict[str, threading.BoundedSemaphore] = {}
+        self._hosts_lock = threading.Lock()
+
+    def _host_slot(self, url: str) -> threading.BoundedSemaphore:
+        host = (urlsplit(url).hostname or "").lower()
+        with self._hosts_lock:
+            if host not in self._hosts:
+                self._hosts[host] = threading.BoundedSemaphore(self.settings.per_host_concurrency)
+            return self._hosts[host]
+
+    # --- one page
+    def fetch(self, url: str, cancel: threading.Event | None = None) -> FetchedPage:
+        page = FetchedPage(url=url)
+        started = time.monotonic()
+        slots = (self._global, self._host_slot(url))
+        acquired: list[threading.BoundedSemaphore] = []
+        try:
+            for slot in slots:
+                _acquire(slot, cancel)
+                acquired.append(slot)
+            self._fetch_following_redirects(page, time.monotonic() + self.settings.total_timeout_seconds, cancel)
+        except SSRFBlocked as exc:
+            page.error = f"blocked: {exc}"
+        except FetchFailed as exc:
+            page.error = str(exc)
+        finally:
+            for slot in reversed(acquired):
+                slot.release()
+            page.elapsed = time.monotonic() - started
+        return page
+
+    def _fetch_following_redirects(self, page: FetchedPage, deadline: float, cancel) -> None:
+        url, seen = page.url, {page.url}
+        for _hop in range(self.settings.max_redirects + 1):
+            target = check_url(url, self.settings.allow_private_addresses, self.resolver)
+            location = self._fetch_once(url, target, page, deadline, cancel)
+            if location is None:
+                page.final_url = url
+                return
+            next_url = urljoin(url, location)
+            if next_url in seen:
+                raise FetchFailed(f"redirect loop: {next_url} was already visited")
+            seen.add(next_url)
+            page.redirects.append(next_url)
+            url = next_url
+        raise FetchFailed(f"too many redirects (more than {self.settings.max_redirects})")
+
+    def _fetch_once(self, url: str, target: CheckedTarget, page: FetchedPage, deadline: float,
+                    cancel) -> str | None:
+        """GET one URL into page; returns the redirect Location when the answer is a redirect."""
+        import requests
+        s = self.settings
+        remaining = _remaining(deadline, s.total_timeout_seconds)
+        headers = {"User-Agent": s.user_agent, "Host": _host_header(url),
+                   "Accept": "text/html,application/xhtml+xml,application/pdf,text/plain;q=0.9,*/*;q=0.5",
+                   "Accept-Encoding": "gzip, deflate"}
+        prepared = requests.Request("GET", url, headers=headers).prepare()
+        adapter = _pinned_adapter(target)
+        try:
+            resp = adapter.send(prepared, stream=True, timeout=(min(s.connect_timeout_seconds, remaining),
+                                                                min(s.read_timeout_seconds, remaining)))
+        except requests.exceptions.ConnectTimeout:
+            raise FetchFailed(f"could not connect within {s.connect_timeout_seconds:g} s") from None
+        except requests.exceptions.ReadTimeout:
+            raise FetchFailed(_timeout_message(deadline, s)) from None
+        except requests.exceptions.RequestException as exc:
+            raise FetchFailed(f"connection failed: {_short(exc)}") from None
+        try:
+            page.status = resp.status_code
+            if resp.status_code in REDIRECT_STATUSES and resp.headers.get("Location"):
+                return resp.headers["Location"]
+            if resp.status_code >= 400:
+                raise FetchFailed(_status_message(resp.status_code, resp.reason))
+            page.content_type, page.header_charset = _parse_content_type(resp.headers.get("Content-Type", ""))
+            self._read_body(resp, page, deadline, cancel)
+            return None
+        finally:
+            resp.close()
+            adapter.close()
+
+    def _read_body(self, resp, page: FetchedPage, deadline: float, cancel) -> None:
+        import requests
+        s = self.settings
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            for chunk in resp.iter_content(CHUNK_BYTES):
+                if cancel is not None and cancel.is_set():
+                    raise FetchCancelled("cancelled")
+                if time.monotonic() > deadline:
+                    raise FetchFailed(_timeout_message(deadline, s))
+                if not chunks and _is_binary_type(page.content_type) and not chunk.startswith(b"%PDF"):
+                    raise FetchFailed(f"not a text page ({page.content_type})")
+                chunks.append(chunk)
+                size += len(chunk)
+                if size >= s.max_bytes:
+                    page.truncated = True
+                    break
+                _tighten_read_timeout(resp, min(s.read_timeout_seconds, _remaining(deadline, s.total_timeout_seconds)))
+        except (requests.exceptions.ConnectionError, requests.exceptions.ChunkedEncodingError) as exc:
+            if "timed out" in str(exc).lower():
+                raise FetchFailed(_timeout_message(deadline, s)) from None
+            raise FetchFailed(f"connection broke while reading: {_short(exc)}") from None
+        except requests.exceptions.ContentDecodingError as exc:
+            raise FetchFailed(f"could not decompress the page: {_short(exc)}") from None
+        page.body = b"".join(chunks)[:s.max_bytes]
+
+    # --- many pages
+    def fetch_many(self, urls: list[str], cancel: threading.Event | None = None,
+                   on_done: Callable[[int, FetchedPage], None] | None = None) -> list[FetchedPage]:
+        """Fetch concurrently (the semaphores keep the limits); results in input order. On cancel, returns
+        promptly with unfinished pages marked cancelled."""
+        results: list[FetchedPage | None] = [None] * len(urls)
+        if not urls:
+            return []
+        pool = ThreadPoolExecutor(max_workers=min(len(urls), 4 * self.settings.concurrency),
+                                  thread_name_prefix="fetch")
+        futures = {pool.submit(self.fetch, url, cancel): i for i, url in enumerate(urls)}
+        pending = set(futures)
+        try:
+            while pending and not (cancel is not None and cancel.is_set()):
+                done, pending = wait(pending, timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    i = futures[fut]
+                    results[i] = fut.result()
+                    if on_done:
+                        on_done(i, results[i])
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
+        return [r if r is not None else FetchedPage(url=urls[i], error="cancelled") for i, r in enumerate(results)]
+
+
+# ---------------------------------------------------------------- helpers
+
+def _acquire(slot: threading.BoundedSemaphore, cancel: threading.Event | None) -> None:
+    while not slot.acquire(timeout=POLL_SECONDS):
+        if cancel is not None and cancel.is_set():
+            raise FetchCancelled("cancelled")
+    if cancel is not None and cancel.is_set():
+        slot.release()
+        raise FetchCancelled("cancelled")
+
+
+def _remaining(deadline: float, total: float) -> float:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise FetchFailed(f"took longer than the total time-out of {total:g} s")
+    return left
+
+
+def _tighten_read_timeout(resp, seconds: float) -> None:
+    """Make the next socket read wait no longer than the time left, so the total time-out holds."""
+    sock = getattr(getattr(resp.raw, "connection", None), "sock", None)
+    if sock is not None:
+        try:
+            sock.settimeout(max(seconds, 0.01))
+        except OSError:
+            pass
+
+
+def _timeout_message(deadline: float, s: FetchSettings) -> str:
+    if time.monotonic() >= deadline - 0.05:
+        return f"took longer than the total time-out of {s.total_timeout_seconds:g} s"
+    return f"no data for {s.read_timeout_seconds:g} s (read time-out)"
+
+
+def _status_message(status: int, reason: str | None) -> str:
+    hint = {429: " (rate limited)", 403: " (forbidden)", 404: " (not found)"}.get(status, "")
+    if status >= 500 and not hint:
+        hint = " (server error)"
+    return f"HTTP {status}{hint}" if not reason else f"HTTP {status} {reason}{hint}"
+
+
+def _short(exc: Exception) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text[:200]
+
+
+def _parse_content_type(value: str) -> tuple[str, str]:
+    media = value.split(";", 1)[0].strip().lower()
+    m = re.search(r"charset\s*=\s*[\"']?([\w.:-]+)", value, re.IGNORECASE)
+    return media, (m.group(1).lower() if m else "")
+
+
+def _is_binary_type(media: str) -> bool:
+    return any(media.startswith(prefix) for prefix in BINARY_TYPES)
+
+
+# ---------------------------------------------------------------- charset
+
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)""", re.IGNORECASE)
+# What browsers do (WHATWG encoding standard): these labels mean windows-1252.
+_WINDOWS_1252_LABELS = {"iso-8859-1", "iso8859-1", "latin-1", "latin1", "us-ascii", "ascii", "l1"}
+_BOMS = ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+
+
+@dataclass
+class DecodedText:
+    text: str
+    charset: str
+    lossy: bool = False  # some bytes were not valid in the charset and were replaced
+    note: str = ""  # set when the declared charset was wrong (said to the user with the source)
+
+
+def _usable(label: str) -> str | None:
+    import codecs
+    label = label.strip().lower()
+    if label in _WINDOWS_1252_LABELS:
+        return "cp1252"
+    try:
+        return codecs.lookup(label).name
+    except LookupError:
+        return None
+
+
+def declared_charset(body: bytes, header_charset: str = "") -> str | None:
+    """The charset the bytes say they are in: a byte-order mark, the HTTP header, then a <meta> tag."""
+    for bom, name in _BOMS:
+        if body.startswith(bom):
+            return name
+    if header_charset and _usable(header_charset):
+        return _usable(header_charset)
+    m = _META_CHARSET.search(body[:4096])
+    if m:
+        return _usable(m.group(1).decode("ascii", "ignore"))
+    return None
+
+
+def decode_text(body: bytes, header_charset: str = "") -> DecodedText:
+    """Bytes to text: the declared charset when the bytes are valid in it, else charset_normalizer's guess,
+    else the declared (or UTF-8) charset with invalid bytes replaced."""
+    declared = declared_charset(body, header_charset)
+    if declared:
+        try:
+            return DecodedText(body.decode(declared).lstrip("\ufeff"), declared)
+        except UnicodeDecodeError:
+            pass
+    wrong = f"the page says it is {declared} but is not; " if declared else ""
+    try:
+        return DecodedText(body.decode("utf-8"), "utf-8", note=f"{wrong}read as utf-8" if wrong else "")
+    except UnicodeDecodeError:
+        pass
+    from charset_normalizer import from_bytes
+    best = from_bytes(body[:200_000]).best()
+    if best is not None and best.encoding:
+        try:
+            return DecodedText(body.decode(best.encoding), best.encoding,
+                               note=f"{wrong}read as {best.encoding} (detected)")
+        except (UnicodeDecodeError, LookupError):
+            pass
+    fallback = declared or "utf-8"
+    return DecodedText(body.decode(fallback, errors="replace"), fallback, lossy=True,
+                       note=f"{wrong}undecodable bytes replaced")

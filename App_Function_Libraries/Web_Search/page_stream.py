@@ -1,0 +1,243 @@
+"""Stages 4 to 6 as one stream: pages are fetched and extracted concurrently (through the page cache), ranked
+in micro-batches as they arrive (all passages of a batch embedded in one call), and each ranked page is
+condensed by the LLM at once, so a slow page holds up only itself.
+
+`load_page` is stage 4 for one URL (cache, fetch, extract); `read_pages` runs stages 4-6 over the selected
+sources and fills in each Source's fetch outcome, passages and notes.
+"""
+from __future__ import annotations
+
+import hashlib
+import queue
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from App_Function_Libraries.LLM.base import LLMClient
+from App_Function_Libraries.Web_Search.extract import ExtractionFailed, extract_content
+from App_Function_Libraries.Web_Search.fetch import PageFetcher
+from App_Function_Libraries.Web_Search.page_extraction import extract_with_llm, passages_as_notes
+from App_Function_Libraries.Web_Search.passage_rank import RankSettings, rank_pages
+from App_Function_Libraries.Web_Search.research_types import Source
+
+POLL_SECONDS = 0.05
+MAX_PARALLEL_LLM_CALLS = 8
+
+
+@dataclass
+class LoadedPage:
+    url: str
+    final_url: str = ""
+    status: int | None = None
+    title: str = ""
+    text: str = ""
+    content_hash: str = ""
+    error: str = ""  # the page could not be read
+    note: str = ""  # read, with a caveat (cut at the byte cap, wrong charset)
+    from_cache: bool = False
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def load_page(url: str, fetcher: PageFetcher, cache=None, cache_ttl: float = 0,
+              cancel: threading.Event | None = None) -> LoadedPage:
+    """Stage 4 for one URL: the cached page when fresh, else fetched and its main text extracted."""
+    cached = _cache_get(cache, url, cache_ttl)
+    if cached is not None:
+        return cached
+    page = fetcher.fetch(url, cancel)
+    out = LoadedPage(url=url, final_url=page.final_url or url, status=page.status)
+    if page.error:
+        out.error = page.error
+        return out
+    try:
+        extracted = extract_content(page.body, page.content_type, page.header_charset, out.final_url)
+    except ExtractionFailed as exc:
+        out.error = str(exc)
+        return out
+    out.title, out.text = extracted.title, extracted.text
+    out.content_hash = content_hash(extracted.text)
+    notes = [f"cut at {fetcher.settings.max_bytes:,} bytes (larger than [fetch] max_bytes)"] if page.truncated else []
+    notes += [extracted.note] if extracted.note else []
+    out.note = "; ".join(notes)
+    _cache_put(cache, out)
+    return out
+
+
+def _cache_get(cache, url: str, ttl: float) -> LoadedPage | None:
+    if cache is None or ttl <= 0:
+        return None
+    try:
+        record = cache.get_page(url, ttl)
+    except Exception:  # noqa: BLE001 - a broken cache never fails a research run; the page is fetched
+        return None
+    if record is None or not record.text:
+        return None
+    return LoadedPage(url=url, final_url=record.final_url or url, status=record.status, title=record.title,
+                      text=record.text, content_hash=record.content_hash or content_hash(record.text),
+                      from_cache=True)
+
+
+def _cache_put(cache, page: LoadedPage) -> None:
+    if cache is None:
+        return
+    from App_Function_Libraries.DB.research_store import PageRecord
+    try:
+        cache.put_page(PageRecord(url=page.url, final_url=page.final_url, status=page.status,
+                                  content_hash=page.content_hash, title=page.title, text=page.text,
+                                  content_type="text/plain", fetched_at=time.time()))
+    except Exception:  # noqa: BLE001 - caching is best effort
+        pass
+
+
+def apply_loaded(source: Source, page: LoadedPage) -> None:
+    """Record stage 4's outcome on the source."""
+    source.fetched = not page.error
+    source.final_url = page.final_url
+    source.status = page.status
+    source.content_hash = page.content_hash
+    source.error = page.error or page.note
+    if page.title and not source.title:
+        source.title = page.title
+
+
+# ---------------------------------------------------------------- the stream
+
+@dataclass
+class StreamConfig:
+    question: str
+    fetcher: PageFetcher
+    rank: RankSettings
+    cache: Any = None
+    cache_ttl: float = 0
+    embedder: Any = None
+    cross_encoder: Any = None
+    llm: LLMClient | None = None  # the extraction role; None: notes are the top passages
+    progress: Callable[[str, int, int], None] = lambda stage, done, total: None
+    cancel: threading.Event | None = None
+
+
+@dataclass
+class StreamReport:
+    problems: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class _Clock:
+    """Spans per stage, from the first start to the last end (the stages overlap in the stream); for
+    ranking, which runs in one thread, the time actually spent."""
+
+    def __init__(self):
+        self.spans: dict[str, list[float]] = {}
+        self.busy: dict[str, float] = {}
+        self.lock = threading.Lock()
+
+    def mark(self, stage: str, start: float, end: float) -> None:
+        with self.lock:
+            lo, hi = self.spans.get(stage, [start, end])
+            self.spans[stage] = [min(lo, start), max(hi, end)]
+
+    def add(self, stage: str, seconds: float) -> None:
+        with self.lock:
+            self.busy[stage] = self.busy.get(stage, 0.0) + seconds
+
+    def timings(self) -> dict[str, float]:
+        out = {k: round(hi - lo, 3) for k, (lo, hi) in self.spans.items()}
+        out.update({k: round(v, 3) for k, v in self.busy.items()})
+        return out
+
+
+def read_pages(sources: list[Source], cfg: StreamConfig) -> StreamReport:
+    """Stages 4-6 over these sources (fetched concurrently, ranked as they arrive, condensed at once)."""
+    report, clock = StreamReport(), _Clock()
+    arrived: queue.Queue = queue.Queue()
+    counts = {"fetch": 0, "rank": 0, "extract": 0}
+    lock = threading.Lock()
+    total = len(sources)
+
+    def bump(stage: str) -> None:
+        with lock:
+            counts[stage] += 1
+            cfg.progress(stage, counts[stage], total)
+
+    def load(source: Source) -> None:
+        started = time.monotonic()
+        page = load_page(source.url, cfg.fetcher, cfg.cache, cfg.cache_ttl, cfg.cancel)
+        clock.mark("fetch", started, time.monotonic())
+        arrived.put((source, page))
+        bump("fetch")
+
+    def condense(source: Source) -> None:
+        started = time.monotonic()
+        if not _cancelled(cfg.cancel):
+            notes, problem = extract_with_llm(cfg.llm, cfg.question, source)
+            source.extraction = notes
+            if problem:
+                with lock:
+                    report.problems.append(problem)
+        clock.mark("extract", started, time.monotonic())
+        bump("extract")
+
+    workers = max(1, min(total, 4 * cfg.fetcher.settings.concurrency))
+    fetch_pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="page")
+    llm_pool = ThreadPoolExecutor(max_workers=MAX_PARALLEL_LLM_CALLS, thread_name_prefix="notes")
+    try:
+        for source in sources:
+            fetch_pool.submit(load, source)
+        pending = total
+        while pending and not _cancelled(cfg.cancel):
+            batch = _next_batch(arrived)
+            if not batch:
+                continue
+            pending -= len(batch)
+            started = time.monotonic()
+            ready = {id(s) for s in _rank_batch(batch, cfg)}
+            clock.add("rank", time.monotonic() - started)
+            for source, _page in batch:
+                bump("rank")
+                if id(source) in ready and cfg.llm is not None:
+                    llm_pool.submit(condense, source)
+                else:
+                    source.extraction = passages_as_notes(source)
+                    bump("extract")
+        llm_pool.shutdown(wait=not _cancelled(cfg.cancel), cancel_futures=_cancelled(cfg.cancel))
+    finally:
+        fetch_pool.shutdown(wait=False, cancel_futures=True)
+        llm_pool.shutdown(wait=False, cancel_futures=True)
+    report.timings = clock.timings()
+    return report
+
+
+def _cancelled(cancel: threading.Event | None) -> bool:
+    return cancel is not None and cancel.is_set()
+
+
+def _next_batch(arrived: queue.Queue) -> list[tuple[Source, LoadedPage]]:
+    """Every page that has arrived (waiting briefly for the first)."""
+    try:
+        batch = [arrived.get(timeout=POLL_SECONDS)]
+    except queue.Empty:
+        return []
+    while True:
+        try:
+            batch.append(arrived.get_nowait())
+        except queue.Empty:
+            return batch
+
+
+def _rank_batch(batch: list[tuple[Source, LoadedPage]], cfg: StreamConfig) -> list[Source]:
+    """Record each page's outcome and rank the readable ones together; returns the sources that have text."""
+    readable = []
+    for source, page in batch:
+        apply_loaded(source, page)
+        if page.text:
+            readable.append((source, page))
+    if readable:
+        ranked = rank_pages(cfg.question, [p.text for _, p in readable], cfg.rank, cfg.embedder, cfg.cross_encoder)
+        for (source, _), passages in zip(readable, ranked):
+            source.passages = passages
+    return [s for s, _ in readable]

@@ -1,0 +1,342 @@
+"""The research pipeline: `process_question(question, params) -> ResearchResult`.
+
+Stages, each in its own module:
+  1 sub-queries  subqueries.analyze_question        4-6 pages   page_stream.read_pages (fetch.py, extract.py,
+  2 search       search_many.search_many                         passage_rank.py, page_extraction.py)
+  3 relevance    relevance.judge_with_llm / _embeddings   7 report  aggregate.aggregate_results / extractive_brief
+                                                                  + aggregate.verify_report
+`rerun_from_fetch(result, params)` redoes stages 4-7 on a result whose verdicts the user has overridden
+(pages come from the page cache). Progress is reported as ProgressEvent(stage, done, total); setting the
+`cancel` event stops pending work promptly and returns what was done, with "cancelled" among the errors.
+Without an LLM every stage still works: relevance by embedding similarity, notes are the top passages, and
+the report is an extractive brief.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from App_Function_Libraries.config import Settings, get_settings
+from App_Function_Libraries.LLM.base import LLMClient, LLMError
+from App_Function_Libraries.Web_Search import aggregate, relevance
+from App_Function_Libraries.Web_Search.fetch import PageFetcher
+from App_Function_Libraries.Web_Search.page_stream import StreamConfig, read_pages
+from App_Function_Libraries.Web_Search.passage_rank import MemoEmbedder, RankSettings, get_cross_encoder
+from App_Function_Libraries.Web_Search.research_params import ResearchParams
+from App_Function_Libraries.Web_Search.research_types import ResearchResult, Source
+from App_Function_Libraries.Web_Search.subqueries import analyze_question, dedupe_queries
+
+STAGES = ("subqueries", "search", "relevance", "fetch", "rank", "extract", "report", "verify")
+LLM_ROLES = ("subquery", "relevance", "extraction", "final_answer")
+
+
+@dataclass
+class ProgressEvent:
+    stage: str  # one of STAGES, or "done"
+    done: int
+    total: int
+    message: str = ""
+
+
+ProgressFn = Callable[[ProgressEvent], None]
+
+
+@dataclass
+class Services:
+    """What the pipeline talks to. Built from settings by default; tests and benchmarks may swap parts."""
+    settings: Settings
+    llms: dict[str, LLMClient | None] = field(default_factory=dict)
+    fetcher: PageFetcher | None = None
+    page_cache: Any = None  # research_store.ResearchStore (get_page/put_page) or None
+    search: Callable[..., Any] | None = None  # search_many.search_many
+    embedder_factory: Callable[[], Any] | None = None
+    _embedder: Any = None
+    _embedder_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @classmethod
+    def from_settings(cls, settings: Settings | None = None, use_llm: bool = True) -> "Services":
+        from App_Function_Libraries.LLM.registry import get_llm
+        settings = settings or get_settings()
+        llms = {role: (get_llm(role, settings) if use_llm else None) for role in LLM_ROLES}
+        return cls(settings=settings, llms=llms, fetcher=PageFetcher(settings.fetch))
+
+    def embedder(self):
+        """The embedding model (loaded once, in whichever thread asks first), or None when turned off."""
+        if not self.settings.research.use_embeddings:
+            return None
+        with self._embedder_lock:
+            if self._embedder is None:
+                if self.embedder_factory is not None:
+                    self._embedder = self.embedder_factory()
+                else:
+                    from App_Function_Libraries.Retrieval.embeddings import get_embedder
+                    self._embedder = get_embedder(self.settings)
+                self._embedder.encode(["warm up"])  # load the weights now, not in a later stage
+            return self._embedder
+
+    def page_store(self):
+        if self.page_cache is None and self.settings.fetch.cache_ttl_seconds > 0:
+            from App_Function_Libraries.DB.research_store import get_research_store
+            self.page_cache = get_research_store(self.settings)
+        return self.page_cache
+
+    def search_fn(self):
+        if self.search is None:
+            from App_Function_Libraries.Web_Search.search_many import search_many
+            self.search = search_many
+        return self.search
+
+
+class _Run:
+    """One run's bookkeeping: progress, timings, cancellation, LLM usage."""
+
+    def __init__(self, result: ResearchResult, services: Services, params: ResearchParams,
+                 on_progress: ProgressFn | None, cancel: threading.Event | None):
+        self.result, self.services, self.params = result, services, params
+        self.on_progress, self.cancel = on_progress, cancel
+        self.started = time.monotonic()
+        self.llms = dict(services.llms) if params.use_llm else {}
+        self._memo: MemoEmbedder | None = None
+        self.usage_before = {role: _usage(c) for role, c in self.llms.items() if c is not None}
+
+    def llm(self, role: str) -> LLMClient | None:
+        return self.llms.get(role)
+
+    def embedder(self) -> MemoEmbedder | None:
+        """The run's embedder: each text is encoded once in the whole run."""
+        if self._memo is None:
+            model = self.services.embedder()
+            self._memo = MemoEmbedder(model) if model is not None else None
+        return self._memo
+
+    def progress(self, stage: str, done: int, total: int, message: str = "") -> None:
+        if self.on_progress:
+            self.on_progress(ProgressEvent(stage, done, total, message))
+
+    def cancelled(self, stage: str) -> bool:
+        if self.cancel is not None and self.cancel.is_set():
+            if not any(e.startswith("cancelled") for e in self.result.errors):
+                self.result.errors.append(f"cancelled during {stage}")
+            return True
+        return False
+
+    def timed(self, stage: str, fn: Callable[[], Any]) -> Any:
+        t0 = time.monotonic()
+        try:
+            return fn()
+        finally:
+            self.result.timings[stage] = round(time.monotonic() - t0, 3)
+
+    def finish(self) -> ResearchResult:
+        self.result.timings["total"] = round(time.monotonic() - self.started, 3)
+        self.result.llm_usage = _usage_delta(self.llms, self.usage_before)
+        self.progress("done", 1, 1)
+        return self.result
+
+
+# ---------------------------------------------------------------- entry points
+
+def process_question(question: str, params: ResearchParams | None = None, on_progress: ProgressFn | None = None,
+                     cancel: threading.Event | None = None, *, on_report_delta: Callable[[str], None] | None = None,
+                     services: Services | None = None) -> ResearchResult:
+    """Research a question from sub-queries to a verified, cited report."""
+    question = " ".join(question.split())
+    if not question:
+        raise ValueError("the question is empty")
+    params = params or ResearchParams.from_settings(services.settings if services else None)
+    services = services or Services.from_settings(use_llm=params.use_llm)
+    run = _Run(ResearchResult(question=question, params=params.to_dict()), services, params, on_progress, cancel)
+    _warm_embedder(services)
+    queries = run.timed("subqueries", lambda: _stage_subqueries(run, params))
+    if not run.cancelled("search"):
+        run.timed("search", lambda: _stage_search(run, params, queries))
+    if not run.cancelled("relevance"):
+        run.timed("relevance", lambda: _stage_relevance(run, params))
+    _stages_pages_and_report(run, params, on_report_delta)
+    return run.finish()
+
+
+def rerun_from_fetch(result: ResearchResult, params: ResearchParams | None = None,
+                     on_progress: ProgressFn | None = None, cancel: threading.Event | None = None, *,
+                     on_report_delta: Callable[[str], None] | None = None,
+                     services: Services | None = None) -> ResearchResult:
+    """Stages 4-7 again on `result`'s sources (user overrides decide which are read); a new result."""
+    params = params or ResearchParams.from_dict(result.params)
+    services = services or Services.from_settings(use_llm=params.use_llm)
+    fresh = ResearchResult(question=result.question, params=params.to_dict(), sub_queries=list(result.sub_queries),
+                           sources=[_reset_source(s) for s in result.sources],
+                           timings={k: v for k, v in result.timings.items() if k in STAGES[:3]})
+    run = _Run(fresh, services, params, on_progress, cancel)
+    _warm_embedder(services)
+    _stages_pages_and_report(run, params, on_report_delta)
+    return run.finish()
+
+
+def _reset_source(source: Source) -> Source:
+    return Source(title=source.title, url=source.url, snippet=source.snippet, engines=list(source.engines),
+                  queries=list(source.queries), rank=source.rank, fused_score=source.fused_score,
+                  date_published=source.date_published, verdict=source.verdict, reason=source.reason,
+                  user_override=source.user_override, round=source.round)
+
+
+def _stages_pages_and_report(run: _Run, params: ResearchParams, on_delta) -> None:
+    if not run.cancelled("fetch"):
+        _stage_pages(run, params)
+    if not run.cancelled("report"):
+        run.timed("report", lambda: _stage_report(run, params, on_delta))
+    if not run.cancelled("verify"):
+        run.timed("verify", lambda: _stage_verify(run))
+
+
+# ---------------------------------------------------------------- stages 1-3
+
+def _stage_subqueries(run: _Run, params: ResearchParams) -> list[str]:
+    llm = run.llm("subquery") if params.subqueries else None
+    run.progress("subqueries", 0, 1)
+    subs, problem = analyze_question(run.result.question, llm, params.subquery_count,
+                                     params.previous_queries, params.previous_answer)
+    if problem:
+        run.result.errors.append(problem)
+    run.result.sub_queries = subs if llm is not None else []
+    run.progress("subqueries", 1, 1)
+    queries = dedupe_queries([run.result.question] + subs, exclude=None)
+    return queries[:params.max_queries]
+
+
+def _stage_search(run: _Run, params: ResearchParams, queries: list[str]) -> None:
+    total = len(queries) * len(params.engines)
+    run.progress("search", 0, total)
+    found = run.services.search_fn()(params.engines, queries, params.content_country, params.search_lang,
+                                     params.output_lang, params.result_count, settings=run.services.settings,
+                                     use_cache=params.use_cache, **params.search_options())
+    for label, message in found.errors.items():
+        run.result.errors.append(f"search {label}: {message}")
+    for item in found.results[:params.result_max]:
+        run.result.sources.append(Source(
+            title=item.title, url=item.url, snippet=item.content, engines=list(item.engines),
+            queries=list(item.queries), rank=item.rank, fused_score=item.fused_score,
+            date_published=(item.metadata or {}).get("date_published")))
+    run.progress("search", total, total, f"{len(run.result.sources)} results")
+
+
+def _stage_relevance(run: _Run, params: ResearchParams) -> None:
+    sources = run.result.sources
+    total = len(sources)
+    run.progress("relevance", 0, total)
+    llm = run.llm("relevance")
+    if not params.relevance_check or not sources:
+        pass
+    elif llm is not None:
+        relevance.judge_with_llm(llm, run.result.question, run.result.sub_queries, sources,
+                                 run.services.settings.research.relevance_batch_size, run.cancel,
+                                 lambda done, n: run.progress("relevance", done, n))
+    elif run.embedder() is not None:
+        relevance.judge_with_embeddings(run.embedder(), run.result.question, sources,
+                                        run.services.settings.research.relevance_embedding_threshold)
+    else:
+        run.result.errors.append("relevance: no LLM and embeddings turned off; every result kept unjudged")
+    run.progress("relevance", total, total)
+
+
+# ---------------------------------------------------------------- stages 4-7
+
+def _stage_pages(run: _Run, params: ResearchParams) -> None:
+    services, settings = run.services, run.services.settings
+    selected = [s for s in run.result.sources if s.selected]
+    chosen = selected[:params.pages_max]
+    for source in selected[params.pages_max:]:
+        source.error = f"not read: only the first {params.pages_max} selected results are read (pages_max)"
+    cfg = StreamConfig(
+        question=run.result.question, fetcher=services.fetcher or PageFetcher(settings.fetch),
+        rank=RankSettings(params.passages_per_page, settings.research.passage_words_min,
+                          settings.research.passage_words_max),
+        cache=services.page_store() if params.use_cache else None, cache_ttl=settings.fetch.cache_ttl_seconds,
+        embedder=run.embedder(), cross_encoder=_cross_encoder(run), llm=run.llm("extraction"),
+        progress=lambda stage, done, total: run.progress(stage, done, total), cancel=run.cancel)
+    for stage in ("fetch", "rank", "extract"):
+        run.progress(stage, 0, len(chosen))
+    report = read_pages(chosen, cfg)
+    run.result.errors += report.problems
+    run.result.timings.update({k: report.timings.get(k, 0.0) for k in ("fetch", "rank", "extract")})
+
+
+def _cross_encoder(run: _Run):
+    name = run.services.settings.embeddings.cross_encoder
+    try:
+        return get_cross_encoder(name)
+    except Exception as exc:  # noqa: BLE001 - a missing re-ranker degrades ranking, never the run
+        run.result.errors.append(f"cross-encoder not used: {exc}")
+        return None
+
+
+def _stage_report(run: _Run, params: ResearchParams, on_delta) -> None:
+    result = run.result
+    numbered = aggregate.number_sources(result.sources)
+    run.progress("report", 0, 1, f"{len(numbered)} sources")
+    llm = run.llm("final_answer")
+    if llm is not None and numbered:
+        try:
+            result.report_markdown = aggregate.aggregate_results(
+                result.question, result.sources, llm, params.report_options(), result.sub_queries, on_delta)
+            result.mode = "llm"
+        except LLMError as exc:
+            result.errors.append(f"report: the LLM failed ({exc}); wrote an extractive brief instead")
+    if result.mode != "llm":
+        queries = result.sub_queries or [result.question]
+        result.report_markdown = aggregate.extractive_brief(result.question, queries, result.sources,
+                                                            run.embedder())
+        result.mode = "extractive"
+    run.progress("report", 1, 1)
+
+
+def _stage_verify(run: _Run) -> None:
+    result = run.result
+    run.progress("verify", 0, 1)
+    check = aggregate.verify_report(result.report_markdown, result.sources, run.embedder())
+    result.report_markdown = check.markdown
+    result.citations = check.citations
+    result.invalid_citations_removed = check.invalid_removed
+    result.uncited_sources = check.uncited
+    if check.invalid_removed:
+        result.errors.append(f"report: removed {check.invalid_removed} citation(s) naming no source")
+    run.progress("verify", 1, 1)
+
+
+# ---------------------------------------------------------------- helpers
+
+def _warm_embedder(services: Services) -> threading.Thread:
+    """Load the embedding model in the background while the first stages wait on the network."""
+    def load():
+        try:
+            services.embedder()
+        except Exception:  # noqa: BLE001 - the stage that needs it reports the failure
+            pass
+    thread = threading.Thread(target=load, name="embedder-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
+def _usage(client: LLMClient) -> dict[str, int]:
+    return client.usage.as_dict()
+
+
+def _usage_delta(llms: dict[str, LLMClient | None], before: dict[str, dict[str, int]]) -> dict[str, Any]:
+    """Calls and tokens this run spent, per role and in all (clients shared by roles counted once)."""
+    out: dict[str, Any] = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "roles": {}, "models": []}
+    seen: set[int] = set()
+    for role, client in llms.items():
+        if client is None:
+            continue
+        now, was = _usage(client), before.get(role, {})
+        delta = {k: now[k] - was.get(k, 0) for k in now}
+        out["roles"][role] = delta
+        if client.describe() not in out["models"]:
+            out["models"].append(client.describe())
+        if id(client) in seen:
+            continue
+        seen.add(id(client))
+        for k in ("calls", "prompt_tokens", "completion_tokens"):
+            out[k] += delta[k]
+    return out

@@ -1,0 +1,147 @@
+"""Stage 3: is each search result worth fetching?
+
+With an LLM: results are judged in batches (temperature 0), each answer parsed strictly into one verdict per
+result (relevant yes/no and a one-line reason). A batch whose answer cannot be parsed is asked again one
+result at a time; a result that still gets no usable answer stays "unjudged" (and is kept). Batches run
+concurrently. Without an LLM: a result is relevant when the cosine similarity of the question and its title
+and snippet reaches a threshold.
+
+Users can override any verdict later (`Source.user_override`); nothing here touches an override.
+"""
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Callable
+
+from App_Function_Libraries.LLM import prompts
+from App_Function_Libraries.LLM.base import LLMClient
+from App_Function_Libraries.LLM.structured import StructuredOutputError, ask_structured, extract_json
+from App_Function_Libraries.Web_Search.research_types import Source
+
+MAX_PARALLEL_CALLS = 8
+MAX_REASON_CHARS = 300
+SNIPPET_CHARS = 600
+
+
+@dataclass
+class Verdict:
+    relevant: bool | None  # None: could not be judged
+    reason: str
+
+
+def apply_verdict(source: Source, verdict: Verdict) -> None:
+    source.verdict = {True: "relevant", False: "irrelevant", None: "unjudged"}[verdict.relevant]
+    source.reason = verdict.reason
+
+
+# ---------------------------------------------------------------- parsing
+
+def parse_verdicts(text: str, ids: list[int]) -> dict[int, Verdict]:
+    """One Verdict per expected id, or StructuredOutputError. Accepts {"verdicts": [...]} or a bare array."""
+    value = extract_json(text)
+    if isinstance(value, dict):
+        value = value.get("verdicts", value.get("results"))
+    if not isinstance(value, list):
+        raise StructuredOutputError('expected {"verdicts": [...]}')
+    found: dict[int, Verdict] = {}
+    for entry in value:
+        if not isinstance(entry, dict):
+            raise StructuredOutputError("each verdict must be an object")
+        rid, relevant = entry.get("id"), _as_bool(entry.get("relevant"))
+        if isinstance(rid, str) and rid.strip().isdigit():
+            rid = int(rid)
+        if rid not in ids or relevant is None:
+            raise StructuredOutputError(f"verdict with unknown id or no true/false: {entry!r}"[:200])
+        reason = " ".join(str(entry.get("reason", "")).split())[:MAX_REASON_CHARS]
+        found[rid] = Verdict(relevant, reason)
+    missing = [i for i in ids if i not in found]
+    if missing:
+        raise StructuredOutputError(f"no verdict for ids {missing}")
+    return found
+
+
+def _as_bool(value) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "yes", "false", "no"):
+        return value.strip().lower() in ("true", "yes")
+    return None
+
+
+# ---------------------------------------------------------------- judging with the LLM
+
+def _ask(llm: LLMClient, question: str, sub_queries: list[str], batch: list[tuple[int, Source]]):
+    tag = prompts.new_data_tag()
+    items = [(i, s.title, s.url, s.snippet[:SNIPPET_CHARS]) for i, s in batch]
+    messages = prompts.relevance_messages(question, sub_queries, items, tag)
+    ids = [i for i, _ in batch]
+    errors: list[str] = []
+
+    def fallback(exc: Exception):
+        errors.append(str(exc))
+        return None
+
+    verdicts, _ok = ask_structured(llm, messages, lambda text: parse_verdicts(text, ids), tries=1,
+                                   fallback=fallback, temperature=0.0, json_mode=True)
+    return verdicts, (errors[0] if errors else "")
+
+
+def judge_batch(llm: LLMClient, question: str, sub_queries: list[str], batch: list[Source],
+                cancel: threading.Event | None = None) -> list[Verdict]:
+    """Verdicts for one batch: asked together, then one by one for a batch that fails."""
+    numbered = list(enumerate(batch, start=1))
+    verdicts, problem = _ask(llm, question, sub_queries, numbered)
+    if verdicts is not None:
+        return [verdicts[i] for i, _ in numbered]
+    if len(batch) == 1:
+        return [Verdict(None, f"could not be judged: {problem}"[:MAX_REASON_CHARS])]
+    out = []
+    for source in batch:
+        if cancel is not None and cancel.is_set():
+            out.append(Verdict(None, "not judged: cancelled"))
+            continue
+        single, problem = _ask(llm, question, sub_queries, [(1, source)])
+        out.append(single[1] if single else Verdict(None, f"could not be judged: {problem}"[:MAX_REASON_CHARS]))
+    return out
+
+
+def judge_with_llm(llm: LLMClient, question: str, sub_queries: list[str], sources: list[Source],
+                   batch_size: int = 8, cancel: threading.Event | None = None,
+                   on_progress: Callable[[int, int], None] | None = None,
+                   max_parallel: int = MAX_PARALLEL_CALLS) -> None:
+    """Set verdict and reason on every source (batches judged concurrently)."""
+    batches = [sources[i:i + batch_size] for i in range(0, len(sources), batch_size)]
+    done, lock = [0], threading.Lock()
+
+    def run(batch: list[Source]) -> None:
+        if cancel is not None and cancel.is_set():
+            return
+        for source, verdict in zip(batch, judge_batch(llm, question, sub_queries, batch, cancel)):
+            apply_verdict(source, verdict)
+        with lock:
+            done[0] += len(batch)
+            if on_progress:
+                on_progress(done[0], len(sources))
+
+    if not batches:
+        return
+    with ThreadPoolExecutor(max_workers=max(1, min(max_parallel, len(batches))),
+                            thread_name_prefix="relevance") as pool:
+        list(pool.map(run, batches))
+
+
+# ---------------------------------------------------------------- judging without an LLM
+
+def judge_with_embeddings(embedder, question: str, sources: list[Source], threshold: float) -> None:
+    """Relevant when cos(question, title + snippet) >= threshold; the reason gives the similarity."""
+    if not sources:
+        return
+    texts = [f"{s.title}. {s.snippet}".strip() for s in sources]
+    sims = embedder.encode(texts) @ embedder.encode_query(question)
+    for source, sim in zip(sources, sims):
+        relevant = bool(sim >= threshold)
+        word = "at least" if relevant else "below"
+        apply_verdict(source, Verdict(relevant, f"similarity to the question {float(sim):.2f} ({word} the "
+                                                f"threshold {threshold:.2f})"))

@@ -1,0 +1,86 @@
+"""ResearchParams: everything one research run was asked to do, JSON-serialisable (it is saved with the
+result). Defaults come from [search] and [research] in config.txt. It never holds an API key: engines are
+named, and their keys stay in the settings.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from App_Function_Libraries.config import Settings, get_settings
+from App_Function_Libraries.Web_Search.aggregate import ReportOptions
+
+# perform_websearch's advanced options: ResearchParams field -> search_many keyword
+SEARCH_OPTION_FIELDS = {"date_range": "date_range", "safesearch": "safesearch", "site_blacklist": "site_blacklist",
+                        "exact_terms": "exactTerms", "exclude_terms": "excludeTerms", "dedupe_filter": "filter",
+                        "geolocation": "geolocation", "search_result_language": "search_result_language",
+                        "sort_results_by": "sort_results_by"}
+
+
+@dataclass
+class ResearchParams:
+    engines: list[str] = field(default_factory=list)
+    # search (None: the [search] default applies inside perform_websearch)
+    result_count: int | None = None  # results asked of each engine for each query
+    result_max: int = 15  # results kept after merging
+    content_country: str | None = None
+    search_lang: str | None = None
+    output_lang: str | None = None
+    date_range: Any = None  # day|week|month|year or "YYYY-MM-DD..YYYY-MM-DD"
+    safesearch: str | None = None
+    site_blacklist: list[str] | None = None
+    exact_terms: list[str] | None = None
+    exclude_terms: list[str] | None = None
+    dedupe_filter: bool | None = None
+    geolocation: str | None = None
+    search_result_language: str | None = None
+    sort_results_by: str | None = None
+    # stages
+    subqueries: bool = True
+    subquery_count: int = 5
+    max_queries: int = 10
+    relevance_check: bool = True
+    pages_max: int = 10
+    passages_per_page: int = 5
+    use_llm: bool = True  # False: extractive mode even when an LLM is configured
+    use_cache: bool = True  # search cache and page cache
+    # report
+    tone: str = "neutral"
+    report_format: str = "full"
+    length_words: int = 600
+    report_language: str = ""  # empty: the question's language
+    aggregation_prompt: str = ""  # the user's own report instructions (citation rules are always added)
+    # follow-ups
+    previous_queries: list[str] = field(default_factory=list)
+    previous_answer: str = ""
+
+    @classmethod
+    def from_settings(cls, settings: Settings | None = None, **overrides) -> "ResearchParams":
+        s = settings or get_settings()
+        base = cls(engines=[s.search.search_provider_default], result_max=s.search.search_result_max,
+                   subqueries=s.search.search_enable_subquery,
+                   subquery_count=s.search.search_enable_subquery_count_max,
+                   max_queries=s.search.search_default_max_queries, relevance_check=s.research.relevance_check,
+                   pages_max=s.research.pages_max, passages_per_page=s.research.passages_per_page,
+                   tone=s.search.search_result_analysis_tone, report_format=s.research.report_format,
+                   length_words=s.research.report_length_words, report_language=s.research.output_lang)
+        return dataclasses.replace(base, **{k: v for k, v in overrides.items() if v is not None})
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ResearchParams":
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in (data or {}).items() if k in known})
+
+    def search_options(self) -> dict[str, Any]:
+        """The advanced options that are set, as search_many keywords."""
+        return {kw: getattr(self, name) for name, kw in SEARCH_OPTION_FIELDS.items()
+                if getattr(self, name) not in (None, [], "")}
+
+    def report_options(self) -> ReportOptions:
+        return ReportOptions(tone=self.tone, report_format=self.report_format, length_words=self.length_words,
+                             output_lang=self.report_language, custom_instructions=self.aggregation_prompt,
+                             previous_answer=self.previous_answer)

@@ -1,0 +1,115 @@
+"""The page fetcher's limits: byte cap, redirects, time-outs, concurrency, cancellation, HTTP errors."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from App_Function_Libraries.config import FetchSettings
+from App_Function_Libraries.Web_Search.fetch import PageFetcher
+from Tests.support.mini_web import HUGE_BYTES, MiniWeb
+from Tests.support.testworld import Response
+
+
+def fetcher(**kw) -> PageFetcher:
+    base = dict(allow_private_addresses=True, connect_timeout_seconds=2, read_timeout_seconds=1,
+                total_timeout_seconds=3)
+    return PageFetcher(FetchSettings(**{**base, **kw}))
+
+
+@pytest.fixture
+def web(world):
+    return MiniWeb(world, timeout_delay=5).install()
+
+
+def test_huge_page_is_cut_at_the_byte_cap_quickly(web):
+    started = time.monotonic()
+    page = fetcher(max_bytes=1_000_000).fetch(web.url("faults/huge"))
+    assert page.ok and page.truncated and len(page.body) == 1_000_000 < HUGE_BYTES
+    assert time.monotonic() - started < 2
+
+
+def test_redirect_chain_is_followed_to_the_end(web):
+    page = fetcher().fetch(web.url("go/waggle"))
+    assert page.ok and page.final_url == web.url("bees/waggle-dance")
+    assert page.redirects == [web.url("go/hop1"), web.url("go/hop2"), web.url("bees/waggle-dance")]
+
+
+def test_too_many_redirects(web):
+    page = fetcher(max_redirects=2).fetch(web.url("go/waggle"))
+    assert "too many redirects" in page.error
+
+
+def test_redirect_loop(web):
+    page = fetcher().fetch(web.url("faults/loop-a"))
+    assert page.error.startswith("redirect loop")
+
+
+@pytest.mark.parametrize("path,words", [("faults/rate-limited", "HTTP 429"), ("faults/server-error", "HTTP 500")])
+def test_http_errors_are_recorded(web, path, words):
+    page = fetcher().fetch(web.url(path))
+    assert words in page.error and page.status == int(words[-3:])
+
+
+def test_read_timeout(web):
+    started = time.monotonic()
+    page = fetcher(read_timeout_seconds=0.5).fetch(web.url("faults/timeout"))
+    assert "time-out" in page.error
+    assert time.monotonic() - started < 1.5
+
+
+def test_total_timeout_holds_against_a_page_that_trickles(world):
+    world.route("GET", "/trickle", lambda r: Response(200, (b"<p>bee</p>" for _ in range(100)),
+                                                    {"Content-Type": "text/html"}, chunk_delay=0.2))
+    started = time.monotonic()
+    page = fetcher(read_timeout_seconds=1, total_timeout_seconds=1).fetch(world.url("/trickle"))
+    assert "total time-out" in page.error
+    assert time.monotonic() - started < 1.6
+
+
+def test_binary_content_type_is_refused_without_reading_it_all(world):
+    world.route("GET", "/video", lambda r: Response(200, bytes(range(256)) * 4000, {"Content-Type": "video/mp4"}))
+    page = fetcher().fetch(world.url("/video"))
+    assert "not a text page (video/mp4)" in page.error
+
+
+def test_per_host_and_global_concurrency_limits(world):
+    active, peak, lock = [0], [0], threading.Lock()
+
+    def slow(req):
+        with lock:
+            active[0] += 1
+            peak[0] = max(peak[0], active[0])
+        time.sleep(0.15)
+        with lock:
+            active[0] -= 1
+        return Response.text("ok")
+
+    world.route("GET", "/p/", slow, prefix=True)
+    urls = [world.url(f"/p/{i}") for i in range(8)]
+    pages = fetcher(per_host_concurrency=2, concurrency=8).fetch_many(urls)
+    assert all(p.ok for p in pages) and [p.url for p in pages] == urls
+    assert peak[0] == 2
+    peak[0] = 0
+    fetcher(per_host_concurrency=8, concurrency=3).fetch_many(urls)
+    assert peak[0] == 3
+
+
+def test_cancel_returns_promptly_and_marks_unfinished_pages(web):
+    cancel = threading.Event()
+    urls = [web.url("faults/timeout")] * 3 + [web.url("bees/waggle-dance")]
+    threading.Timer(0.2, cancel.set).start()
+    started = time.monotonic()
+    pages = fetcher(read_timeout_seconds=3, total_timeout_seconds=5, per_host_concurrency=1).fetch_many(urls, cancel)
+    assert time.monotonic() - started < 0.6
+    assert sum(p.error == "cancelled" for p in pages) >= 3
+
+
+def test_connection_refused_is_a_clean_error():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    page = fetcher().fetch(f"http://127.0.0.1:{port}/")
+    assert page.error.startswith("connection failed") or "could not connect" in page.error

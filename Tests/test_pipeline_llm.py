@@ -1,0 +1,196 @@
+"""The research pipeline end to end in LLM mode: the mini web behind a SearXNG-format API, a scripted model
+behind an OpenAI-compatible server, every fault of the test world in the results."""
+from __future__ import annotations
+
+import json
+import math
+import re
+import threading
+import time
+
+import pytest
+
+from App_Function_Libraries.Web_Search.pipeline import process_question, rerun_from_fetch
+from App_Function_Libraries.Web_Search.research_types import ResearchResult
+from Tests.support.mini_web import INJECTION, MiniWeb, research_config
+from Tests.support.openai_server import ScriptedLLM
+from Tests.support.research_llm import data_blocks, outside_data, script_research
+
+QUESTION = "How do honey bees communicate the location of food?"
+BEE_WORDS = ("bee", "honey", "waggle", "bienen", "forag", "hive")
+
+
+@pytest.fixture
+def web(world):
+    return MiniWeb(world, timeout_delay=5).install()
+
+
+@pytest.fixture
+def llm(world):
+    model = script_research(ScriptedLLM(default="?"), BEE_WORDS,
+                            sub_queries=["honey bee waggle dance", "bee round dance scent", "sourdough starter"])
+    return model.install(world)
+
+
+@pytest.fixture
+def settings(world, web, llm, make_settings):
+    return make_settings(research_config(web, world.url("/v1")))
+
+
+def by_path(result: ResearchResult, path: str):
+    return next(s for s in result.sources if s.url.endswith("/web/" + path))
+
+
+def test_cited_report_with_every_fault_recorded(settings, web, llm):
+    started = time.monotonic()
+    result = process_question(QUESTION)
+    elapsed = time.monotonic() - started
+    assert result.mode == "llm"
+    assert result.sub_queries == ["honey bee waggle dance", "bee round dance scent", "sourdough starter"]
+    # every [n] left in the report names a numbered source, and each citation carries its source's quote
+    numbered = {s.n: s for s in result.cited_sources()}
+    cited = {int(n) for group in re.findall(r"\[([\d,\s-]+)\]", result.report_markdown)
+             for n in re.split(r"[,\s-]+", group) if n}
+    assert cited and cited <= set(numbered)
+    assert result.invalid_citations_removed == 1 and "[99]" not in result.report_markdown
+    assert result.citations
+    for c in result.citations:
+        src = numbered[c.n]
+        assert c.url == (src.final_url or src.url) and c.content_hash == src.content_hash
+        assert c.quote in [p.text for p in src.passages]
+    # the faults: recorded per source, none of them cited, all within the time-outs
+    expected_errors = {"faults/rate-limited": "429", "faults/server-error": "500", "faults/timeout": "time-out",
+                       "faults/loop-a": "redirect loop", "faults/binary": "not a text page"}
+    for path, words in expected_errors.items():
+        source = by_path(result, path)
+        assert source.verdict == "relevant" and not source.fetched and words in source.error and source.n is None
+    huge = by_path(result, "faults/huge")
+    assert huge.fetched and "cut at" in huge.error
+    assert "read as" in by_path(result, "faults/bad-encoding").error
+    assert by_path(result, "go/waggle").final_url.endswith("/web/bees/waggle-dance")
+    assert elapsed < 15
+    # the bread page was judged irrelevant and never fetched
+    starter = by_path(result, "bread/starter")
+    assert starter.verdict == "irrelevant" and starter.reason and not starter.fetched
+    assert not web.world.requests_to("/web/bread/")
+
+
+def test_llm_calls_batches_timings_and_json(settings, llm):
+    result = process_question(QUESTION)
+    fetched = sum(1 for s in result.sources if s.fetched)
+    budget = 3 + math.ceil(len(result.sources) / 8) + fetched
+    assert result.llm_usage["calls"] == llm.calls <= budget
+    assert result.llm_usage["prompt_tokens"] > 0
+    assert set(result.timings) >= {"subqueries", "search", "relevance", "fetch", "rank", "extract", "report",
+                                   "verify", "total"}
+    # relevance: batches of 8 at temperature 0
+    batches = [b for b, p in zip(llm.bodies, llm.prompts) if "Judge every result" in p]
+    assert len(batches) == math.ceil(len(result.sources) / 8)
+    assert all(b["temperature"] == 0 for b in batches)
+    # the result is JSON and round-trips; its params hold no key
+    again = ResearchResult.from_dict(json.loads(json.dumps(result.to_dict())))
+    assert again.report_markdown == result.report_markdown
+    assert [c.quote for c in again.citations] == [c.quote for c in result.citations]
+    assert "api_key" not in json.dumps(result.params)
+
+
+def test_page_text_reaches_prompts_only_inside_data_delimiters(settings, llm):
+    process_question(QUESTION)
+    carrying = [p for p in llm.prompts if "IGNORE ALL PREVIOUS INSTRUCTIONS" in p]
+    assert carrying, "the injection page was never shown to the model"
+    for prompt in llm.prompts:
+        outside = outside_data(prompt)
+        assert "IGNORE ALL PREVIOUS" not in outside and "evil.example" not in outside
+        assert "waggle run" not in outside  # ordinary page text is data too
+    assert any(INJECTION[:40] in text for p in carrying for _, text in data_blocks(p))
+
+
+def test_progress_for_every_stage_and_the_report_streamed(settings):
+    events, pieces = [], []
+    result = process_question(QUESTION, on_progress=events.append, on_report_delta=pieces.append)
+    finished = {e.stage for e in events if e.done == e.total}
+    assert finished >= {"subqueries", "search", "relevance", "fetch", "rank", "extract", "report", "verify", "done"}
+    fetch = [e.done for e in events if e.stage == "fetch"]
+    assert fetch == sorted(fetch)
+    assert len(pieces) > 3 and "".join(pieces).strip().startswith("## Findings")
+    assert result.report_markdown.startswith("## Findings")
+
+
+def test_cancel_stops_pending_work_promptly(settings, web, llm):
+    llm.delay = 0.3
+    cancel = threading.Event()
+
+    def stop_when_fetching(event):
+        if event.stage == "fetch":
+            cancel.set()
+
+    started = time.monotonic()
+    result = process_question(QUESTION, on_progress=stop_when_fetching, cancel=cancel)
+    assert time.monotonic() - started < 3
+    assert any(e.startswith("cancelled") for e in result.errors)
+    assert not result.citations
+
+
+def test_rerun_from_fetch_honours_user_overrides(settings, web):
+    first = process_question(QUESTION)
+    starter = by_path(first, "bread/starter")
+    starter.user_override = True
+    waggle = by_path(first, "bees/waggle-dance")
+    waggle.user_override = False
+    second = rerun_from_fetch(first)
+    assert by_path(second, "bread/starter").fetched
+    assert not by_path(second, "bees/waggle-dance").fetched
+    assert by_path(second, "bees/waggle-dance").n is None
+    assert second.sub_queries == first.sub_queries
+    assert second.timings["search"] == first.timings["search"]
+    # pages read the first time came from the page cache
+    assert len(web.world.requests_to("/web/bees/round-dance")) == 1
+
+
+def test_unparseable_relevance_batch_is_retried_one_by_one_then_unjudged(world, web, make_settings):
+    model = ScriptedLLM(default="?")
+    model.when(lambda p: "Judge every result" in p and p.count("<<<DATA-") > 2, "not json at all")
+    model.when(lambda p: "Judge every result" in p and any("waggle" in t.lower() for _, t in data_blocks(p)),
+               lambda p: json.dumps({"verdicts": [{"id": 1, "relevant": True, "reason": "on topic"}]}))
+    model.when("Judge every result", '{"verdicts": [{"id": 7, "relevant": "perhaps"}]}')
+    script_research(model, BEE_WORDS, sub_queries=["honey bee waggle dance", "sourdough starter"])
+    model.install(world)
+    make_settings(research_config(web, world.url("/v1")))
+    result = process_question(QUESTION)
+    waggle = by_path(result, "bees/waggle-dance")
+    assert waggle.verdict == "relevant" and waggle.reason == "on topic"
+    starter = by_path(result, "bread/starter")
+    assert starter.verdict == "unjudged" and "could not be judged" in starter.reason
+    assert starter.fetched  # unjudged results are kept
+
+
+def test_subqueries_fall_back_to_the_question_after_three_bad_answers(world, web, make_settings):
+    model = ScriptedLLM(default="?")
+    model.when("JSON array of strings", "Sure! Here are some queries: bees, honey.")
+    script_research(model, BEE_WORDS)
+    model.install(world)
+    make_settings(research_config(web, world.url("/v1")))
+    result = process_question(QUESTION)
+    asked = [p for p in model.prompts if "JSON array of strings" in p]
+    assert len(asked) == 3
+    assert result.sub_queries == [QUESTION]
+    assert any("sub-queries" in e for e in result.errors)
+    assert result.citations
+
+
+def test_search_api_faults_are_recorded_and_the_report_still_written(world, web, llm, make_settings):
+    make_settings(research_config(web, world.url("/v1")))
+    world.fault("/searxng/search", malformed_json=True, times=1)
+    result = process_question(QUESTION)
+    assert any(e.startswith("search searxng|") for e in result.errors)
+    assert result.citations
+
+
+def test_llm_failure_while_writing_falls_back_to_an_extractive_brief(world, web, make_settings):
+    model = script_research(ScriptedLLM(default="?"), BEE_WORDS).install(world)
+    make_settings(research_config(web, world.url("/v1")))
+    world.fault("/v1/chat/completions", status=500, body=b'{"error": {"message": "boom"}}', times=None)
+    result = process_question(QUESTION)
+    assert result.mode == "extractive"
+    assert any(e.startswith("report: the LLM failed") for e in result.errors)
+    assert result.citations and model.calls == 0

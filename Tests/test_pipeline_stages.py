@@ -1,0 +1,158 @@
+"""The pipeline's stages one by one: sub-queries, relevance parsing, passage ranking, numbering, citation
+verification and the extractive brief, the report prompt's options, and the research command's arguments."""
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from App_Function_Libraries.config import LLMSettings
+from App_Function_Libraries.LLM import prompts
+from App_Function_Libraries.LLM.registry import make_client
+from App_Function_Libraries.LLM.structured import StructuredOutputError
+from App_Function_Libraries.Web_Search.aggregate import (NO_EVIDENCE, extractive_brief, number_sources,
+                                                         verify_report)
+from App_Function_Libraries.Web_Search.passage_rank import RankSettings, end_headings, rank_pages
+from App_Function_Libraries.Web_Search.relevance import parse_verdicts
+from App_Function_Libraries.Web_Search.research_params import ResearchParams
+from App_Function_Libraries.Web_Search.research_types import Passage, Source
+from App_Function_Libraries.Web_Search.subqueries import analyze_question, dedupe_queries
+from Tests.support.openai_server import ScriptedLLM
+
+
+def client_for(world, llm: ScriptedLLM):
+    llm.install(world)
+    return make_client(LLMSettings(provider="openai", base_url=world.url("/v1"), model="test-model",
+                                   max_retries=0, timeout_seconds=5), "subquery")
+
+
+# ---------------------------------------------------------------- stage 1
+
+def test_subqueries_deduplicated_and_capped(world):
+    llm = ScriptedLLM(default='["Bee dance", "bee  dance?", "waggle run", "How do bees talk?", "hive", "scent"]')
+    queries, problem = analyze_question("How do bees talk?", client_for(world, llm), max_count=3)
+    assert queries == ["Bee dance", "waggle run", "How do bees talk?"] and problem == ""
+
+
+def test_subqueries_accept_an_object_and_skip_previous_queries(world):
+    llm = ScriptedLLM(default='{"queries": ["bee dance", "pollen"]}')
+    queries, _ = analyze_question("bees", client_for(world, llm), 5, previous_queries=["Bee dance"],
+                                  previous_answer="Bees dance [1].")
+    assert queries == ["pollen"]
+    assert "do not repeat" in llm.prompts[0] and "<<<DATA-" in llm.prompts[0]
+
+
+def test_subqueries_without_llm_are_the_question():
+    assert analyze_question("  What is  a waggle dance? ", None, 5) == (["What is a waggle dance?"], "")
+
+
+def test_dedupe_queries_ignores_case_space_and_end_punctuation():
+    assert dedupe_queries(["A b", "a  B?", " ", "c"], exclude=["C."]) == ["A b"]
+
+
+# ---------------------------------------------------------------- stage 3
+
+def test_parse_verdicts_strictly():
+    ok = parse_verdicts('{"verdicts": [{"id": 1, "relevant": true, "reason": "yes"}, '
+                        '{"id": "2", "relevant": "no", "reason": "off topic"}]}', [1, 2])
+    assert ok[1].relevant is True and ok[2].relevant is False and ok[2].reason == "off topic"
+    assert parse_verdicts('[{"id": 1, "relevant": false}]', [1])[1].relevant is False
+    for bad in ('{"verdicts": [{"id": 1, "relevant": true}]}',  # id 2 missing
+                '{"verdicts": [{"id": 3, "relevant": true}, {"id": 1, "relevant": true}]}',  # unknown id
+                '{"verdicts": [{"id": 1, "relevant": "maybe"}, {"id": 2, "relevant": true}]}',
+                'Relevant: yes'):
+        with pytest.raises(StructuredOutputError):
+            parse_verdicts(bad, [1, 2])
+
+
+# ---------------------------------------------------------------- stage 5
+
+PAGE = ("Bee dances\n\nThe waggle dance tells other bees the direction of food relative to the sun. "
+        "Its duration tells them the distance.\n\nHives are often painted white. Beekeepers wear veils and "
+        "gloves when they open a hive.\n\nCookies help us improve this site. Accept all cookies to continue.")
+
+
+def test_rank_pages_puts_the_answering_passage_first_and_keeps_top_k():
+    settings = RankSettings(top_k=2, min_words=5, max_words=30)
+    [ranked, empty] = rank_pages("how does the waggle dance show direction", [PAGE, ""], settings)
+    assert len(ranked) == 2 and "direction of food" in ranked[0].text and ranked[0].score >= ranked[1].score
+    assert empty == []
+
+
+def test_end_headings_splits_a_heading_from_its_paragraph():
+    assert end_headings("Bee dances\n\nThe dance points.") == "Bee dances.\n\nThe dance points."
+    assert end_headings("Why do bees dance?\n\nThey do.") == "Why do bees dance?\n\nThey do."
+
+
+# ---------------------------------------------------------------- stage 7
+
+def sources() -> list[Source]:
+    a = Source("Waggle", "http://a.test/1", passages=[Passage("The waggle dance points the other bees of the hive to food."),
+                                                     Passage("Dances last longer when the food is further away from the hive.")],
+               extraction="notes a", content_hash="ha", fetched=True)
+    unread = Source("Broken", "http://b.test/2", error="HTTP 500")
+    b = Source("Scent", "http://c.test/3", passages=[Passage("Bees find nearby flowers mostly by the scent the dancer carries.")],
+               extraction="notes b", content_hash="hb", fetched=True)
+    c = Source("Veils", "http://d.test/4", passages=[Passage("Beekeepers wear veils and gloves to avoid painful stings at the hive.")],
+               extraction="notes c", content_hash="hc", fetched=True)
+    return [a, unread, b, c]
+
+
+def test_sources_numbered_in_the_order_given_skipping_unread_ones():
+    srcs = sources()
+    number_sources(srcs)
+    assert [s.n for s in srcs] == [1, None, 2, 3]
+
+
+def test_verify_removes_invalid_collapses_repeats_and_expands_ranges():
+    srcs = sources()
+    number_sources(srcs)
+    md = ("Bees dance to show food [1, 1]. Nearby flowers are found by scent [2, 7]. "
+          "Both signals matter [1-2]. Veils are worn [9]. Dancing and scent [1, 2].")
+    check = verify_report(md, srcs)
+    assert check.invalid_removed == 2
+    assert "[7]" not in check.markdown and "[9]" not in check.markdown and "[1, 1]" not in check.markdown
+    assert "Veils are worn." in check.markdown
+    pairs = [(c.sentence, c.n) for c in check.citations]
+    assert ("Bees dance to show food.", 1) in pairs and pairs.count(("Both signals matter.", 2)) == 1
+    assert ("Dancing and scent.", 1) in pairs and ("Dancing and scent.", 2) in pairs
+    assert check.uncited == [3]
+    first = next(c for c in check.citations if c.n == 1)
+    assert first.quote == "The waggle dance points the other bees of the hive to food." and first.content_hash == "ha"
+
+
+def test_extractive_brief_groups_cited_sentences_by_sub_question():
+    srcs = sources()
+    srcs[0].passages.append(Passage("Von Frisch first described how the waggle dance works in detail.[12]"))
+    number_sources(srcs)
+    brief = extractive_brief("How do bees find food?", ["waggle dance direction", "bee scent flowers"], srcs)
+    assert "### waggle dance direction" in brief and "### bee scent flowers" in brief
+    assert "[12]" not in brief  # the page's own footnote mark is not a citation
+    check = verify_report(brief, srcs)
+    assert check.invalid_removed == 0 and check.citations
+    assert extractive_brief("q", ["q"], [Source("x", "http://x")]) == NO_EVIDENCE
+
+
+# ---------------------------------------------------------------- prompts and parameters
+
+def test_report_prompt_options_and_custom_instructions_keep_the_citation_rules():
+    system = prompts.report_system("academic", "table", 300, "de")
+    assert "academic" in system and "table" in system and "300" in system and "'de'" in system
+    custom = prompts.report_system(custom_instructions="Write a limerick.")
+    assert custom.startswith("Write a limerick.") and prompts.REPORT_RULES in custom
+
+
+def test_params_round_trip_and_search_options(make_settings):
+    settings = make_settings({"search": {"search_provider_default": "brave", "search_result_max": 7}})
+    params = ResearchParams.from_settings(settings, safesearch="strict", exact_terms=["waggle dance"])
+    assert params.engines == ["brave"] and params.result_max == 7
+    assert params.search_options() == {"safesearch": "strict", "exactTerms": ["waggle dance"]}
+    assert ResearchParams.from_dict(params.to_dict()) == params
+
+
+def test_research_command_rejects_an_unknown_engine(make_settings):
+    from App_Function_Libraries.CLI.research_command import build_params
+    args = argparse.Namespace(engine="searxng,altavista", pages=None, format=None, no_llm=False,
+                              no_subqueries=False, no_relevance=False, no_cache=False)
+    with pytest.raises(ValueError, match="altavista"):
+        build_params(args, make_settings())

@@ -1,0 +1,91 @@
+"""The SSRF guard: only public http(s) addresses are fetched, on the first request and on every redirect."""
+from __future__ import annotations
+
+import pytest
+
+from App_Function_Libraries.config import FetchSettings
+from App_Function_Libraries.Web_Search import fetch as fetch_mod
+from App_Function_Libraries.Web_Search.fetch import PageFetcher
+from App_Function_Libraries.Web_Search.ssrf import SSRFBlocked, check_url, forbidden_reason
+from Tests.support.testworld import Response
+
+BLOCKED = {
+    "127.0.0.1": "loopback", "127.8.9.10": "loopback", "10.0.0.1": "private", "10.255.255.254": "private",
+    "172.16.0.1": "private", "172.31.255.254": "private", "192.168.1.1": "private",
+    "169.254.169.254": "link-local", "::1": "loopback", "::ffff:127.0.0.1": "loopback",
+    "::ffff:10.1.2.3": "private", "::ffff:169.254.169.254": "link-local", "fe80::1": "link-local",
+    "fc00::1": "private", "0.0.0.0": "unspecified", "224.0.0.1": "multicast", "240.0.0.1": "reserved",
+    "100.64.0.1": "shared", "64:ff9b::7f00:1": "loopback", "2002:7f00:1::": "loopback",
+}
+
+
+@pytest.mark.parametrize("address,kind", sorted(BLOCKED.items()))
+def test_forbidden_addresses(address, kind):
+    reason = forbidden_reason(address)
+    assert reason is not None and kind in reason
+
+
+@pytest.mark.parametrize("address", ["8.8.8.8", "172.32.0.1", "93.184.216.34", "2606:4700::1111",
+                                     "::ffff:8.8.8.8"])
+def test_public_addresses_pass(address):
+    assert forbidden_reason(address) is None
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1/", "http://10.0.0.5:8080/admin", "http://172.16.3.4/",
+                                 "http://192.168.0.1/", "http://169.254.169.254/latest/meta-data/",
+                                 "http://[::1]:8000/", "http://[::ffff:127.0.0.1]/", "http://[::ffff:7f00:1]/"])
+def test_private_urls_blocked_without_dns(url):
+    with pytest.raises(SSRFBlocked):
+        check_url(url, allow_private=False, resolver=lambda h, p: pytest.fail("an IP needs no lookup"))
+
+
+@pytest.mark.parametrize("url", ["file:///etc/passwd", "ftp://example.org/x", "gopher://example.org/",
+                                 "javascript:alert(1)", "http:///nohost"])
+def test_only_http_and_https(url):
+    with pytest.raises(SSRFBlocked):
+        check_url(url, allow_private=True, resolver=lambda h, p: ["93.184.216.34"])
+
+
+def test_hostname_resolving_to_loopback_is_blocked():
+    with pytest.raises(SSRFBlocked, match="loopback"):
+        check_url("http://innocent.example/page", resolver=lambda h, p: ["93.184.216.34", "127.0.0.1"])
+
+
+def test_hostname_resolving_to_loopback_is_never_contacted(world):
+    world.route("GET", "/secret", lambda r: Response.text("router admin page"))
+    fetcher = PageFetcher(FetchSettings(), resolver=lambda host, port: ["127.0.0.1"])
+    page = fetcher.fetch(f"http://innocent.example:{world.port}/secret")
+    assert page.error.startswith("blocked:") and "loopback" in page.error
+    assert not world.requests_to("/secret")
+
+
+def test_private_allowed_when_configured_and_the_checked_address_is_used(world):
+    world.route("GET", "/page", lambda r: Response.text(f"host header: {r.header('host')}"))
+    lookups = []
+
+    def resolver(host, port):
+        lookups.append(host)
+        return ["127.0.0.1"]
+
+    page = PageFetcher(FetchSettings(allow_private_addresses=True), resolver=resolver).fetch(
+        f"http://pages.example:{world.port}/page")
+    assert page.ok and page.body == f"host header: pages.example:{world.port}".encode()
+    assert lookups == ["pages.example"]  # one lookup: the connection goes to the address that was checked
+
+
+def test_redirect_to_loopback_is_blocked(world, monkeypatch):
+    """The first hop is allowed (as if public); its redirect to a loopback address must be refused."""
+    world.route("GET", "/start", lambda r: Response.redirect(f"http://127.0.0.1:{world.port}/secret"))
+    world.route("GET", "/secret", lambda r: Response.text("metadata"))
+    real_check = fetch_mod.check_url
+
+    def check(url, allow_private=False, resolver=None):
+        first_hop = url.startswith("http://public.example")
+        return real_check(url, allow_private or first_hop, resolver)
+
+    monkeypatch.setattr(fetch_mod, "check_url", check)
+    fetcher = PageFetcher(FetchSettings(allow_private_addresses=False), resolver=lambda h, p: ["127.0.0.1"])
+    page = fetcher.fetch(f"http://public.example:{world.port}/start")
+    assert len(world.requests_to("/start")) == 1
+    assert page.error.startswith("blocked:") and "127.0.0.1" in page.error
+    assert not world.requests_to("/secret")
