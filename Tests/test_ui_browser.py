@@ -236,3 +236,66 @@ def test_history_reopens_a_report(page):
     expect(page.locator("#tab-web_search")).to_be_visible()
     expect(page.locator("#ws-report")).to_contain_text(QUESTION)
     assert report_links(page)
+
+
+# ---------------------------------------------------------------- Documents
+
+DOCS = {
+    "starter-care.md": "# Keeping a sourdough starter\n\nFeed the starter every day with equal weights of rye flour "
+                       "and water. Keep it in a loosely covered jar at room temperature; in the fridge it needs "
+                       "feeding only once a week.\n\nA healthy starter doubles in volume within six hours of "
+                       "feeding and smells pleasantly sour.\n",
+    "hive-log.txt": "Hive inspection log.\n\nIn May the colony built eleven frames of comb. The queen was seen on "
+                    "frame four; brood was healthy. We added a second box because foragers were bringing in "
+                    "a lot of lime-tree nectar.\n",
+}
+
+
+def test_documents_add_list_and_ask(page, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("my_docs")
+    for name, text in DOCS.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    ui.open_tab(page, "Documents")
+    page.locator("#docs-upload input[type=file]").set_input_files([str(folder / n) for n in DOCS])
+    expect(page.locator("#docs-upload a[href*='hive-log.txt']")).to_have_count(1)
+    page.click("#docs-add")
+    expect(page.locator("#docs-added")).to_contain_text("2 added", timeout=120_000)
+    expect(page.locator("#docs-count")).to_contain_text("2 document(s)")
+    assert {r[1] for r in ui.table_rows(page, "docs-list")} == set(DOCS)
+
+    ui.fill(page, "docs-question", "How often does a sourdough starter need feeding?")
+    ui.field(page, "docs-question").press("Enter")
+    expect(page.locator("#docs-answer")).to_contain_text("Sources", timeout=60_000)
+    answer = page.locator("#docs-answer .md")
+    expect(answer).to_contain_text("every day")
+    first = answer.locator("a", has_text="[1]").first
+    assert first.get_attribute("href") == "#doc-source-1"
+    expect(page.locator("#doc-source-1")).to_have_count(1)
+    expect(answer).to_contain_text("starter-care.md")
+    ui.screenshot(page, "documents")
+
+
+# ---------------------------------------------------------------- Wikipedia
+
+def test_wikipedia_build_demo_index_and_ask(page):
+    from App_Function_Libraries.Wikipedia.demo import DEMO_CORPUS
+    if not DEMO_CORPUS.exists():
+        pytest.skip(f"the demo encyclopedia is missing ({DEMO_CORPUS})")
+    ui.open_tab(page, "Wikipedia")
+    expect(page.locator("#wiki-status")).to_contain_text("No index yet")
+    page.click("#wiki-build")
+    expect(page.locator("#wiki-status")).to_contain_text("passages", timeout=240_000)
+    expect(page.locator("#wiki-build")).to_be_hidden()
+
+    ui.fill(page, "wiki-question", "Who decoded the dances of honey bees?")
+    page.click("#wiki-ask")
+    expect(page.locator("#wiki-answer")).to_contain_text("Sources", timeout=60_000)
+    answer = page.locator("#wiki-answer .md")
+    link = answer.locator("a", has_text="[1]").first
+    href = link.get_attribute("href")
+    assert href.startswith("http")
+    expect(answer.locator(f"a[href='{href}']").last).to_be_visible()
+    page.get_by_text("Passages used").click()
+    rows = ui.table_rows(page, "wiki-passages")
+    assert rows and rows[0][2].startswith("http") and float(rows[0][3]) != 0
+    ui.screenshot(page, "wikipedia")

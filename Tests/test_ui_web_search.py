@@ -122,3 +122,36 @@ def test_closing_the_stream_cancels_the_work():
     next(stream)
     stream.close()
     assert seen.wait(2)
+
+
+def test_search_streams_the_llm_report_and_honours_no_llm_for_a_role(make_settings, world):
+    from App_Function_Libraries.Gradio_UI.web_search_tab import run_search
+    from App_Function_Libraries.LLM import prompts
+    from Tests.support.mini_web import MiniWeb
+    from Tests.support.openai_server import ScriptedLLM
+    from Tests.support.research_llm import script_research
+    web = MiniWeb(world, include_faults=False).install()
+    llm = script_research(ScriptedLLM(), topic_words=("bee", "honey", "dance")).install(world)
+    settings = make_settings({"llm": {"provider": "openai", "base_url": world.url("/v1"), "model": "test-model"},
+                              "engines": {"searxng_api_url": web.search_base},
+                              "research": {"use_embeddings": "false"}})
+    values = form(settings, engines=["searxng"], subqueries=False, llm_relevance=wp.NO_LLM, pages_max=3,
+                  exact_terms="", exclude_terms="", blacklist="")
+    updates = list(run_search("How do honey bees communicate where flowers are?",
+                              *[values[name] for name in OPTION_NAMES]))
+    final = updates[-1]
+    run_id, progress, report, rows, state = final[:5]
+    assert run_id is None and "✓ **Verify citations**" in progress
+    streamed = [u[2] for u in updates[:-1] if isinstance(u[2], str) and "Findings" in u[2]]
+    assert streamed, "the report was shown while the LLM wrote it"
+    assert state["mode"] == "llm" and "## Findings" in state["report_markdown"]
+    sent = llm.prompts
+    assert not any(prompts.RELEVANCE_SYSTEM[:60] in p for p in sent), "relevance was set to no LLM"
+    assert any(prompts.EXTRACTION_SYSTEM[:60] in p for p in sent) and any(prompts.REPORT_RULES[:60] in p for p in sent)
+    assert all(s["verdict"] == "unjudged" for s in state["sources"])
+    assert re_link(report), report
+
+
+def re_link(report: str) -> bool:
+    import re
+    return bool(re.search(r"\[\\\[\d+\\\]\]\(http://127\.0\.0\.1:\d+/web/", report))

@@ -28,17 +28,21 @@ def time_import_gradio() -> float:
     return time.perf_counter() - t
 
 
+INTERACTIVE_SELECTOR = "#ws-question textarea:not([disabled])"  # the Web Search question box, ready to type in
+
+
 def time_interactive(url: str) -> float:
-    """Seconds from navigation start until the question box of the first tab is enabled."""
+    """Seconds from navigation start until the Web Search question box is rendered and enabled (the page
+    has loaded Gradio's scripts, fetched the app's config and drawn the first tab)."""
     from playwright.sync_api import sync_playwright
+
+    from Tests.support.browser import CHROMIUM, CHROMIUM_ARGS
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"), args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"])
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page()
         t = time.perf_counter()
         page.goto(url)
-        page.wait_for_selector("textarea:not([disabled]), input:not([disabled])", timeout=60000)
+        page.wait_for_selector(INTERACTIVE_SELECTOR, state="visible", timeout=60000)
         seconds = time.perf_counter() - t
         browser.close()
         return seconds
