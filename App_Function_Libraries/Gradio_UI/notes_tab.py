@@ -174,7 +174,7 @@ def build_tab(settings, shared: dict | None = None) -> None:
             with gr.Tabs():
                 with gr.Tab("Edit"):
                     content = gr.Textbox(label="Markdown", lines=14, max_lines=30, elem_id="notes-content")
-                with gr.Tab("Preview"):
+                with gr.Tab("Preview") as preview_tab:
                     preview = gr.Markdown(elem_id="notes-preview")
             info = gr.Markdown("Open a note from the list, or write a new one.", elem_id="notes-info")
             with gr.Row():
@@ -205,7 +205,7 @@ def build_tab(settings, shared: dict | None = None) -> None:
         shared["tab"].select(**list_args)
     table.select(open_note, inputs=[ids, fmt], outputs=editor)
     new.click(lambda f: note_outputs(None, f), inputs=fmt, outputs=editor)
-    content.change(lambda text: text, inputs=content, outputs=preview)
+    preview_tab.select(lambda text: text, inputs=content, outputs=preview)
     for button, action in ((save, save_note), (delete, delete_note), (restore, restore_note)):
         inputs = [state, title, keywords, content, fmt] if action is save_note else [state, fmt]
         button.click(action, inputs=inputs, outputs=editor).then(**list_args)

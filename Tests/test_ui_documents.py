@@ -1,0 +1,40 @@
+"""Documents and Wikipedia tab helpers that need no model: uploads kept safely, options applied per question."""
+import pytest
+
+from App_Function_Libraries.Gradio_UI import documents_tab, wikipedia_tab
+
+
+def test_uploads_are_kept_under_their_name_without_overwriting(tmp_path):
+    uploads = tmp_path / "uploads"
+    first, second = tmp_path / "a" / "notes.md", tmp_path / "b" / "notes.md"
+    for path, text in ((first, "one"), (second, "two")):
+        path.parent.mkdir()
+        path.write_text(text)
+    kept_first = documents_tab.keep_upload(first, uploads)
+    kept_again = documents_tab.keep_upload(first, uploads)
+    kept_second = documents_tab.keep_upload(second, uploads)
+    assert kept_first == kept_again == uploads / "notes.md"
+    assert kept_second != kept_first and kept_second.read_text() == "two" and kept_first.read_text() == "one"
+
+
+def test_nothing_to_add_or_a_missing_folder_is_a_clear_error(make_settings, tmp_path):
+    make_settings({})
+    with pytest.raises(ValueError, match="choose files"):
+        documents_tab.paths_to_add([], "  ")
+    with pytest.raises(ValueError, match="no such file or folder"):
+        documents_tab.paths_to_add(None, str(tmp_path / "nowhere"))
+
+
+def test_wikipedia_options_apply_to_one_question_only(make_settings):
+    settings = make_settings({"wikipedia": {"top_k_nodes": "10"}})
+    changed = wikipedia_tab.with_search_options(settings, 3, 50, 8, False)
+    w = changed.wikipedia
+    assert (w.top_k_nodes, w.similarity_search_top_k_nodes, w.similarity_search_rescore_multiplier, w.hybrid) == \
+        (3, 50, 8, False)
+    assert settings.wikipedia.top_k_nodes == 10
+
+
+def test_wikipedia_status_without_an_index(make_settings):
+    make_settings({})
+    text, button = wikipedia_tab.refresh_status()
+    assert text.startswith("**No index yet.**") and button.visible is True
