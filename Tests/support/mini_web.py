@@ -12,7 +12,7 @@ Our own texts, written for these tests.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from Tests.support.make_pdf import pdf_bytes
@@ -184,16 +184,31 @@ class MiniWeb:
     """Installs the pages and the search API on a test world."""
 
     def __init__(self, world: TestWorld, include_faults: bool = True, timeout_delay: float = 30.0,
-                 slow_chunk_delay: float = 0.1, seed: int = 0):
+                 slow_chunk_delay: float = 0.1, seed: int = 0, mirrors: int = 0, virtual_hosts: bool = False):
+        """mirrors: that many copies of every article under /web/mirror<i>/ (syndicated copies, as on the
+        real web); virtual_hosts: each page on a host of its own (site<k>.test, resolved by `resolver`)."""
         self.world = world
         self.include_faults = include_faults
         self.timeout_delay = timeout_delay
         self.slow_chunk_delay = slow_chunk_delay
         self.random = random.Random(seed)
         self.pages = ARTICLES + ([REDIRECTING] + FAULTS if include_faults else [])
+        for i in range(1, mirrors + 1):
+            self.pages += [replace(p, path=f"mirror{i}/{p.path}", title=f"{p.title} (mirror {i})") for p in ARTICLES]
+        self.virtual_hosts = virtual_hosts
+        self._hosts = {p.path: f"site{k}.test" for k, p in enumerate(self.pages)}
 
     def url(self, path: str) -> str:
-        return self.world.url("/web/" + path)
+        if not self.virtual_hosts:
+            return self.world.url("/web/" + path)
+        return f"http://{self._hosts.get(path, 'hops.test')}:{self.world.port}/web/{path}"
+
+    @staticmethod
+    def resolver(host: str, port: int) -> list[str]:
+        """For the fetcher: every *.test host is this machine (the test world)."""
+        if not host.endswith(".test"):
+            raise OSError(f"{host}: not a test world host")
+        return ["127.0.0.1"]
 
     @property
     def search_base(self) -> str:

@@ -1,0 +1,168 @@
+"""Research pipeline latency on the test world with injected delays, three ways in one run:
+
+  wall          Quarry as built (process_question: stages concurrent inside, pages streamed into ranking
+                and per-page notes);
+  sequential    the same stages strictly one after another, the tldw way: one query and engine at a time,
+                one LLM call per result for relevance, one page at a time (fetch, rank, notes);
+  critical_path the lower bound from the injected delays alone: sub-query call + slowest search + slowest
+                relevance batch + slowest page read + one notes call + the report call.
+
+Injected latency (fixed seed): search API 300 ms a request, each page 200-1500 ms, LLM 800 ms a call. Pages
+live on separate virtual hosts (site<k>.test -> the test world) so per-host limits apply as on the real web.
+The embedding model and the LLM client library are loaded before timing (a running app has them loaded);
+caches are off.
+
+    python bench/pipeline_latency.py [--seed 7] [--mirrors 2] [--torch-threads N]
+
+On a machine whose cores are shared with other busy processes, torch's default of one thread per core makes
+the embedding model several times slower (its threads wait on each other); --torch-threads 1 shows that.
+
+Last line:
+    pipeline: wall=<s> critical_path=<s> sequential=<s> speedup=<x> overhead=<x> llm_calls=<n>
+Goals: speedup >= 5x, overhead <= 1.25x, llm_calls <= 3 + ceil(results/8) + pages fetched.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+QUESTION = "How do honey bees communicate the location of food?"
+SUB_QUERIES = ["honey bee waggle dance", "bee round dance scent", "bee navigation sun compass"]
+SEARCH_DELAY, LLM_DELAY, PAGE_DELAYS = 0.3, 0.8, (0.2, 1.5)
+
+
+def build_world(seed: int, mirrors: int):
+    from Tests.support.mini_web import MiniWeb
+    from Tests.support.openai_server import ScriptedLLM
+    from Tests.support.research_llm import script_research
+    from Tests.support.testworld import TestWorld
+    world = TestWorld().start()
+    web = MiniWeb(world, include_faults=False, slow_chunk_delay=0.0, mirrors=mirrors, virtual_hosts=True).install()
+    rng = random.Random(seed)
+    page_delays = {}
+    for page in web.pages:
+        page_delays[web.url(page.path)] = delay = round(rng.uniform(*PAGE_DELAYS), 3)
+        world.fault("/web/" + page.path, delay=delay)
+    world.fault("/searxng/search", delay=SEARCH_DELAY)
+    llm = script_research(ScriptedLLM(default="?", delay=LLM_DELAY), ("bee", "honey", "waggle", "forag"),
+                          sub_queries=SUB_QUERIES, invalid_citation=None).install(world)
+    return world, web, llm, page_delays
+
+
+def make_services(world, web, workdir: Path):
+    from App_Function_Libraries import config
+    from App_Function_Libraries.Web_Search.fetch import PageFetcher
+    from App_Function_Libraries.Web_Search.pipeline import Services
+    from Tests.support.mini_web import research_config
+    values = research_config(web, world.url("/v1"), embeddings=True,
+                             research={"pages_max": 10, "passage_words_min": 100, "passage_words_max": 200},
+                             fetch={"per_host_concurrency": 2, "read_timeout_seconds": 5,
+                                    "total_timeout_seconds": 10, "connect_timeout_seconds": 5},
+                             llm={"max_output_tokens": 600, "timeout_seconds": 30})
+    values["databases"] = {"research_db": str(workdir / "bench.db"), "notes_db": str(workdir / "bench.db")}
+    path = workdir / "config.txt"
+    path.write_text("".join(f"[{s}]\n" + "".join(f"{k} = {v}\n" for k, v in kv.items()) for s, kv in values.items()),
+                    encoding="utf-8")
+    settings = config.load_settings(path, env={})
+    config.set_settings(settings)
+    services = Services.from_settings(settings)
+    services.fetcher = PageFetcher(settings.fetch, resolver=web.resolver)
+    return settings, services
+
+
+def run_quarry(services, params):
+    from App_Function_Libraries.Web_Search.pipeline import process_question
+    started = time.perf_counter()
+    result = process_question(QUESTION, params, services=services)
+    return time.perf_counter() - started, result
+
+
+def run_sequential(services, params, settings) -> float:
+    """The same stages strictly one after another (the tldw way)."""
+    from App_Function_Libraries.config import FetchSettings
+    from App_Function_Libraries.Web_Search import aggregate, relevance
+    from App_Function_Libraries.Web_Search.fetch import PageFetcher
+    from App_Function_Libraries.Web_Search.page_extraction import extract_with_llm
+    from App_Function_Libraries.Web_Search.page_stream import apply_loaded, load_page
+    from App_Function_Libraries.Web_Search.passage_rank import MemoEmbedder, RankSettings, rank_pages
+    from App_Function_Libraries.Web_Search.research_types import Source
+    from App_Function_Libraries.Web_Search.search_many import merge_runs, search_many
+    from App_Function_Libraries.Web_Search.subqueries import analyze_question
+    llms, embedder = services.llms, MemoEmbedder(services.embedder())
+    fetcher = PageFetcher(FetchSettings(**{**settings.fetch.__dict__, "concurrency": 1, "per_host_concurrency": 1}),
+                          resolver=services.fetcher.resolver)
+    started = time.perf_counter()
+    subs, _ = analyze_question(QUESTION, llms["subquery"], params.subquery_count)
+    runs = []
+    for query in [QUESTION] + subs:
+        for engine in params.engines:
+            runs += search_many([engine], [query], result_count=params.result_count, settings=settings,
+                                use_cache=False, max_workers=1).runs
+    sources = [Source(r.title, r.url, r.content) for r in merge_runs(runs)[:params.result_max]]
+    relevance.judge_with_llm(llms["relevance"], QUESTION, subs, sources, batch_size=1, max_parallel=1)
+    rank = RankSettings(params.passages_per_page, settings.research.passage_words_min,
+                        settings.research.passage_words_max)
+    for source in [s for s in sources if s.selected][:params.pages_max]:
+        page = load_page(source.url, fetcher)
+        apply_loaded(source, page)
+        if page.text:
+            source.passages = rank_pages(QUESTION, [page.text], rank, embedder)[0]
+            source.extraction, _ = extract_with_llm(llms["extraction"], QUESTION, source)
+    aggregate.number_sources(sources)
+    report = aggregate.aggregate_results(QUESTION, sources, llms["final_answer"], params.report_options(), subs)
+    aggregate.verify_report(report, sources, embedder)
+    return time.perf_counter() - started
+
+
+def critical_path(result, page_delays: dict[str, float]) -> float:
+    fetched = [page_delays[s.url] for s in result.sources if s.fetched and s.url in page_delays]
+    notes_call = LLM_DELAY if fetched else 0.0
+    return LLM_DELAY + SEARCH_DELAY + LLM_DELAY + max(fetched, default=0.0) + notes_call + LLM_DELAY
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=7, help="seed of the page delays")
+    parser.add_argument("--mirrors", type=int, default=2, help="mirror copies of each article (more results)")
+    parser.add_argument("--torch-threads", type=int, default=0,
+                        help="CPU threads for the embedding model (0: torch's default, one per core)")
+    args = parser.parse_args(argv)
+    if args.torch_threads:
+        import torch
+        torch.set_num_threads(args.torch_threads)
+    from App_Function_Libraries.Web_Search.research_params import ResearchParams
+    world, web, llm, page_delays = build_world(args.seed, args.mirrors)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            settings, services = make_services(world, web, Path(tmp))
+            services.embedder()  # load the model and the LLM client library before timing
+            for client in {id(c): c for c in services.llms.values() if c is not None}.values():
+                client.client()
+            params = ResearchParams.from_settings(settings, use_cache=False)
+            wall, result = run_quarry(services, params)
+            calls = llm.calls
+            sequential = run_sequential(services, params, settings)
+    finally:
+        world.stop()
+    bound = critical_path(result, page_delays)
+    fetched = sum(1 for s in result.sources if s.fetched)
+    budget = 3 + math.ceil(len(result.sources) / 8) + fetched
+    print(f"results={len(result.sources)} pages_fetched={fetched} citations={len(result.citations)} "
+          f"llm_call_budget={budget} stage_timings={result.timings}")
+    print(f"goals: speedup>=5 {'met' if sequential / wall >= 5 else 'MISSED'}; overhead<=1.25 "
+          f"{'met' if wall / bound <= 1.25 else 'MISSED'}; llm_calls<=budget {'met' if calls <= budget else 'MISSED'}")
+    print(f"pipeline: wall={wall:.2f} critical_path={bound:.2f} sequential={sequential:.2f} "
+          f"speedup={sequential / wall:.1f}x overhead={wall / bound:.2f}x llm_calls={calls}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
