@@ -9,6 +9,7 @@ from App_Function_Libraries.DB.research_store import get_research_store
 from Tests.support.mini_web import MiniWeb, research_config
 from Tests.support.openai_server import ScriptedLLM
 from Tests.support.research_llm import script_research
+from Tests.support.search_apis import clean_health  # noqa: F401 - autouse: no engine suspension leaks in
 
 QUESTION = "How do honey bees communicate the location of food?"
 

@@ -6,6 +6,7 @@ import pytest
 
 from App_Function_Libraries.Web_Search.pipeline import process_question
 from Tests.support.mini_web import MiniWeb, research_config
+from Tests.support.search_apis import clean_health  # noqa: F401 - autouse: no engine suspension leaks in
 
 pytestmark = pytest.mark.slow
 

@@ -11,10 +11,12 @@ import time
 import pytest
 
 from App_Function_Libraries.Web_Search.pipeline import process_question, rerun_from_fetch
+from App_Function_Libraries.Web_Search.research_params import ResearchParams
 from App_Function_Libraries.Web_Search.research_types import ResearchResult
 from Tests.support.mini_web import INJECTION, MiniWeb, research_config
 from Tests.support.openai_server import ScriptedLLM
 from Tests.support.research_llm import data_blocks, outside_data, script_research
+from Tests.support.search_apis import clean_health  # noqa: F401 - autouse: no engine suspension leaks in
 
 QUESTION = "How do honey bees communicate the location of food?"
 BEE_WORDS = ("bee", "honey", "waggle", "bienen", "forag", "hive")
@@ -194,3 +196,28 @@ def test_llm_failure_while_writing_falls_back_to_an_extractive_brief(world, web,
     assert result.mode == "extractive"
     assert any(e.startswith("report: the LLM failed") for e in result.errors)
     assert result.citations and model.calls == 0
+
+
+def test_several_engines_in_their_own_formats_are_merged(world, make_settings):
+    """SearXNG (the mini web) and Brave (search_apis: pages elsewhere on the web, unreachable here)."""
+    from App_Function_Libraries.Web_Search.fetch import PageFetcher
+    from App_Function_Libraries.Web_Search.pipeline import Services
+    from Tests.support.search_apis import SearchAPIs
+
+    apis = SearchAPIs(world).install()
+    web = MiniWeb(world, include_faults=False, search_prefix="/mini-searxng").install()
+    script_research(ScriptedLLM(default="?"), BEE_WORDS + ("result",), sub_queries=["honey bee waggle dance"]
+                    ).install(world)
+    values = research_config(web, world.url("/v1"))
+    values["engines"] = {**apis.config()["engines"], "searxng_api_url": web.search_base}
+    settings = make_settings(values)
+    services = Services.from_settings(settings)
+    services.fetcher = PageFetcher(settings.fetch, resolver=MiniWeb.resolver)  # *.example does not resolve
+    params = ResearchParams.from_settings(settings, engines=["searxng", "brave"], result_count=5)
+    result = process_question(QUESTION, params, services=services)
+    engines = {tuple(s.engines) for s in result.sources}
+    assert ("searxng",) in engines and ("brave",) in engines
+    assert len(apis.requests_to("brave")) == 2  # the question and one sub-query
+    brave = [s for s in result.sources if s.engines == ["brave"] and s.verdict == "relevant"]
+    assert brave and all(not s.fetched and "cannot resolve" in s.error for s in brave)
+    assert result.citations and all(c.url.startswith(world.url("/web/")) for c in result.citations)

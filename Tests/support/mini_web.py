@@ -3,7 +3,7 @@ boilerplate real sites carry, a PDF, a windows-1252 page, a page carrying a prom
 redirect chain, and one page for each fault a fetcher meets (429, 500, a time-out, a 20 MB body, a redirect
 loop, a bad encoding, a binary body). Plus a SearXNG-format search API over those pages.
 
-    web = MiniWeb(world).install()          # pages under /web/…, search at world.url("/searxng")
+    web = MiniWeb(world).install()          # pages under /web/…, search at web.search_base (SearXNG format)
     web.url("bees/waggle-dance")            # a page's address
     web.search("bee dance", 10)             # what the search API answers, as dicts
 
@@ -184,7 +184,8 @@ class MiniWeb:
     """Installs the pages and the search API on a test world."""
 
     def __init__(self, world: TestWorld, include_faults: bool = True, timeout_delay: float = 30.0,
-                 slow_chunk_delay: float = 0.1, seed: int = 0, mirrors: int = 0, virtual_hosts: bool = False):
+                 slow_chunk_delay: float = 0.1, seed: int = 0, mirrors: int = 0, virtual_hosts: bool = False,
+                 search_prefix: str = "/searxng"):
         """mirrors: that many copies of every article under /web/mirror<i>/ (syndicated copies, as on the
         real web); virtual_hosts: each page on a host of its own (site<k>.test, resolved by `resolver`)."""
         self.world = world
@@ -196,6 +197,7 @@ class MiniWeb:
         for i in range(1, mirrors + 1):
             self.pages += [replace(p, path=f"mirror{i}/{p.path}", title=f"{p.title} (mirror {i})") for p in ARTICLES]
         self.virtual_hosts = virtual_hosts
+        self.search_prefix = search_prefix  # another prefix lets Tests/support/search_apis.py keep /searxng
         self._hosts = {p.path: f"site{k}.test" for k, p in enumerate(self.pages)}
 
     def url(self, path: str) -> str:
@@ -213,14 +215,14 @@ class MiniWeb:
     @property
     def search_base(self) -> str:
         """The SearXNG base URL to put in [engines] searxng_api_url."""
-        return self.world.url("/searxng")
+        return self.world.url(self.search_prefix)
 
     def install(self) -> "MiniWeb":
         for page in self.pages:
             self.world.route("GET", "/web/" + page.path, self._handler(page))
         for src, dst in REDIRECT_HOPS.items():
             self.world.route("GET", "/web/" + src, lambda r, d=dst: Response.redirect(self.url(d)))
-        self.world.route("GET", "/searxng/search", self._searxng)
+        self.world.route("GET", self.search_prefix + "/search", self._searxng)
         return self
 
     def _handler(self, page: Page) -> Callable[[Request], Response]:
