@@ -145,7 +145,7 @@ def build_tab(settings: Settings, shared: dict | None = None) -> None:
             refresh = gr.Button("Refresh", size="sm", elem_id="set-health-refresh")
             resume = gr.Button("Lift suspensions", size="sm", elem_id="set-health-resume")
         health = gr.Dataframe(headers=["engine", "configured", "state", "details"], interactive=False,
-                              wrap=True, elem_id="set-health")
+                              wrap=True, elem_id="set-health", column_widths=["12%", "12%", "14%", "62%"])
     with gr.Accordion("All active settings (keys masked)", open=False):
         active = gr.Markdown(settings_markdown(settings))
 

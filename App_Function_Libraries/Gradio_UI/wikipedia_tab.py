@@ -12,7 +12,7 @@ import gradio as gr
 from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, answer_markdown, problems_markdown
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, user_errors
 
-PASSAGE_HEADERS = ["n", "article", "link", "score", "passage"]
+PASSAGE_HEADERS = ["n", "article", "link", "score", "similarity", "passage"]
 
 
 def status_text(settings) -> tuple[str, bool]:
@@ -54,8 +54,8 @@ def with_search_options(settings, top_k: int, candidates: int, rescore: int, hyb
 
 def passage_rows(answer) -> list[list]:
     number = {s.url: s.n for s in answer.sources}
-    return [[number.get(p.url, ""), p.title, p.url, round(float(p.score), 4), one_line(p.text, 300)]
-            for p in answer.passages]
+    return [[number.get(p.url, ""), p.title, p.url, round(float(p.score), 4), round(float(p.vector_score), 3),
+             one_line(p.text, 300)] for p in answer.passages]
 
 
 def answer_view(answer) -> str:
@@ -101,9 +101,12 @@ def build_tab(settings, shared: dict | None = None) -> None:
             hybrid = gr.Checkbox(value=w.hybrid, label="Fuse with keyword (BM25) search")
     answer = gr.Markdown(elem_id="wiki-answer")
     with gr.Accordion("Passages used", open=False):
-        passages = gr.Dataframe(headers=PASSAGE_HEADERS, datatype=["number", "str", "str", "number", "str"],
+        gr.Markdown("*score*: the ranking score after re-ranking; *similarity*: the passage's estimated cosine "
+                    "similarity to the question.")
+        passages = gr.Dataframe(headers=PASSAGE_HEADERS,
+                                datatype=["number", "str", "str", "number", "number", "str"],
                                 interactive=False, wrap=True, elem_id="wiki-passages",
-                                column_widths=["6%", "18%", "22%", "9%", "45%"])
+                                column_widths=["5%", "16%", "20%", "8%", "9%", "42%"])
 
     inputs = [question, top_k, candidates, rescore, hybrid]
     go.click(ask, inputs=inputs, outputs=[answer, passages])

@@ -103,11 +103,11 @@ def screenshot(page, name: str, full_page: bool = True) -> Path:
     """Docs/screenshots/NAME.png of the page, without the toast messages that may cover it."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    page.evaluate("() => document.querySelectorAll('.toast-wrap').forEach(t => t.style.visibility = 'hidden')")
+    page.evaluate("() => document.querySelectorAll('.toast-wrap').forEach(t => t.style.display = 'none')")
     try:
         page.screenshot(path=str(path), full_page=full_page)
     finally:
-        page.evaluate("() => document.querySelectorAll('.toast-wrap').forEach(t => t.style.visibility = '')")
+        page.evaluate("() => document.querySelectorAll('.toast-wrap').forEach(t => t.style.display = '')")
     return path
 
 
