@@ -89,3 +89,67 @@ def test_redirect_to_loopback_is_blocked(world, monkeypatch):
     assert len(world.requests_to("/start")) == 1
     assert page.error.startswith("blocked:") and "127.0.0.1" in page.error
     assert not world.requests_to("/secret")
+
+
+@pytest.mark.parametrize("url", ["http://2130706433/", "http://0x7f000001/", "http://127.1/", "http://0177.0.0.1/"])
+def test_numeric_host_spellings_of_loopback_are_blocked(url):
+    with pytest.raises(SSRFBlocked, match="loopback"):
+        check_url(url)  # the system resolver reads these spellings without any DNS query
+
+
+def test_https_connects_to_the_checked_address_and_verifies_the_name(tmp_path):
+    """TLS goes to the pinned address while the certificate is still checked against the URL's host."""
+    import http.server
+    import shutil
+    import ssl
+    import subprocess
+    import threading
+
+    import requests
+
+    if not shutil.which("openssl"):
+        pytest.skip("openssl is needed to make a test certificate")
+    cert, key = tmp_path / "c.pem", tmp_path / "k.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(cert), "-days", "1", "-subj", "/CN=pages.test", "-addext", "subjectAltName=DNS:pages.test"],
+                   check=True, capture_output=True)
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = f"host={self.headers['Host']}".encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(str(cert), str(key))
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        results = {}
+        for name in ("pages.test", "other.test"):
+            url = f"https://{name}:{server.server_address[1]}/x"
+            target = check_url(url, allow_private=True, resolver=lambda h, p: ["127.0.0.1"])
+            prepared = requests.Request("GET", url, headers={"Host": fetch_mod.host_header(url)}).prepare()
+            try:
+                results[name] = fetch_mod.pinned_adapter(target).send(prepared, verify=str(cert), timeout=5).text
+            except requests.exceptions.SSLError as exc:
+                results[name] = f"ssl error: {exc}"
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert results["pages.test"] == f"host=pages.test:{server.server_address[1]}"
+    assert results["other.test"].startswith("ssl error") and "other.test" in results["other.test"]
+
+
+def test_next_checked_address_is_tried_when_the_first_refuses(world):
+    world.route("GET", "/page", lambda r: Response.text("answered"))
+    fetcher = PageFetcher(FetchSettings(allow_private_addresses=True),
+                          resolver=lambda host, port: ["127.0.0.2", "127.0.0.1"])  # nothing listens on .2
+    page = fetcher.fetch(f"http://two.example:{world.port}/page")
+    assert page.ok and page.body == b"answered"

@@ -53,15 +53,16 @@ class FetchedPage:
 
 # ---------------------------------------------------------------- connecting to the checked address
 
-def _pinned_adapter(target: CheckedTarget):
-    """A requests adapter that connects to the address the SSRF guard checked (not a fresh DNS answer),
+def pinned_adapter(target: CheckedTarget, address: str | None = None):
+    """A requests adapter that connects to an address the SSRF guard checked (not a fresh DNS answer),
     while TLS still verifies the certificate against the URL's host name."""
+    address = address or target.addresses[0]
     from requests.adapters import HTTPAdapter
 
     class PinnedAdapter(HTTPAdapter):
         def build_connection_pool_key_attributes(self, request, verify, cert=None):
             host_params, pool_kwargs = super().build_connection_pool_key_attributes(request, verify, cert)
-            host_params["host"] = target.addresses[0]
+            host_params["host"] = address
             if target.scheme == "https":
                 pool_kwargs["server_hostname"] = target.host
                 pool_kwargs["assert_hostname"] = target.host
@@ -70,7 +71,7 @@ def _pinned_adapter(target: CheckedTarget):
     return PinnedAdapter(max_retries=0)
 
 
-def _host_header(url: str) -> str:
+def host_header(url: str) -> str:
     return urlsplit(url).netloc.rsplit("@", 1)[-1]
 
 
@@ -136,20 +137,11 @@ class PageFetcher:
         import requests
         s = self.settings
         remaining = _remaining(deadline, s.total_timeout_seconds)
-        headers = {"User-Agent": s.user_agent, "Host": _host_header(url),
+        headers = {"User-Agent": s.user_agent, "Host": host_header(url),
                    "Accept": "text/html,application/xhtml+xml,application/pdf,text/plain;q=0.9,*/*;q=0.5",
                    "Accept-Encoding": "gzip, deflate"}
         prepared = requests.Request("GET", url, headers=headers).prepare()
-        adapter = _pinned_adapter(target)
-        try:
-            resp = adapter.send(prepared, stream=True, timeout=(min(s.connect_timeout_seconds, remaining),
-                                                                min(s.read_timeout_seconds, remaining)))
-        except requests.exceptions.ConnectTimeout:
-            raise FetchFailed(f"could not connect within {s.connect_timeout_seconds:g} s") from None
-        except requests.exceptions.ReadTimeout:
-            raise FetchFailed(_timeout_message(deadline, s)) from None
-        except requests.exceptions.RequestException as exc:
-            raise FetchFailed(f"connection failed: {_short(exc)}") from None
+        adapter, resp = self._connect(prepared, target, deadline, remaining)
         try:
             page.status = resp.status_code
             if resp.status_code in REDIRECT_STATUSES and resp.headers.get("Location"):
@@ -162,6 +154,29 @@ class PageFetcher:
         finally:
             resp.close()
             adapter.close()
+
+    def _connect(self, prepared, target: CheckedTarget, deadline: float, remaining: float):
+        """(adapter, response headers) from the first checked address that accepts the connection."""
+        import requests
+        s = self.settings
+        timeout = (min(s.connect_timeout_seconds, remaining), min(s.read_timeout_seconds, remaining))
+        for i, address in enumerate(target.addresses):
+            adapter = pinned_adapter(target, address)
+            try:
+                return adapter, adapter.send(prepared, stream=True, timeout=timeout)
+            except requests.exceptions.ReadTimeout:
+                adapter.close()
+                raise FetchFailed(_timeout_message(deadline, s)) from None
+            except requests.exceptions.RequestException as exc:
+                adapter.close()
+                connect_failed = isinstance(exc, (requests.exceptions.ConnectTimeout,
+                                                  requests.exceptions.ConnectionError))
+                if connect_failed and i + 1 < len(target.addresses):
+                    continue  # another address of the same host may answer
+                if isinstance(exc, requests.exceptions.ConnectTimeout):
+                    raise FetchFailed(f"could not connect within {s.connect_timeout_seconds:g} s") from None
+                raise FetchFailed(f"connection failed: {_short(exc)}") from None
+        raise FetchFailed("no address to connect to")
 
     def _read_body(self, resp, page: FetchedPage, deadline: float, cancel) -> None:
         import requests
