@@ -39,7 +39,7 @@ def test_research_markdown_without_an_llm(world, make_settings, capsys):
     numbers = {int(n) for n in re.findall(r"\[(\d+)\]", out.out.split("## Sources")[0])}
     listed = {int(n) for n in re.findall(r"^\[(\d+)\] ", out.out, re.MULTILINE)}
     assert numbers and numbers <= listed
-    assert "HTTP 429" in out.out  # sources that could not be read are listed with why
+    assert "HTTP 429" in out.out  # selected sources that were not used are listed with why
     assert "saved as" not in out.err
 
 

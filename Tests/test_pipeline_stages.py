@@ -156,3 +156,13 @@ def test_research_command_rejects_an_unknown_engine(make_settings):
                               no_subqueries=False, no_relevance=False, no_cache=False)
     with pytest.raises(ValueError, match="altavista"):
         build_params(args, make_settings())
+
+
+def test_the_same_page_under_two_urls_is_numbered_once():
+    srcs = sources()
+    twin = Source("Waggle (short link)", "http://short.test/w", passages=list(srcs[0].passages),
+                  extraction="notes a", content_hash="ha", fetched=True, final_url="http://a.test/1")
+    srcs.insert(1, twin)
+    number_sources(srcs)
+    assert [s.n for s in srcs] == [1, None, None, 2, 3]
+    assert twin.error == "same page as source [1] (http://a.test/1)"

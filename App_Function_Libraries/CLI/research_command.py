@@ -72,11 +72,17 @@ def format_markdown(result) -> str:
     lines = [f"# {result.question}", "", result.report_markdown.strip(), "", "## Sources", ""]
     for s in result.cited_sources():
         lines.append(f"[{s.n}] {s.title or s.url} - {s.final_url or s.url}")
-    unread = [s for s in result.sources if s.n is None and s.selected and s.error]
-    if unread:
-        lines += ["", "Not used (could not be read):"]
-        lines += [f"- {s.title or s.url} - {s.url}: {s.error}" for s in unread]
+    unused = [s for s in result.sources if s.n is None and s.selected]
+    if unused:
+        lines += ["", "Selected but not used:"]
+        lines += [f"- {s.title or s.url} - {s.url}: {_why_unused(s)}" for s in unused]
     return "\n".join(lines)
+
+
+def _why_unused(source) -> str:
+    if not source.fetched or source.error.startswith("same page"):
+        return source.error or "not read"
+    return "nothing on the question" + (f" ({source.error})" if source.error else "")
 
 
 def format_summary(result) -> str:

@@ -36,13 +36,20 @@ class ReportOptions:
 
 
 def number_sources(sources: list[Source]) -> list[Source]:
-    """Give report numbers 1..N, in the order given, to the sources that carry notes; others get none."""
+    """Give report numbers 1..N, in the order given, to the sources that carry notes; others get none.
+    A page already numbered under another URL (same text: a redirect or a copy) is not numbered again."""
     numbered: list[Source] = []
+    by_hash: dict[str, Source] = {}
     for source in sources:
         source.n = None
-        if source.extraction.strip():
+        first = by_hash.get(source.content_hash) if source.content_hash else None
+        if first is not None:
+            source.error = f"same page as source [{first.n}] ({first.final_url or first.url})"
+        elif source.extraction.strip():
             numbered.append(source)
             source.n = len(numbered)
+            if source.content_hash:
+                by_hash[source.content_hash] = source
     return numbered
 
 

@@ -311,3 +311,38 @@ def research_config(web: MiniWeb, llm_url: str | None = None, embeddings: bool =
     for section, kv in sections.items():
         values.setdefault(section, {}).update(kv)
     return values
+
+
+def serve(config_path: str, with_llm: bool = True) -> None:
+    """Run the mini web (and the scripted research model) until Ctrl-C, with a config file pointing at it:
+
+        python -m Tests.support.mini_web /tmp/quarry-mini.txt
+        python app.py --config /tmp/quarry-mini.txt research "How do honey bees communicate the location of food?"
+    """
+    import tempfile
+    import time
+
+    from Tests.support.openai_server import ScriptedLLM
+    from Tests.support.research_llm import script_research
+    world = TestWorld().start()
+    web = MiniWeb(world, timeout_delay=5).install()
+    llm_url = None
+    if with_llm:
+        script_research(ScriptedLLM(default="?"), ("bee", "honey", "waggle", "forag", "hive")).install(world)
+        llm_url = world.url("/v1")
+    values = research_config(web, llm_url)
+    db = f"{tempfile.mkdtemp(prefix='quarry-mini-')}/quarry.db"
+    values["databases"] = {"research_db": db, "notes_db": db}
+    with open(config_path, "w", encoding="utf-8") as fh:
+        fh.write("".join(f"[{s}]\n" + "".join(f"{k} = {v}\n" for k, v in kv.items()) for s, kv in values.items()))
+    print(f"mini web at {world.base_url}, config written to {config_path}; Ctrl-C stops it", flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        world.stop()
+
+
+if __name__ == "__main__":
+    import sys
+    serve(sys.argv[1] if len(sys.argv) > 1 else "quarry-mini.txt", with_llm="--no-llm" not in sys.argv)
