@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from App_Function_Libraries.Documents.doc_types import DocumentNotFound, IndexMismatch
+from App_Function_Libraries.Documents.doc_types import DocumentNotFound, DocumentsError, IndexMismatch
 from App_Function_Libraries.Documents.library import EMBEDDING_META, DocumentLibrary
 from App_Function_Libraries.Retrieval.passages import split_paragraphs
 from Tests.support.make_pdf import write_encrypted_pdf, write_pdf
@@ -131,6 +131,8 @@ def test_node_groups_parents_and_custom_group(library, tmp_path):
         assert " ".join(c.text for c in children).split() == coarse.text.split()
     hits = library.search("item 305", group="para", k=3)
     assert hits[0].group == "para" and hits[0].text.startswith("Section 3.")
+    with pytest.raises(DocumentsError, match="no node group 'nope'.*coarse, fine, para"):
+        library.search("item", group="nope")
     # a changed group set re-splits documents that are otherwise unchanged
     lib2 = DocumentLibrary(library.settings)
     report = lib2.add([tmp_path / "long.txt"])

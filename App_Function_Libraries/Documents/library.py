@@ -19,8 +19,8 @@ import numpy as np
 from App_Function_Libraries.config import Settings, get_settings
 from App_Function_Libraries.Documents.annotate import ChunkAnnotator, PathPatterns
 from App_Function_Libraries.Documents.answer import answer_from_hits
-from App_Function_Libraries.Documents.doc_types import (DocAnswer, DocumentInfo, IndexMismatch, IngestReport,
-                                                        SearchFilters, SearchHit)
+from App_Function_Libraries.Documents.doc_types import (DocAnswer, DocumentInfo, DocumentsError, IndexMismatch,
+                                                        IngestReport, SearchFilters, SearchHit)
 from App_Function_Libraries.Documents.ingest import Ingestor, Progress
 from App_Function_Libraries.Documents.node_groups import DEFAULT_GROUPS, ROOT, NodeGroup, ordered_groups
 from App_Function_Libraries.Documents.retrieve import FUSED_TOP_K, Retriever
@@ -120,6 +120,9 @@ class DocumentLibrary:
                query_vector: np.ndarray | None = None) -> list[SearchHit]:
         """The k best nodes of a group: hybrid (BM25 + vector, rank-fused), bm25 or vector."""
         with self._lock:
+            known = self.store.groups()
+            if known and group not in known:
+                raise DocumentsError(f"no node group {group!r} in the documents index (groups: {', '.join(known)})")
             if method != "bm25":
                 self._check_embedding_model()
             return self.retriever().search(query, group, k, filters, method, query_vector, rerank)
