@@ -89,6 +89,10 @@ class Fault:
 Handler = Callable[[Request], Response]
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # the default listen backlog of 5 stalls bursts of concurrent connections
+
+
 class TestWorld:
     __test__ = False  # not a pytest test class
 
@@ -132,7 +136,7 @@ class TestWorld:
 
             do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = _serve
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
                                         daemon=True)
