@@ -155,3 +155,11 @@ def test_search_streams_the_llm_report_and_honours_no_llm_for_a_role(make_settin
 def re_link(report: str) -> bool:
     import re
     return bool(re.search(r"\[\\\[\d+\\\]\]\(http://127\.0\.0\.1:\d+/web/", report))
+
+
+def test_answer_lists_only_the_sources_it_cites():
+    from App_Function_Libraries.Gradio_UI.answer_view import answer_markdown
+    refs = [SourceRef(1, "One", "https://one.example"), SourceRef(2, "Two", "https://two.example")]
+    text = answer_markdown("Only the second [2].", refs, "wiki")
+    assert "https://two.example" in text and "https://one.example" not in text
+    assert "https://one.example" in answer_markdown("No citation at all.", refs, "wiki")

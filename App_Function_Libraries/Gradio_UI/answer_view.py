@@ -70,10 +70,16 @@ def sources_markdown(sources: list[SourceRef], anchor_prefix: str = "src", headi
     return "\n".join(lines)
 
 
+def cited_numbers(markdown: str) -> set[int]:
+    return {int(m.group(1)) for m in CITATION.finditer(markdown or "")}
+
+
 def answer_markdown(markdown: str, sources: list[SourceRef], anchor_prefix: str = "src") -> str:
-    """The answer with linked citations followed by its sources list."""
+    """The answer with linked citations followed by the sources it cites (all of them when it cites none;
+    the tab's table lists the rest)."""
     body = link_citations(markdown, sources, anchor_prefix)
-    listed = sources_markdown(sources, anchor_prefix)
+    cited = cited_numbers(markdown)
+    listed = sources_markdown([s for s in sources if s.n in cited] or sources, anchor_prefix)
     return body + ("\n\n---\n\n" + listed if listed else "")
 
 
