@@ -157,6 +157,8 @@ class WikipediaSettings:
     index_dir: str = _f("Databases/wiki_index", path=True)
     similarity_search_top_k_nodes: int = _f(100, min=1, max=10000)
     similarity_search_rescore_multiplier: int = _f(4, min=1, max=1000)
+    similarity_search_hamming_candidates: int = _f(6000, min=0, max=1_000_000)
+    similarity_search_int8_candidates: int = _f(1000, min=0, max=100_000)
     top_k_nodes: int = _f(10, min=1, max=1000)
     top_k_related_documents: int = _f(1, min=0, max=100)
     top_k_related_nodes: int = _f(3, min=0, max=100)

@@ -15,6 +15,7 @@ from App_Function_Libraries.config import ConfigError, get_settings, load_settin
 SUBCOMMAND_MODULES = [
     "App_Function_Libraries.CLI.ui_command",
     "App_Function_Libraries.CLI.check_command",
+    "App_Function_Libraries.CLI.wiki_command",
     "App_Function_Libraries.CLI.research_command",
     "App_Function_Libraries.CLI.extract_command",
     "App_Function_Libraries.CLI.notes_command",

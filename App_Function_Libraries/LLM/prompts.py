@@ -189,3 +189,37 @@ def doc_answer_messages(question: str, numbered_excerpts: list[str], tag: str) -
             f"Question: {question}\n\nAnswer the question from the excerpts, citing them by number.")
     return [Message("system", DOC_ANSWER_SYSTEM), Message("user", user)]
 
+
+# ============================================================ Wikipedia (local encyclopedia answers)
+
+WIKI_NOTHING = "NOTHING RELEVANT"
+
+WIKI_CONDENSE_SYSTEM = (
+    "You read passages of one encyclopedia article and pull out what they say that helps answer a question. "
+    "Keep names, dates, numbers and places exactly as written. Write a few plain sentences, without a preamble "
+    f"and without outside knowledge. If the passages hold nothing useful for the question, reply {WIKI_NOTHING}.")
+
+
+def wiki_condense_messages(question: str, title: str, passages: str, tag: str) -> list:
+    """Messages asking for the question-relevant content of one article's passages (untrusted)."""
+    from App_Function_Libraries.LLM.base import Message
+    user = (f"{untrusted_notice(tag)}\n\nPassages of the article \"{title}\":\n"
+            f"{wrap_untrusted(passages, tag, 'article passages')}\n\n"
+            f"Question: {question}\n\nWhat do these passages say that helps answer the question?")
+    return [Message("system", WIKI_CONDENSE_SYSTEM), Message("user", user)]
+
+
+WIKI_ANSWER_SYSTEM = (
+    "You answer questions from numbered notes taken from encyclopedia articles, and from nothing else. After "
+    "each sentence, cite the note it relies on by its number in square brackets, like [1] or [2, 3]; cite only "
+    "numbers that are listed. Answer directly in a short paragraph or a few bullet points, without a heading. "
+    "If the notes do not answer the question, say that they do not, and what they do cover.")
+
+
+def wiki_answer_messages(question: str, numbered_notes: list[str], tag: str) -> list:
+    """Messages for a cited answer; each note is already wrapped and labelled with its [n] and title."""
+    from App_Function_Libraries.LLM.base import Message
+    evidence = "\n\n".join(numbered_notes) if numbered_notes else "(no notes)"
+    user = (f"{untrusted_notice(tag)}\n\nNotes from the encyclopedia:\n\n{evidence}\n\n"
+            f"Question: {question}\n\nAnswer the question from the notes, citing them by number.")
+    return [Message("system", WIKI_ANSWER_SYSTEM), Message("user", user)]

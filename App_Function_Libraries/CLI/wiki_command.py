@@ -1,0 +1,150 @@
+"""`python app.py wiki build|search|ask|status`: the local Wikipedia index from the command line."""
+from __future__ import annotations
+
+import json
+import sys
+
+
+def register(sub) -> None:
+    p = sub.add_parser("wiki", help="local Wikipedia: build an index, search it, ask it")
+    wsub = p.add_subparsers(dest="wiki_command", metavar="ACTION", required=True)
+
+    b = wsub.add_parser("build", help="build an index from passages (JSONL, Parquet, a datasets folder, SQuAD JSON)")
+    src = b.add_mutually_exclusive_group(required=True)
+    src.add_argument("--input", help="passages: a .jsonl/.parquet/SQuAD .json file or a folder")
+    src.add_argument("--demo", action="store_true", help="build the small demo encyclopedia shipped with Quarry")
+    b.add_argument("--out", help="index folder (default: [wikipedia] index_dir)")
+    b.add_argument("--model", help="embedding model name or path (default: [embeddings] model)")
+    b.add_argument("--query-prompt", help="prefix the model expects on queries (default: [embeddings] query_prompt)")
+    b.add_argument("--format", default="auto", choices=("auto", "jsonl", "parquet", "datasets", "squad"))
+    b.add_argument("--batch-size", type=int, help="passages per embedding batch (default: [embeddings] batch_size)")
+    bf = b.add_mutually_exclusive_group()
+    bf.add_argument("--bf16", dest="bf16", action="store_true", default=None, help="bf16 autocast (about 2x faster)")
+    bf.add_argument("--fp32", dest="bf16", action="store_false", help="embed in full float32")
+    b.add_argument("--no-fts", action="store_true", help="skip the full-text (BM25) table")
+    b.add_argument("--force", action="store_true", help="replace an existing index in --out")
+    b.set_defaults(func=run_build)
+
+    s = wsub.add_parser("search", help="passages nearest to a question, with scores, titles and URLs")
+    s.add_argument("question")
+    s.add_argument("-k", "--top-k", type=int, default=10, help="passages to show (default 10)")
+    s.add_argument("--no-hybrid", action="store_true", help="vector search only (no BM25 fusion)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=run_search)
+
+    a = wsub.add_parser("ask", help="answer a question from the index, citing articles as [n]")
+    a.add_argument("question")
+    a.add_argument("--json", action="store_true")
+    a.set_defaults(func=run_ask)
+
+    st = wsub.add_parser("status", help="whether an index exists, and what it holds")
+    st.set_defaults(func=run_status)
+
+
+def _fail(exc: Exception) -> int:
+    print(f"wiki: {exc}", file=sys.stderr)
+    return 1
+
+
+def _build_embedder(args, settings):
+    from App_Function_Libraries.Retrieval.embeddings import Embedder
+    e = settings.embeddings
+    return Embedder(args.model if args.model is not None else e.model,
+                    e.bf16 if args.bf16 is None else args.bf16,
+                    args.batch_size or e.batch_size,
+                    args.query_prompt if args.query_prompt is not None else e.query_prompt)
+
+
+def run_build(args) -> int:
+    from tqdm import tqdm
+
+    from App_Function_Libraries.config import get_settings
+    from App_Function_Libraries.Retrieval.embeddings import EmbeddingError
+    from App_Function_Libraries.Wikipedia.builder import build_index
+    from App_Function_Libraries.Wikipedia.demo import DEMO_CORPUS
+    from App_Function_Libraries.Wikipedia.index import forget_wiki_index
+    from App_Function_Libraries.Wikipedia.layout import WikiIndexError
+    settings = get_settings()
+    out = settings.resolve_path(args.out) if args.out else settings.resolve_path(settings.wikipedia.index_dir)
+    source = DEMO_CORPUS if args.demo else args.input
+    bar = tqdm(unit="passage", desc="embedding", dynamic_ncols=True)
+
+    def progress(done: int, total: int | None) -> None:
+        bar.total = total
+        bar.update(done - bar.n)
+
+    try:
+        report = build_index(source, out, _build_embedder(args, settings), fmt=args.format,
+                             force=args.force or args.demo, progress=progress, fts=not args.no_fts)
+    except (WikiIndexError, EmbeddingError) as exc:
+        bar.close()
+        return _fail(exc)
+    bar.close()
+    forget_wiki_index(settings)
+    resumed = f" (resumed at row {report.resumed_from:,})" if report.resumed_from else ""
+    print(f"built {report.out_dir}: {report.count:,} passages from {report.documents:,} articles, "
+          f"{report.dimension}-d, in {report.seconds:.1f} s{resumed}")
+    return 0
+
+
+def _open_index():
+    from App_Function_Libraries.config import get_settings
+    from App_Function_Libraries.Wikipedia.index import get_wiki_index
+    settings = get_settings()
+    return settings, get_wiki_index(settings)
+
+
+def run_search(args) -> int:
+    from App_Function_Libraries.Retrieval.embeddings import EmbeddingError
+    from App_Function_Libraries.Wikipedia.index import SearchParams
+    from App_Function_Libraries.Wikipedia.layout import WikiIndexError
+    try:
+        settings, index = _open_index()
+        params = SearchParams.from_settings(settings)
+        params.hybrid = params.hybrid and not args.no_hybrid
+        hits = index.search(args.question, params)[:max(1, args.top_k)]
+    except (WikiIndexError, EmbeddingError) as exc:
+        return _fail(exc)
+    if args.json:
+        print(json.dumps([h.__dict__ for h in hits], indent=1, ensure_ascii=False))
+        return 0
+    for i, h in enumerate(hits, start=1):
+        bm25 = f" bm25={h.bm25:.2f}" if h.bm25 is not None else ""
+        print(f"{i:>2}. [{h.score:.4f} cos~{h.vector_score:.3f}{bm25}] {h.title} <{h.url}>")
+        print(f"    {h.text[:300]}{'…' if len(h.text) > 300 else ''}")
+    if not hits:
+        print("no passages found")
+    return 0
+
+
+def run_ask(args) -> int:
+    from App_Function_Libraries.LLM.base import LLMError
+    from App_Function_Libraries.Retrieval.embeddings import EmbeddingError
+    from App_Function_Libraries.Wikipedia.answer import answer_question
+    from App_Function_Libraries.Wikipedia.layout import WikiIndexError
+    try:
+        settings, index = _open_index()
+        answer = answer_question(args.question, settings, index)
+    except (WikiIndexError, EmbeddingError, LLMError) as exc:
+        return _fail(exc)
+    if args.json:
+        print(json.dumps({"question": answer.question, "markdown": answer.markdown, "mode": answer.mode,
+                          "sources": [s.__dict__ for s in answer.sources],
+                          "citations": [c.__dict__ for c in answer.citations], "errors": answer.errors,
+                          "timings": answer.timings}, indent=1, ensure_ascii=False))
+        return 0
+    print(answer.markdown)
+    print()
+    for s in answer.sources:
+        print(f"[{s.n}] {s.title} <{s.url}>")
+    for e in answer.errors:
+        print(f"note: {e}", file=sys.stderr)
+    return 0
+
+
+def run_status(args) -> int:
+    from App_Function_Libraries.config import get_settings
+    from App_Function_Libraries.Wikipedia.index import index_status
+    exists, description = index_status(get_settings())
+    print(description)
+    return 0 if exists else 1

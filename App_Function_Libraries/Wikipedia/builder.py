@@ -1,0 +1,208 @@
+"""Building a local Wikipedia index from passages: stream, embed in batches, quantize, write, resume.
+
+Work happens in `<out>/.build/`: the passage store and two append-only code files (packed bits, int8)
+grow one committed batch at a time, and `state.json` records how many rows are safely written. An
+interrupted build started again with the same input and model resumes from there. The faiss and usearch
+files, the FTS table and the manifest are written at the end, then moved into `<out>`.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+import numpy as np
+
+from App_Function_Libraries.Wikipedia import quantize
+from App_Function_Libraries.Wikipedia.layout import (BUILD_DIR, FAISS_FILE, MANIFEST_FILE, STORE_FILE, USEARCH_FILE,
+                                                     BuildInputError, Manifest, library_versions)
+from App_Function_Libraries.Wikipedia.readers import InputPassage, count_passages, iter_passages
+from App_Function_Libraries.Wikipedia.store import NewPassage, PassageStoreWriter
+
+Progress = Callable[[int, int | None], None]  # (rows done, total rows or None)
+CHUNK_ROWS = 256
+CALIBRATION_ROWS = 10_000
+# The usearch file serves as a memory-mapped int8 store that Quarry reads by row; its HNSW graph is never
+# walked, so it is built thin (and single-threaded, which keeps slots in key order).
+USEARCH_CONNECTIVITY = 3
+USEARCH_EXPANSION_ADD = 4
+FAISS_ADD_ROWS = 1_000_000
+
+
+@dataclass
+class BuildReport:
+    out_dir: Path
+    count: int
+    documents: int
+    dimension: int
+    seconds: float
+    resumed_from: int = 0
+
+
+@dataclass
+class _State:
+    input: str
+    model: str
+    rows_done: int = 0
+    dimension: int = 0
+    precomputed: bool = False
+    calibration: dict | None = None
+
+    def save(self, work: Path) -> None:
+        tmp = work / "state.json.tmp"
+        tmp.write_text(json.dumps(self.__dict__), encoding="utf-8")
+        tmp.replace(work / "state.json")
+
+
+class IndexBuilder:
+    def __init__(self, input_path: Path, out_dir: Path, embedder=None, fmt: str = "auto", model_label: str = "",
+                 query_prompt: str = "", progress: Progress | None = None, chunk_rows: int = CHUNK_ROWS,
+                 calibration_rows: int = CALIBRATION_ROWS, fts: bool = True):
+        self.input, self.out, self.fmt = Path(input_path), Path(out_dir), fmt
+        self.embedder = embedder
+        self.model_label = model_label or (embedder.label if embedder is not None else "")
+        self.query_prompt = query_prompt if query_prompt or embedder is None else embedder.query_prompt
+        self.progress = progress or (lambda done, total: None)
+        self.chunk_rows, self.calibration_rows, self.fts = chunk_rows, calibration_rows, fts
+        self.work = self.out / BUILD_DIR
+
+    # ------------------------------------------------------------ driver
+    def build(self, force: bool = False) -> BuildReport:
+        start = time.time()
+        if (self.out / MANIFEST_FILE).exists() and not force:
+            raise BuildInputError(f"{self.out} already holds an index; pass --force to replace it")
+        records = iter_passages(self.input, self.fmt)
+        state = self._open_state()
+        resumed_from = state.rows_done
+        total = count_passages(self.input, self.fmt)
+        self._prepare_files(state)
+        store = PassageStoreWriter(self.work / STORE_FILE)
+        store.truncate(state.rows_done)
+        remaining = itertools.islice(records, state.rows_done, None)
+        with open(self.work / "ubinary.bin", "ab") as fbin, open(self.work / "int8.bin", "ab") as fint:
+            for chunk in self._chunks(remaining, state):
+                self._write_chunk(chunk, state, store, fbin, fint)
+                self.progress(state.rows_done, total)
+        if state.rows_done == 0:
+            store.finish(fts=False)
+            shutil.rmtree(self.work, ignore_errors=True)
+            raise BuildInputError(f"{self.input}: no passages found; nothing to index")
+        documents = store.finish(fts=self.fts)
+        self._write_vector_indexes(state)
+        self._install(state, documents)
+        return BuildReport(self.out, state.rows_done, documents, state.dimension, time.time() - start, resumed_from)
+
+    def _open_state(self) -> _State:
+        fresh = _State(input=str(self.input.resolve()), model=self.model_label)
+        path = self.work / "state.json"
+        if path.is_file():
+            try:
+                old = _State(**json.loads(path.read_text(encoding="utf-8")))
+                if old.input == fresh.input and old.model == fresh.model:
+                    return old
+            except (ValueError, TypeError):
+                pass
+        shutil.rmtree(self.work, ignore_errors=True)
+        self.work.mkdir(parents=True)
+        fresh.save(self.work)
+        return fresh
+
+    def _prepare_files(self, state: _State) -> None:
+        """Cut the code files back to the last committed row (an interruption may have left a partial batch)."""
+        width_bits, width_i8 = state.dimension // 8, state.dimension
+        for name, width in (("ubinary.bin", width_bits), ("int8.bin", width_i8)):
+            path = self.work / name
+            path.touch()
+            with path.open("r+b") as fh:
+                fh.truncate(state.rows_done * width)
+
+    # ------------------------------------------------------------ batches
+    def _chunks(self, records: Iterator[InputPassage], state: _State) -> Iterator[list[InputPassage]]:
+        if state.rows_done == 0:  # the first chunk also calibrates the int8 ranges: make it big enough
+            first = list(itertools.islice(records, max(self.calibration_rows, self.chunk_rows)))
+            if not first:
+                return
+            yield first
+        while chunk := list(itertools.islice(records, self.chunk_rows)):
+            yield chunk
+
+    def _write_chunk(self, chunk: list[InputPassage], state: _State, store: PassageStoreWriter, fbin, fint) -> None:
+        bits, int8 = self._codes(chunk, state)
+        fbin.write(bits.tobytes())
+        fint.write(int8.tobytes())
+        fbin.flush()
+        fint.flush()
+        store.add(state.rows_done, [NewPassage(p.pid, p.title, p.url, p.text) for p in chunk])
+        store.commit()
+        state.rows_done += len(chunk)
+        state.save(self.work)
+
+    def _codes(self, chunk: list[InputPassage], state: _State) -> tuple[np.ndarray, np.ndarray]:
+        if state.rows_done == 0:
+            state.precomputed = chunk[0].int8 is not None and chunk[0].ubinary is not None
+        if state.precomputed:
+            return self._precomputed_codes(chunk, state)
+        if self.embedder is None:
+            raise BuildInputError("the input has no emb_ubinary/emb_int8 columns and no embedding model was given")
+        emb = self.embedder.encode([p.text for p in chunk])
+        if state.rows_done == 0:
+            state.dimension = int(emb.shape[1])
+            state.calibration = quantize.calibrate(emb).to_dict()
+        calib = quantize.Calibration.from_dict(state.calibration)
+        return quantize.to_ubinary(emb), quantize.to_int8(emb, calib)
+
+    def _precomputed_codes(self, chunk: list[InputPassage], state: _State) -> tuple[np.ndarray, np.ndarray]:
+        if any(p.int8 is None or p.ubinary is None for p in chunk):
+            raise BuildInputError(f"{self.input}: some rows lack emb_ubinary/emb_int8 while others have them")
+        if state.rows_done == 0:
+            state.dimension = int(chunk[0].int8.size)
+        for i, p in enumerate(chunk):
+            if p.int8.size != state.dimension or p.ubinary.size * 8 != state.dimension:
+                raise BuildInputError(f"{self.input}: passage {state.rows_done + i} ({p.pid}) has {p.int8.size} "
+                                      f"emb_int8 values and {p.ubinary.size * 8} emb_ubinary bits; expected "
+                                      f"{state.dimension} for both")
+        return (np.vstack([p.ubinary for p in chunk]).astype(np.uint8, copy=False),
+                np.vstack([p.int8 for p in chunk]).astype(np.int8, copy=False))
+
+    # ------------------------------------------------------------ final files
+    def _write_vector_indexes(self, state: _State) -> None:
+        n, dim = state.rows_done, state.dimension
+        bits = np.memmap(self.work / "ubinary.bin", dtype=np.uint8, mode="r", shape=(n, dim // 8))
+        int8 = np.memmap(self.work / "int8.bin", dtype=np.int8, mode="r", shape=(n, dim))
+        write_vector_indexes(self.work, bits, int8)
+
+    def _install(self, state: _State, documents: int) -> None:
+        (self.out / MANIFEST_FILE).unlink(missing_ok=True)  # an old manifest must not describe new files
+        for name in (FAISS_FILE, USEARCH_FILE, STORE_FILE):
+            (self.work / name).replace(self.out / name)
+        Manifest(model=self.model_label, dimension=state.dimension, count=state.rows_done, documents=documents,
+                 query_prompt=self.query_prompt, calibration=state.calibration, int8_rows_in_key_order=True,
+                 fts=self.fts, source=str(self.input), versions=library_versions()).save(self.out)
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+def write_vector_indexes(folder: Path, bits: np.ndarray, int8: np.ndarray) -> None:
+    """faiss-ubinary.index (row id = row) and usearch-int8.index (key = row, slots in key order) in folder,
+    from (n, dim/8) packed bits and (n, dim) int8 codes (arrays or memory maps, read in blocks)."""
+    import faiss
+    from usearch.index import Index
+    n, dim = int8.shape
+    binary = faiss.IndexBinaryFlat(dim)
+    for start in range(0, n, FAISS_ADD_ROWS):
+        binary.add(np.ascontiguousarray(bits[start:start + FAISS_ADD_ROWS]))
+    faiss.write_index_binary(binary, str(folder / FAISS_FILE))
+    del binary
+    index = Index(ndim=dim, metric="ip", dtype="i8", connectivity=USEARCH_CONNECTIVITY,
+                  expansion_add=USEARCH_EXPANSION_ADD)
+    for start in range(0, n, FAISS_ADD_ROWS):
+        block = np.ascontiguousarray(int8[start:start + FAISS_ADD_ROWS])
+        index.add(np.arange(start, start + len(block), dtype=np.uint64), block, threads=1)
+    index.save(str(folder / USEARCH_FILE))
+
+
+def build_index(input_path, out_dir, embedder=None, fmt: str = "auto", force: bool = False, **kwargs) -> BuildReport:
+    return IndexBuilder(Path(input_path), Path(out_dir), embedder=embedder, fmt=fmt, **kwargs).build(force=force)

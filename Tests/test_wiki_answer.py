@@ -1,0 +1,146 @@
+"""Build, search and ask with the real MiniLM model: extractive answers, the LLM path against the scripted
+OpenAI-compatible server, the CLI, model/dimension mismatches and over-long questions."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from App_Function_Libraries.CLI.main import main as cli_main
+from App_Function_Libraries.Retrieval.embeddings import Embedder, get_embedder
+from App_Function_Libraries.Wikipedia.answer import answer_question
+from App_Function_Libraries.Wikipedia.builder import build_index
+from App_Function_Libraries.Wikipedia.demo import DEMO_CORPUS
+from App_Function_Libraries.Wikipedia.index import (SearchParams, WikiIndex, forget_wiki_index, get_wiki_index,
+                                                    index_status)
+from App_Function_Libraries.Wikipedia.layout import ModelMismatch, QueryError
+from Tests.support.openai_server import ScriptedLLM
+
+pytestmark = pytest.mark.slow
+
+ARTICLES = {
+    "Lighthouse": ["A lighthouse is a tower with a bright lamp that guides ships at night and warns them of rocks.",
+                   "Many lighthouses once had keepers who lived on site and tended the lamp every evening.",
+                   "Modern lighthouses are usually automated and powered by electricity or solar panels."],
+    "Glacier": ["A glacier is a large mass of ice that forms where snow builds up faster than it melts.",
+                "Glaciers move slowly downhill under their own weight, carving valleys as they go.",
+                "Many mountain glaciers are shrinking as the climate warms."],
+    "Kite": ["A kite is a tethered craft that flies because wind pushing on its surface creates lift.",
+             "Kites were flown in China more than two thousand years ago.",
+             "Kite festivals are held in many countries, with large and colourful designs."],
+    "Sourdough": ["Sourdough bread rises thanks to a starter of wild yeasts and lactic acid bacteria.",
+                  "The bacteria give sourdough its slightly sour taste.",
+                  "Bakers feed a starter with flour and water to keep it alive."],
+}
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("wiki")
+    with (folder / "in.jsonl").open("w") as fh:
+        for title, passages in ARTICLES.items():
+            for i, text in enumerate(passages):
+                fh.write(json.dumps({"id": f"{title}-{i}", "title": title, "text": text}) + "\n")
+    return folder / "in.jsonl"
+
+
+@pytest.fixture
+def wiki(make_settings, corpus, tmp_path):
+    settings = make_settings({"wikipedia": {"index_dir": str(tmp_path / "idx"), "top_k_nodes": 3}})
+    build_index(corpus, tmp_path / "idx", get_embedder(settings))
+    forget_wiki_index()
+    yield settings
+    forget_wiki_index()
+
+
+def test_search_finds_the_right_article_and_the_index_stays_loaded(wiki):
+    index = get_wiki_index(wiki)
+    assert index.open_seconds < 1.0
+    hits = index.search("What guides ships at night?", SearchParams.from_settings(wiki))
+    assert hits[0].title == "Lighthouse" and hits[0].url == "https://en.wikipedia.org/wiki/Lighthouse"
+    assert hits[0].vector_score > 0.4 and hits[0].bm25 is not None
+    assert get_wiki_index(wiki) is index  # cached across queries
+    vector_only = index.search("What guides ships at night?", SearchParams(hybrid=False))
+    assert vector_only[0].title == "Lighthouse" and vector_only[0].bm25 is None
+
+
+def test_extractive_answer_cites_the_articles_it_quotes(wiki):
+    answer = answer_question("How does sourdough bread rise?", wiki, llm=None)
+    assert answer.mode == "extractive"
+    first = answer.sources[0]
+    assert first.title == "Sourdough" and first.url.endswith("/Sourdough")
+    assert "[1]" in answer.markdown and "wild yeasts" in answer.markdown
+    assert answer.citations and all(c.quote in answer.sources[c.n - 1].passages for c in answer.citations)
+    # related-node expansion brought the other passages of the top article
+    assert len(first.passages) == 3
+
+
+def test_llm_answer_uses_the_scripted_server_and_drops_invalid_citations(make_settings, wiki, world, tmp_path):
+    llm = ScriptedLLM(default="unused")
+    llm.when("What do these passages say", lambda p: "Glaciers are ice masses that flow downhill."
+             if "Glacier" in p else "NOTHING RELEVANT")
+    llm.when("Answer the question from the notes", "Glaciers flow slowly downhill under their weight [1]. "
+             "They are made of ice [7].")
+    llm.install(world)
+    settings = make_settings({"wikipedia": {"index_dir": str(tmp_path / "idx"), "top_k_nodes": 3},
+                              "llm": {"provider": "openai", "base_url": world.url("/v1"), "model": "test-model"}})
+    answer = answer_question("How do glaciers move?", settings)
+    assert answer.mode == "llm"
+    assert answer.invalid_citations_removed == 1 and "[7]" not in answer.markdown
+    assert answer.citations[0].n == 1 and answer.sources[0].title == "Glacier"
+    final_prompt = llm.prompts[-1]
+    assert "DATA-" in final_prompt and "[1] Glacier" in final_prompt
+    assert "Lighthouse" not in final_prompt  # articles the model found irrelevant are left out
+
+
+def test_model_and_dimension_mismatch_are_refused(wiki, tmp_path):
+    manifest = json.loads((tmp_path / "idx" / "manifest.json").read_text())
+    with pytest.raises(ModelMismatch, match="set \\[embeddings\\] model"):
+        WikiIndex.open(tmp_path / "idx", Embedder(model_name="/nonexistent/other-model"))
+    manifest["model"], manifest["dimension"] = Embedder().label, 768
+    (tmp_path / "idx" / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ModelMismatch, match="768-dimensional"):
+        WikiIndex.open(tmp_path / "idx", Embedder())
+
+
+def test_a_question_longer_than_the_model_window_is_refused(wiki):
+    index = get_wiki_index(wiki)
+    with pytest.raises(QueryError, match="shorten it"):
+        index.search("glacier " * 600)
+    with pytest.raises(QueryError, match="empty"):
+        index.search("   ")
+
+
+def test_cli_status_search_and_ask(wiki, capsys):
+    cfg = ["--config", str(wiki.path)]
+    assert cli_main(cfg + ["wiki", "status"]) == 0
+    assert "4 articles, 12 passages" in capsys.readouterr().out
+    assert cli_main(cfg + ["wiki", "search", "kites in ancient China", "-k", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].endswith("Kite <https://en.wikipedia.org/wiki/Kite>")
+    assert cli_main(cfg + ["wiki", "ask", "Who tended lighthouses?", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["mode"] == "extractive" and data["sources"][0]["title"] == "Lighthouse"
+
+
+def test_cli_reports_a_missing_index(make_settings, tmp_path, capsys):
+    cfg = ["--config", str(make_settings({"wikipedia": {"index_dir": str(tmp_path / "none")}}).path)]
+    forget_wiki_index()
+    assert cli_main(cfg + ["wiki", "search", "anything"]) == 1
+    assert "build --demo" in capsys.readouterr().err
+    assert cli_main(cfg + ["wiki", "status"]) == 1
+
+
+def test_the_demo_encyclopedia_builds_and_answers(make_settings, tmp_path):
+    settings = make_settings({"wikipedia": {"index_dir": str(tmp_path / "demo")}})
+    lines = DEMO_CORPUS.read_text(encoding="utf-8").splitlines()
+    assert len(lines) >= 250 and len({json.loads(line)["title"] for line in lines}) >= 60
+    from App_Function_Libraries.Wikipedia.demo import build_demo_index
+    report = build_demo_index(progress=lambda done, total: None)
+    assert report.count == len(lines)
+    exists, description = index_status(settings)
+    assert exists and f"{report.count} passages" in description
+    answer = answer_question("Who first reached the summit of Mount Everest?", settings, llm=None)
+    assert answer.sources[0].title == "Mount Everest"
+    assert "Tenzing Norgay" in answer.markdown
+    forget_wiki_index()
