@@ -144,3 +144,17 @@ def test_the_demo_encyclopedia_builds_and_answers(make_settings, tmp_path):
     assert answer.sources[0].title == "Mount Everest"
     assert "Tenzing Norgay" in answer.markdown
     forget_wiki_index()
+
+
+def test_the_index_query_prompt_wins_and_a_broken_cross_encoder_falls_back(wiki, make_settings, tmp_path):
+    manifest = json.loads((tmp_path / "idx" / "manifest.json").read_text())
+    manifest["query_prompt"] = "Represent this question: "
+    (tmp_path / "idx" / "manifest.json").write_text(json.dumps(manifest))
+    index = WikiIndex.open(tmp_path / "idx", Embedder())
+    assert index.query_prompt == "Represent this question: "
+    assert index.search("What guides ships at night?", SearchParams(hybrid=False))[0].title == "Lighthouse"
+    settings = make_settings({"wikipedia": {"index_dir": str(tmp_path / "idx")},
+                              "embeddings": {"cross_encoder": str(tmp_path / "no-such-cross-encoder")}})
+    answer = answer_question("How do kites fly?", settings, index=index, llm=None)
+    assert answer.sources[0].title == "Kite"
+    assert any("cross-encoder unavailable" in e for e in answer.errors)

@@ -86,10 +86,7 @@ class WikiIndex:
                 if manifest.int8_rows_in_key_order else KeyedInt8Store(folder / USEARCH_FILE, manifest.dimension))
         calib = (quantize.Calibration.from_dict(manifest.calibration) if manifest.calibration
                  else quantize.plain_calibration(manifest.dimension))
-        store = PassageStore(folder / STORE_FILE)
-        if embedder is not None and manifest.query_prompt and not embedder.query_prompt:
-            embedder.query_prompt = manifest.query_prompt
-        return cls(folder, VectorIndex(binary, int8, calib), store, manifest, embedder)
+        return cls(folder, VectorIndex(binary, int8, calib), PassageStore(folder / STORE_FILE), manifest, embedder)
 
     @classmethod
     def _open_compat(cls, folder: Path, embedder) -> "WikiIndex":
@@ -113,16 +110,25 @@ class WikiIndex:
         return f"{docs}{self.count:,} passages, {self.vectors.dimension}-d, model {model}"
 
     # ------------------------------------------------------------ searching
+    @property
+    def query_prompt(self) -> str:
+        """The prefix questions get: the one the index was built with, else the configured one."""
+        if self.manifest is not None and self.manifest.query_prompt:
+            return self.manifest.query_prompt
+        return self.embedder.query_prompt or ""
+
     def embed_query(self, question: str) -> np.ndarray:
         question = (question or "").strip()
         if not question:
             raise QueryError("the question is empty")
         window = self.embedder.max_tokens
-        tokens = self.embedder.token_count((self.embedder.query_prompt or "") + question)
+        tokens = self.embedder.token_count(self.query_prompt + question)
         if tokens > window:
             raise QueryError(f"the question is {tokens} tokens long; the embedding model reads at most {window}: "
                              f"shorten it")
-        return self.embedder.encode_query(question)
+        if self.query_prompt == (self.embedder.query_prompt or ""):
+            return self.embedder.encode_query(question)
+        return self.embedder.encode([self.query_prompt + question])[0]
 
     def search(self, question: str, params: SearchParams | None = None, top_k: int | None = None) -> list[WikiHit]:
         """Passages nearest to the question, best first (vector stages, fused with BM25 when hybrid)."""

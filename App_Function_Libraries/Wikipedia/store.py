@@ -5,6 +5,7 @@ Rows are numbered from 0 in input order and are the same numbers as the faiss ro
 from __future__ import annotations
 
 import sqlite3
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,9 +93,10 @@ class PassageStoreWriter:
 
 
 class PassageStore:
-    """Read-only access for searching (one connection per thread is not needed: reads are serialised)."""
+    """Read-only access for searching; one connection shared by the UI's threads, its reads serialised."""
 
     def __init__(self, path: Path):
+        self.lock = threading.Lock()
         if not path.is_file():
             raise IndexCorrupt(f"{path} is missing; rebuild with: python app.py wiki build")
         try:
@@ -106,21 +108,25 @@ class PassageStore:
         self.has_fts = bool(self.db.execute(
             "SELECT 1 FROM sqlite_master WHERE name = 'passages_fts'").fetchone())
 
+    def _query(self, sql: str, args=()) -> list[tuple]:
+        with self.lock:
+            return self.db.execute(sql, args).fetchall()
+
     def count(self) -> int:
-        return self.db.execute("SELECT COUNT(*) FROM passages").fetchone()[0]
+        return self._query("SELECT COUNT(*) FROM passages")[0][0]
 
     def passages(self, rows: list[int]) -> list[PassageRow]:
         """The passages with these rows, in the same order (rows that do not exist are left out)."""
         if not rows:
             return []
         marks = ",".join("?" * len(rows))
-        found = {r[0]: PassageRow(*r) for r in self.db.execute(
+        found = {r[0]: PassageRow(*r) for r in self._query(
             f"SELECT p.row, p.pid, d.title, d.url, p.text FROM passages p JOIN documents d ON d.doc = p.doc "
             f"WHERE p.row IN ({marks})", [int(r) for r in rows])}
         return [found[r] for r in rows if r in found]
 
     def document_rows(self, url: str) -> list[int]:
-        return [r[0] for r in self.db.execute(
+        return [r[0] for r in self._query(
             "SELECT p.row FROM passages p JOIN documents d ON d.doc = p.doc WHERE d.url = ? ORDER BY p.row", (url,))]
 
     def full_text_search(self, query: str, limit: int) -> list[tuple[int, float]]:
@@ -128,7 +134,7 @@ class PassageStore:
         expr = fts_match_expression(query)
         if not self.has_fts or not expr:
             return []
-        return [(r, -s) for r, s in self.db.execute(
+        return [(r, -s) for r, s in self._query(
             "SELECT rowid, bm25(passages_fts) AS s FROM passages_fts WHERE passages_fts MATCH ? "
             "ORDER BY s LIMIT ?", (expr, limit))]
 

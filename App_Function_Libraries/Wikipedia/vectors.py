@@ -12,6 +12,7 @@ With hamming_candidates = int8_candidates = top_k x rescore_multiplier this is t
 """
 from __future__ import annotations
 
+import mmap
 from pathlib import Path
 
 import numpy as np
@@ -63,14 +64,25 @@ class PositionalInt8Store:
             fh.seek(end)
             if fh.read(len(USEARCH_MAGIC)) != USEARCH_MAGIC:
                 raise IndexCorrupt(f"{path}: not a usearch index file")
-        self.matrix = np.memmap(str(path), dtype=np.int8, mode="r", offset=8, shape=(count, dimension)) \
-            if count else np.zeros((0, dimension), dtype=np.int8)
+        self.matrix = _map_rows(path, count, dimension)
 
     def get(self, rows: np.ndarray) -> np.ndarray:
         order = np.argsort(rows)  # sorted reads walk the file forward
         out = np.empty((len(rows), self.matrix.shape[1]), dtype=np.int8)
         out[order] = self.matrix[rows[order]]
         return out
+
+
+def _map_rows(path: Path, count: int, dimension: int) -> np.ndarray:
+    """The (count, dimension) int8 matrix after the 8-byte header, memory-mapped read-only. Reads are random
+    (a few hundred rows per query), so the kernel is told not to read ahead around each one."""
+    if count == 0:
+        return np.zeros((0, dimension), dtype=np.int8)
+    with path.open("rb") as fh:
+        mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    if hasattr(mapped, "madvise") and hasattr(mmap, "MADV_RANDOM"):
+        mapped.madvise(mmap.MADV_RANDOM)
+    return np.frombuffer(mapped, dtype=np.int8, count=count * dimension, offset=8).reshape(count, dimension)
 
 
 class KeyedInt8Store:
