@@ -98,6 +98,11 @@ def test_an_interrupted_build_resumes_where_it_stopped(tmp_path):
     index = WikiIndex.open(tmp_path / "idx", embedder=None)
     assert index.store.count() == 50 and index.vectors.search(vecs[49], 1, 10)[0][0] == 49
     assert fresh.resumed_from == 0
+    calls.clear()
+    with pytest.raises(KeyboardInterrupt):
+        build_index(tmp_path / "in.jsonl", tmp_path / "again", progress=stop_after_two_chunks, **kw)
+    write_jsonl(tmp_path / "in.jsonl", recs[:30])  # the input changed: no resuming from the old rows
+    assert build_index(tmp_path / "in.jsonl", tmp_path / "again", **kw).resumed_from == 0
 
 
 def test_bad_input_gives_clear_errors(tmp_path):

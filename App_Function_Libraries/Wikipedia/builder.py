@@ -45,7 +45,7 @@ class BuildReport:
 
 @dataclass
 class _State:
-    input: str
+    input: str  # path, size and modification time: a changed input starts over
     model: str
     rows_done: int = 0
     dimension: int = 0
@@ -97,7 +97,8 @@ class IndexBuilder:
         return BuildReport(self.out, state.rows_done, documents, state.dimension, time.time() - start, resumed_from)
 
     def _open_state(self) -> _State:
-        fresh = _State(input=str(self.input.resolve()), model=self.model_label)
+        stat = self.input.stat()
+        fresh = _State(input=f"{self.input.resolve()}|{stat.st_size}|{stat.st_mtime_ns}", model=self.model_label)
         path = self.work / "state.json"
         if path.is_file():
             try:
