@@ -142,6 +142,12 @@ def test_an_existing_index_is_kept_unless_forced_and_corruption_is_reported(tmp_
     with pytest.raises(IndexCorrupt, match="unreadable manifest"):
         WikiIndex.open(tmp_path / "idx", embedder=None)
     build_index(tmp_path / "in.jsonl", tmp_path / "idx", model_label="m", force=True)
+    for name in ("usearch-int8.index", "faiss-ubinary.index"):
+        kept = (tmp_path / "idx" / name).read_bytes()
+        (tmp_path / "idx" / name).unlink()
+        with pytest.raises(IndexCorrupt, match="missing"):
+            WikiIndex.open(tmp_path / "idx", embedder=None)
+        (tmp_path / "idx" / name).write_bytes(kept)
     (tmp_path / "idx" / "passages.sqlite").write_bytes(b"garbage" * 100)
     with pytest.raises(IndexCorrupt, match="not a readable passage store"):
         WikiIndex.open(tmp_path / "idx", embedder=None)
