@@ -1,8 +1,8 @@
 """The desktop UI in headless Chromium against the real app (`python app.py --config …`) on the test world.
 
 One app process and one browser for the whole module; the tests run in file order and build on each other
-where the issue's story does (a report saved to notes is then found in Notes). Screenshots of every tab go to
-Docs/screenshots/.
+where the issue's story does (a report saved to notes is then found in Notes). Each tab is photographed with
+its content (see Tests/support/browser.py: SCREENSHOTS).
 """
 from __future__ import annotations
 
@@ -87,10 +87,6 @@ def test_settings_never_shows_a_key(page, app_url, app_dir):
 
     page.click("#set-test-searxng")
     expect(page.locator("#set-verdict-searxng")).to_contain_text("OK", timeout=30_000)
-    page.locator("#tab-settings").get_by_text("Engine health").click()
-    page.click("#set-health-refresh")
-    expect(page.locator("#set-health")).to_contain_text("searxng", timeout=30_000)
-    ui.screenshot(page, "settings")
 
 
 # ---------------------------------------------------------------- Notes
@@ -274,6 +270,14 @@ def test_documents_add_list_and_ask(page, tmp_path_factory):
     expect(answer).to_contain_text("starter-care.md")
     ui.screenshot(page, "documents")
 
+    names = [r[1] for r in ui.table_rows(page, "docs-list")]
+    ui.click_cell(page, "docs-list", names.index("hive-log.txt"), 1)
+    expect(page.locator("#docs-selected")).to_contain_text("Selected document")
+    page.click("#docs-remove")
+    expect(page.locator("#docs-count")).to_contain_text("1 document(s)")
+    assert [r[1] for r in ui.table_rows(page, "docs-list")] == ["starter-care.md"]
+    assert (folder / "hive-log.txt").exists()
+
 
 # ---------------------------------------------------------------- Wikipedia
 
@@ -300,3 +304,15 @@ def test_wikipedia_build_demo_index_and_ask(page):
     rows = ui.table_rows(page, "wiki-passages")
     assert rows and rows[0][2].startswith("http") and float(rows[0][3]) != 0
     ui.screenshot(page, "wikipedia")
+
+
+# ---------------------------------------------------------------- Settings, after the searches
+
+def test_engine_health_shows_the_searches_made(page):
+    ui.open_tab(page, "Settings")
+    page.locator("#tab-settings").get_by_text("Engine health").click()
+    page.click("#set-health-refresh")
+    expect(page.locator("#set-health")).to_contain_text("search(es) answered", timeout=30_000)
+    row = next(r for r in ui.table_rows(page, "set-health") if r[0] == "searxng")
+    assert row[1:3] == ["yes", "healthy"], row
+    ui.screenshot(page, "settings")
