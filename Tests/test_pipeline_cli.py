@@ -8,7 +8,7 @@ from App_Function_Libraries.CLI.main import main
 from App_Function_Libraries.DB.research_store import get_research_store
 from Tests.support.mini_web import MiniWeb, research_config
 from Tests.support.openai_server import ScriptedLLM
-from Tests.support.research_llm import script_research
+from Tests.support.research_llm import DEFAULT_FOLLOW_UPS, script_research
 from Tests.support.search_apis import clean_health  # noqa: F401 - autouse: no engine suspension leaks in
 
 QUESTION = "How do honey bees communicate the location of food?"
@@ -49,3 +49,49 @@ def test_research_rejects_bad_arguments(make_settings, capsys):
     assert "unknown engine altavista" in capsys.readouterr().err
     assert main(["--config", str(settings.path), "research", "   "]) == 1
     assert "the question is empty" in capsys.readouterr().err
+
+
+def test_research_report_options_rounds_and_a_follow_up(world, make_settings, capsys):
+    from App_Function_Libraries.LLM import prompts
+    from App_Function_Libraries.Web_Search.report_presets import save_preset
+    web = MiniWeb(world, include_faults=False).install()
+    llm = script_research(ScriptedLLM(default="?"), ("bee", "honey", "waggle", "sun"), invalid_citation=None,
+                          gap_queries=[["polarised light sun compass"]]).install(world)
+    settings = make_settings(research_config(web, world.url("/v1"), search={"search_result_max": 2}))
+    save_preset("terse", "Be terse. {sources}\nQ: {question}", settings)
+    code = main(["--config", str(settings.path), "research", QUESTION, "--json", "--no-subqueries", "--tone",
+                 "academic", "--format", "bullets", "--lang", "fr", "--length", "200", "--preset", "terse",
+                 "--rounds", "2"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    data = json.loads(out.out)
+    assert {k: data["params"][k] for k in ("tone", "report_format", "report_language", "length_words", "preset")} \
+        == {"tone": "academic", "report_format": "bullets", "report_language": "fr", "length_words": 200,
+            "preset": "terse"}
+    report_prompt = [p for p in llm.prompts if prompts.REPORT_RULES[:60] in p][0]
+    assert "Be terse." in report_prompt and "Write in French." in report_prompt and "Tone: academic." in report_prompt
+    assert [r["round"] for r in data["rounds"]] == [1, 2] and data["rounds"][0]["added"]
+    assert "round 1; searched \"polarised light sun compass\"" in out.err and "stopped: no gap left" in out.err
+    assert data["follow_ups"] == DEFAULT_FOLLOW_UPS
+    saved = re.search(r"saved as (\S+)", out.err).group(1)
+
+    asked = len(llm.prompts)
+    code = main(["--config", str(settings.path), "research", data["follow_ups"][0], "--follow-up-of", saved[:8],
+                 "--no-save"])
+    out = capsys.readouterr()
+    assert code == 0 and out.out.startswith(f"# {DEFAULT_FOLLOW_UPS[0]}")
+    assert "follow-up questions (python app.py research --follow-up-of " in out.err
+    subquery_prompt = next(p for p in llm.prompts[asked:] if "search queries for this question" in p)
+    assert QUESTION in subquery_prompt and "previous answer" in subquery_prompt
+
+
+def test_research_refuses_bad_report_options(make_settings, capsys):
+    settings = make_settings()
+    base = ["--config", str(settings.path), "research", "bees"]
+    for extra, message in ((["--preset", "missing"], "no report preset named 'missing'"),
+                           (["--length", "5"], "report length must be 50 to 10000"),
+                           (["--lang", "German!"], "not a language code"),
+                           (["--rounds", "9"], "--rounds must be 0 to 5"),
+                           (["--follow-up-of", "abc"], "no saved report with id 'abc'")):
+        assert main(base + extra) == 2
+        assert message in capsys.readouterr().err

@@ -173,7 +173,7 @@ def test_subqueries_fall_back_to_the_question_after_three_bad_answers(world, web
     model.install(world)
     make_settings(research_config(web, world.url("/v1")))
     result = process_question(QUESTION)
-    asked = [p for p in model.prompts if "JSON array of strings" in p]
+    asked = [p for p in model.prompts if "search queries for this question" in p]
     assert len(asked) == 3
     assert result.sub_queries == [QUESTION]
     assert any("sub-queries" in e for e in result.errors)

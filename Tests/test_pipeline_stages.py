@@ -135,11 +135,17 @@ def test_extractive_brief_groups_cited_sentences_by_sub_question():
 
 # ---------------------------------------------------------------- prompts and parameters
 
-def test_report_prompt_options_and_custom_instructions_keep_the_citation_rules():
-    system = prompts.report_system("academic", "table", 300, "de")
-    assert "academic" in system and "table" in system and "300" in system and "'de'" in system
-    custom = prompts.report_system(custom_instructions="Write a limerick.")
-    assert custom.startswith("Write a limerick.") and prompts.REPORT_RULES in custom
+def test_report_prompt_options_and_the_template_keep_the_citation_rules():
+    system = prompts.report_system("academic", "table", 300, prompts.language_instruction("German"))
+    assert "Tone: academic." in system and prompts.REPORT_FORMATS["table"] in system and "300 words" in system
+    assert "Write in German." in system and system.endswith(prompts.REPORT_RULES)
+    template = "Write a limerick about {question} using {sources} and nothing else; {tone}/{length}."
+    messages = prompts.report_messages("bees {sources}?", ["<<<DATA-T1 source 1\nhi\nDATA-T1>>>"], "T1",
+                                       system, template, options={"tone": "academic", "length": "300 words"})
+    user = messages[1].content
+    assert user.startswith(prompts.untrusted_notice("T1"))
+    assert "Write a limerick about bees {sources}? using <<<DATA-T1 source 1" in user  # one pass, not re-read
+    assert "academic/300 words." in user and messages[0].content == system
 
 
 def test_params_round_trip_and_search_options(make_settings):

@@ -1,5 +1,8 @@
 """`python app.py research "QUESTION" [--engine E,…] [--no-llm] [--json | --md]`: research a question on the
-web and print a cited report. Progress goes to stderr; Ctrl-C stops the run and prints what was done."""
+web and print a cited report. Progress goes to stderr; Ctrl-C stops the run and prints what was done.
+
+Report options: --tone, --format, --lang, --length, --preset NAME (a saved report prompt). --rounds N digs
+deeper N times after the report; --follow-up-of ID researches a follow-up question of a saved report."""
 from __future__ import annotations
 
 import json
@@ -20,6 +23,15 @@ def register(sub) -> None:
     p.add_argument("--no-relevance", action="store_true", help="fetch every result without judging it")
     p.add_argument("--pages", type=int, help="most pages to read (default: [research] pages_max)")
     p.add_argument("--format", choices=("full", "short", "bullets", "table"), help="report format")
+    p.add_argument("--tone", help="tone of the report: neutral, academic, plain-language, journalistic, …")
+    p.add_argument("--lang", help="language of the report, an ISO code like de (default: the question's)")
+    p.add_argument("--length", type=int, help="rough length budget of the report, in words")
+    p.add_argument("--preset", help="a saved report prompt (Config_Files/report_presets/NAME.txt; see the UI)")
+    p.add_argument("--rounds", type=int, default=0,
+                   help="dig deeper this many times (1-5) after the report: search what it says is missing")
+    p.add_argument("--follow-up-of", metavar="REPORT_ID",
+                   help="a follow-up of this saved report (id or prefix, see `history`): its queries and answer "
+                        "guide the new sub-queries")
     p.add_argument("--no-cache", action="store_true", help="neither read nor fill the search and page caches")
     p.add_argument("--no-save", action="store_true", help="do not save the result in the research database")
     p.set_defaults(func=run_research)
@@ -35,6 +47,7 @@ def build_params(args, settings):
     if args.pages is not None and args.pages < 1:
         raise ValueError("--pages must be at least 1")
     overrides = {"engines": engines, "pages_max": args.pages, "report_format": args.format}
+    overrides.update(report_overrides(args, settings))
     if args.no_llm:
         overrides["use_llm"] = False
     if args.no_subqueries:
@@ -43,7 +56,30 @@ def build_params(args, settings):
         overrides["relevance_check"] = False
     if args.no_cache:
         overrides["use_cache"] = False
-    return ResearchParams.from_settings(settings, **overrides)
+    params = ResearchParams.from_settings(settings, **overrides)
+    params.check_report_options()
+    if not 0 <= getattr(args, "rounds", 0) <= 5:
+        raise ValueError("--rounds must be 0 to 5")
+    return params
+
+
+def report_overrides(args, settings) -> dict:
+    """--tone, --lang, --length and --preset as ResearchParams fields (those given)."""
+    out = {"tone": getattr(args, "tone", None), "report_language": getattr(args, "lang", None),
+           "length_words": getattr(args, "length", None)}
+    preset = getattr(args, "preset", None)
+    if preset:
+        from App_Function_Libraries.Web_Search.report_presets import load_preset, sanitize_name
+        out.update(aggregation_prompt=load_preset(preset, settings), preset=sanitize_name(preset))
+    return out
+
+
+def follow_up_of(report_id: str, params, settings):
+    """params for a follow-up of the saved report `report_id` (StoreError when there is none)."""
+    from App_Function_Libraries.DB.research_store import get_research_store
+    from App_Function_Libraries.Web_Search.follow_ups import follow_up_params
+    store = get_research_store(settings)
+    return follow_up_params(store.load_report(store.resolve_id(report_id)), params)
 
 
 class ProgressLine:
@@ -92,25 +128,38 @@ def format_summary(result) -> str:
                  f"found; citations: {len(result.citations)}; invalid removed: {result.invalid_citations_removed}",
              f"time: {t.get('total', 0):.1f}s; LLM calls: {usage.get('calls', 0)}"]
     lines += [f"note: {e}" for e in result.errors]
+    if result.follow_ups:
+        lines.append(f"follow-up questions (python app.py research --follow-up-of {result.id[:8]} \"…\"):")
+        lines += [f"  - {q}" for q in result.follow_ups]
     return "\n".join(lines)
 
 
 def run_research(args) -> int:
     from App_Function_Libraries.config import get_settings
     from App_Function_Libraries.Web_Search.pipeline import process_question
+    from App_Function_Libraries.DB.connection import StoreError
     settings = get_settings()
     try:
         params = build_params(args, settings)
-    except ValueError as exc:
+        if args.follow_up_of:
+            params = follow_up_of(args.follow_up_of, params, settings)
+    except (ValueError, StoreError) as exc:
         print(f"research: {exc}", file=sys.stderr)
         return 2
     cancel, box = threading.Event(), {}
 
     def work():
+        from App_Function_Libraries.Web_Search.dig_deeper import dig_deeper
         try:
             box["result"] = process_question(args.question, params, ProgressLine(), cancel)
         except Exception as exc:  # noqa: BLE001 - shown as one line below
             box["error"] = exc
+            return
+        if args.rounds and not cancel.is_set():
+            try:
+                box["result"] = dig_deeper(box["result"], args.rounds, params, ProgressLine(), cancel)
+            except Exception as exc:  # noqa: BLE001 - the first report still stands
+                box["result"].errors.append(f"dig deeper failed: {exc}")
 
     worker = threading.Thread(target=work, name="research", daemon=True)
     worker.start()
@@ -125,6 +174,9 @@ def run_research(args) -> int:
         print(f"research failed: {box.get('error', 'stopped')}", file=sys.stderr)
         return 1
     result = box["result"]
+    from App_Function_Libraries.Web_Search.dig_deeper import round_summary
+    for record in result.rounds:
+        print(round_summary(record), file=sys.stderr)
     _save(result, settings, args.no_save)
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))

@@ -32,6 +32,7 @@ def wrap_untrusted(text: str, tag: str, label: str = "") -> str:
 def untrusted_notice(tag: str) -> str:
     return UNTRUSTED_NOTICE.format(tag=tag)
 
+
 # ============================================================ Research pipeline (web research: sub-queries,
 # relevance, per-page extraction, the cited report)
 
@@ -118,6 +119,9 @@ REPORT_FORMATS = {
              "sentences of summary.",
 }
 
+# suggestions shown in the UI; any other word the user types is passed on as it is
+REPORT_TONES = ("neutral", "academic", "plain-language", "journalistic", "technical", "friendly")
+
 REPORT_RULES = (
     "Rules that always hold: use only what the numbered sources say, never outside knowledge. End every "
     "sentence that uses a source with its number in square brackets, like [2], or several like [1, 3]; cite "
@@ -125,35 +129,108 @@ REPORT_RULES = (
     "do not answer part of the question, say plainly what is missing. Do not write URLs, a reference list or a "
     "list of sources: the citations are enough. Use Markdown.")
 
+REPORT_WRITER = "You write research reports that answer a person's question from numbered web sources."
+
+# The report writer's editable instructions (the "aggregation prompt"; named presets are saved next to
+# config.txt, see Web_Search/report_presets.py). {sources} and {question} must appear; {tone}, {format},
+# {length} and {language} may. The code inserts the sources, each between data delimiters.
+AGGREGATION_REQUIRED = ("question", "sources")
+AGGREGATION_PLACEHOLDERS = ("question", "sources", "tone", "format", "length", "language")
+DEFAULT_AGGREGATION_PROMPT = """\
+Answer the question below from the numbered sources. Give the facts that answer it directly first, with \
+figures, dates and names as the sources state them. When sources describe different things under the same \
+name, keep them apart. End with a sentence or two on what the sources leave missing or uncertain.
+
+Sources:
+
+{sources}
+
+Question: {question}
+
+Write the report now, citing the sources by number."""
+
+_PLACEHOLDER_RE = re.compile(r"\{(" + "|".join(AGGREGATION_PLACEHOLDERS) + r")\}")
+
+
+def missing_placeholders(template: str) -> list[str]:
+    """The required placeholders ({question}, {sources}) that `template` lacks."""
+    found = set(_PLACEHOLDER_RE.findall(template or ""))
+    return [name for name in AGGREGATION_REQUIRED if name not in found]
+
+
+def render_aggregation_prompt(template: str, values: dict[str, str]) -> str:
+    """The template with each known {placeholder} replaced in one pass (inserted text is never re-read, so a
+    question or a page holding "{sources}" stays as it is); other braces are left alone."""
+    return _PLACEHOLDER_RE.sub(lambda m: values.get(m.group(1), m.group(0)), template)
+
+
+def language_instruction(language_name: str = "", from_question: bool = False) -> str:
+    if not language_name:
+        return "Write in the language the question is asked in."
+    return f"Write in {language_name}" + (" (the language of the question)." if from_question else ".")
+
 
 def report_system(tone: str = "neutral", report_format: str = "full", length_words: int = 600,
-                  output_lang: str = "", custom_instructions: str = "") -> str:
-    """The report writer's instructions: the user's own (aggregation_prompt) or ours, then the fixed rules."""
-    if custom_instructions.strip():
-        style = custom_instructions.strip()
-    else:
-        language = (f"Write in the language with code {output_lang!r}." if output_lang
-                    else "Write in the language the question is asked in.")
-        style = ("You write research reports that answer a person's question from numbered web sources. "
-                 f"Tone: {tone or 'neutral'}. {REPORT_FORMATS.get(report_format, REPORT_FORMATS['full'])} "
-                 f"Keep it under about {length_words} words. {language}")
-    return f"{style}\n\n{REPORT_RULES}"
+                  language: str = "") -> str:
+    """The report writer's fixed instructions: the report options as asked, then the citation rules."""
+    form = REPORT_FORMATS.get(report_format, REPORT_FORMATS["full"])
+    return (f"{REPORT_WRITER} Tone: {tone or 'neutral'}. {form} Keep it under about {length_words} words. "
+            f"{language or language_instruction()}\n\n{REPORT_RULES}")
 
 
-def report_messages(question: str, numbered_sources: list[str], tag: str, system: str,
-                    sub_queries: list[str] | None = None, previous_answer: str = "") -> list:
-    """Messages for the cited report; each numbered source is already wrapped (see wrap_untrusted)."""
+def report_messages(question: str, numbered_sources: list[str], tag: str, system: str, template: str = "",
+                    sub_queries: list[str] | None = None, previous_answer: str = "",
+                    options: dict[str, str] | None = None) -> list:
+    """Messages for the cited report. Each numbered source is already wrapped (see wrap_untrusted); the
+    template (default DEFAULT_AGGREGATION_PROMPT) gets them as {sources}, so page text stays inside the data
+    delimiters whatever the template says, and the untrusted-data notice always comes first."""
     from App_Function_Libraries.LLM.base import Message
     evidence = "\n\n".join(numbered_sources) if numbered_sources else "(no sources were found)"
-    parts = [untrusted_notice(tag), "", "Sources:", "", evidence, ""]
+    parts = [untrusted_notice(tag), ""]
     if previous_answer:
-        parts += ["An earlier report on this question (improve on it; cite only the sources above):",
+        parts += ["An earlier report (improve on it; keep its numbers; cite only the sources listed below):",
                   wrap_untrusted(previous_answer, tag, "earlier report"), ""]
     if sub_queries:
-        parts.append(f"Parts of the question that were searched: {_as_json(sub_queries)}")
-    parts += [f"Question: {question}", "", "Write the report now, citing the sources by number."]
+        parts += [f"Parts of the question that were searched: {_as_json(sub_queries)}", ""]
+    values = {**(options or {}), "question": question, "sources": evidence}
+    parts.append(render_aggregation_prompt(template or DEFAULT_AGGREGATION_PROMPT, values))
     return [Message("system", system), Message("user", "\n".join(parts))]
 
+
+FOLLOW_UP_SYSTEM = (
+    "You suggest what a reader could research next. Given a question and the report written to answer it, "
+    "you propose short, self-contained follow-up questions: about what the report leaves open, missing or "
+    "uncertain, and about closely related points the reader is likely to ask next. Never repeat the question "
+    "or ask what the report already answers. You reply with a JSON array of strings and nothing else.")
+
+
+def follow_up_messages(question: str, report: str, count: int, tag: str) -> list:
+    """Messages asking for up to `count` follow-up questions as a JSON array (the report is data)."""
+    from App_Function_Libraries.LLM.base import Message
+    user = (f"{untrusted_notice(tag)}\n\nQuestion: {question}\n\nThe report:\n"
+            f"{wrap_untrusted(report, tag, 'report')}\n\nSuggest up to {max(1, count)} follow-up questions, each "
+            "under 20 words, in the language of the question. Reply with only a JSON array of strings, for "
+            'example ["first question?", "second question?"].')
+    return [Message("system", FOLLOW_UP_SYSTEM), Message("user", user)]
+
+
+GAP_SYSTEM = (
+    "You plan the next round of web searches for a research report. You read the report and list what it "
+    "says is missing, unclear, uncertain or disputed, and which parts of the question it leaves unanswered; "
+    "then you write search-engine queries (short, concrete keywords) for those gaps only, never for what the "
+    "report already covers. You reply with JSON only.")
+
+
+def gap_messages(question: str, report: str, searched: list[str], max_count: int, tag: str) -> list:
+    """Messages asking for the report's gaps and up to max_count new queries for them, as a JSON object."""
+    from App_Function_Libraries.LLM.base import Message
+    user = (f"{untrusted_notice(tag)}\n\nQuestion: {question}\n\nQueries already searched (do not repeat "
+            f"them): {_as_json(searched)}\n\nThe report so far:\n{wrap_untrusted(report, tag, 'report')}\n\n"
+            f"Reply with a JSON object exactly like "
+            '{"gaps": ["what is missing, in a few words"], "queries": ["search query"]} '
+            f"with at most {max(1, max_count)} queries. If the report leaves nothing missing or uncertain, reply "
+            '{"gaps": [], "queries": []}.')
+    return [Message("system", GAP_SYSTEM), Message("user", user)]
 
 
 # ============================================================ Documents (local files: chunk context, answers)

@@ -13,6 +13,7 @@ the report is an extractive brief.
 """
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from dataclasses import dataclass, field
@@ -22,13 +23,14 @@ from App_Function_Libraries.config import Settings, get_settings
 from App_Function_Libraries.LLM.base import LLMClient, LLMError
 from App_Function_Libraries.Web_Search import aggregate, relevance
 from App_Function_Libraries.Web_Search.fetch import PageFetcher
+from App_Function_Libraries.Web_Search.follow_ups import suggest_follow_ups
 from App_Function_Libraries.Web_Search.page_stream import StreamConfig, read_pages
 from App_Function_Libraries.Web_Search.passage_rank import MemoEmbedder, RankSettings, get_cross_encoder
 from App_Function_Libraries.Web_Search.research_params import ResearchParams
 from App_Function_Libraries.Web_Search.research_types import ResearchResult, Source
 from App_Function_Libraries.Web_Search.subqueries import analyze_question, dedupe_queries
 
-STAGES = ("subqueries", "search", "relevance", "fetch", "rank", "extract", "report", "verify")
+STAGES = ("subqueries", "search", "relevance", "fetch", "rank", "extract", "report", "verify", "follow_ups")
 LLM_ROLES = ("subquery", "relevance", "extraction", "final_answer")
 
 
@@ -89,7 +91,7 @@ class Services:
         return self.search
 
 
-class _Run:
+class Run:
     """One run's bookkeeping: progress, timings, cancellation, LLM usage."""
 
     def __init__(self, result: ResearchResult, services: Services, params: ResearchParams,
@@ -146,14 +148,15 @@ def process_question(question: str, params: ResearchParams | None = None, on_pro
     if not question:
         raise ValueError("the question is empty")
     params = params or ResearchParams.from_settings(services.settings if services else None)
+    params.check_report_options()
     services = services or Services.from_settings(use_llm=params.use_llm)
-    run = _Run(ResearchResult(question=question, params=params.to_dict()), services, params, on_progress, cancel)
+    run = Run(ResearchResult(question=question, params=params.to_dict()), services, params, on_progress, cancel)
     _warm_embedder(services)
     queries = run.timed("subqueries", lambda: _stage_subqueries(run, params))
     if not run.cancelled("search"):
         run.timed("search", lambda: _stage_search(run, params, queries))
     if not run.cancelled("relevance"):
-        run.timed("relevance", lambda: _stage_relevance(run, params))
+        run.timed("relevance", lambda: stage_relevance(run, params, run.result.sources))
     _stages_pages_and_report(run, params, on_report_delta)
     return run.finish()
 
@@ -164,11 +167,12 @@ def rerun_from_fetch(result: ResearchResult, params: ResearchParams | None = Non
                      services: Services | None = None) -> ResearchResult:
     """Stages 4-7 again on `result`'s sources (user overrides decide which are read); a new result."""
     params = params or ResearchParams.from_dict(result.params)
+    params.check_report_options()
     services = services or Services.from_settings(use_llm=params.use_llm)
     fresh = ResearchResult(question=result.question, params=params.to_dict(), sub_queries=list(result.sub_queries),
                            sources=[_reset_source(s) for s in result.sources],
                            timings={k: v for k, v in result.timings.items() if k in STAGES[:3]})
-    run = _Run(fresh, services, params, on_progress, cancel)
+    run = Run(fresh, services, params, on_progress, cancel)
     _warm_embedder(services)
     _stages_pages_and_report(run, params, on_report_delta)
     return run.finish()
@@ -181,18 +185,20 @@ def _reset_source(source: Source) -> Source:
                   user_override=source.user_override, round=source.round)
 
 
-def _stages_pages_and_report(run: _Run, params: ResearchParams, on_delta) -> None:
+def _stages_pages_and_report(run: Run, params: ResearchParams, on_delta) -> None:
     if not run.cancelled("fetch"):
-        _stage_pages(run, params)
+        stage_pages(run, params, run.result.sources)
     if not run.cancelled("report"):
-        run.timed("report", lambda: _stage_report(run, params, on_delta))
+        run.timed("report", lambda: stage_report(run, params, on_delta))
     if not run.cancelled("verify"):
-        run.timed("verify", lambda: _stage_verify(run))
+        run.timed("verify", lambda: stage_verify(run))
+    if not run.cancelled("follow_ups"):
+        run.timed("follow_ups", lambda: stage_follow_ups(run, params))
 
 
 # ---------------------------------------------------------------- stages 1-3
 
-def _stage_subqueries(run: _Run, params: ResearchParams) -> list[str]:
+def _stage_subqueries(run: Run, params: ResearchParams) -> list[str]:
     llm = run.llm("subquery") if params.subqueries else None
     run.progress("subqueries", 0, 1)
     subs, problem = analyze_question(run.result.question, llm, params.subquery_count,
@@ -205,7 +211,13 @@ def _stage_subqueries(run: _Run, params: ResearchParams) -> list[str]:
     return queries[:params.max_queries]
 
 
-def _stage_search(run: _Run, params: ResearchParams, queries: list[str]) -> None:
+def _stage_search(run: Run, params: ResearchParams, queries: list[str]) -> None:
+    run.result.sources += search_sources(run, params, queries, lambda found: found[:params.result_max])
+
+
+def search_sources(run: Run, params: ResearchParams, queries: list[str],
+                   keep: Callable[[list[Any]], list[Any]]) -> list[Source]:
+    """Every query on every engine at once; `keep` picks which merged results become Sources."""
     total = len(queries) * len(params.engines)
     run.progress("search", 0, total)
     found = run.services.search_fn()(params.engines, queries, params.content_country, params.search_lang,
@@ -213,23 +225,23 @@ def _stage_search(run: _Run, params: ResearchParams, queries: list[str]) -> None
                                      use_cache=params.use_cache, **params.search_options())
     for label, message in found.errors.items():
         run.result.errors.append(f"search {label}: {message}")
-    for item in found.results[:params.result_max]:
-        run.result.sources.append(Source(
-            title=item.title, url=item.url, snippet=item.content, engines=list(item.engines),
-            queries=list(item.queries), rank=item.rank, fused_score=item.fused_score,
-            date_published=(item.metadata or {}).get("date_published")))
-    run.progress("search", total, total, f"{len(run.result.sources)} results")
+    sources = [Source(title=item.title, url=item.url, snippet=item.content, engines=list(item.engines),
+                      queries=list(item.queries), rank=item.rank, fused_score=item.fused_score,
+                      date_published=(item.metadata or {}).get("date_published")) for item in keep(found.results)]
+    run.progress("search", total, total, f"{len(sources)} results")
+    return sources
 
 
-def _stage_relevance(run: _Run, params: ResearchParams) -> None:
-    sources = run.result.sources
+def stage_relevance(run: Run, params: ResearchParams, sources: list[Source],
+                    aspects: list[str] | None = None) -> None:
+    """Judge these sources (the run's, or a dig-deeper round's new ones, with that round's queries)."""
     total = len(sources)
     run.progress("relevance", 0, total)
     llm = run.llm("relevance")
     if not params.relevance_check or not sources:
         pass
     elif llm is not None:
-        relevance.judge_with_llm(llm, run.result.question, run.result.sub_queries, sources,
+        relevance.judge_with_llm(llm, run.result.question, aspects or run.result.sub_queries, sources,
                                  run.services.settings.research.relevance_batch_size, run.cancel,
                                  lambda done, n: run.progress("relevance", done, n))
     elif run.embedder() is not None:
@@ -242,9 +254,10 @@ def _stage_relevance(run: _Run, params: ResearchParams) -> None:
 
 # ---------------------------------------------------------------- stages 4-7
 
-def _stage_pages(run: _Run, params: ResearchParams) -> None:
+def stage_pages(run: Run, params: ResearchParams, sources: list[Source]) -> None:
+    """Stages 4-6 over the selected ones of these sources (at most pages_max)."""
     services, settings = run.services, run.services.settings
-    selected = [s for s in run.result.sources if s.selected]
+    selected = [s for s in sources if s.selected]
     chosen = selected[:params.pages_max]
     for source in selected[params.pages_max:]:
         source.error = f"not read: only the first {params.pages_max} selected results are read (pages_max)"
@@ -262,7 +275,7 @@ def _stage_pages(run: _Run, params: ResearchParams) -> None:
     run.result.timings.update({k: report.timings.get(k, 0.0) for k in ("fetch", "rank", "extract")})
 
 
-def _cross_encoder(run: _Run):
+def _cross_encoder(run: Run):
     name = run.services.settings.embeddings.cross_encoder
     try:
         return get_cross_encoder(name)
@@ -271,27 +284,32 @@ def _cross_encoder(run: _Run):
         return None
 
 
-def _stage_report(run: _Run, params: ResearchParams, on_delta) -> None:
+def stage_report(run: Run, params: ResearchParams, on_delta, *, renumber: bool = True, earlier_report: str = "",
+                 groups: list[str] | None = None) -> None:
+    """Stage 7. A dig-deeper round keeps the numbers (renumber=False), hands the writer the report it
+    rewrites (earlier_report) and the queries of every round (groups)."""
     result = run.result
-    numbered = aggregate.number_sources(result.sources)
+    numbered = aggregate.number_sources(result.sources) if renumber else result.cited_sources()
     run.progress("report", 0, 1, f"{len(numbered)} sources")
     llm = run.llm("final_answer")
+    options = dataclasses.replace(params.report_options(), previous_answer=earlier_report)
+    queries = groups or result.sub_queries
+    written = False
     if llm is not None and numbered:
         try:
-            result.report_markdown = aggregate.aggregate_results(
-                result.question, result.sources, llm, params.report_options(), result.sub_queries, on_delta)
-            result.mode = "llm"
+            result.report_markdown = aggregate.aggregate_results(result.question, result.sources, llm, options,
+                                                                 queries, on_delta)
+            result.mode, written = "llm", True
         except LLMError as exc:
             result.errors.append(f"report: the LLM failed ({exc}); wrote an extractive brief instead")
-    if result.mode != "llm":
-        queries = result.sub_queries or [result.question]
-        result.report_markdown = aggregate.extractive_brief(result.question, queries, result.sources,
-                                                            run.embedder())
+    if not written:
+        result.report_markdown = aggregate.extractive_brief(result.question, queries or [result.question],
+                                                            result.sources, run.embedder(), options)
         result.mode = "extractive"
     run.progress("report", 1, 1)
 
 
-def _stage_verify(run: _Run) -> None:
+def stage_verify(run: Run) -> None:
     result = run.result
     run.progress("verify", 0, 1)
     check = aggregate.verify_report(result.report_markdown, result.sources, run.embedder())
@@ -302,6 +320,16 @@ def _stage_verify(run: _Run) -> None:
     if check.invalid_removed:
         result.errors.append(f"report: removed {check.invalid_removed} citation(s) naming no source")
     run.progress("verify", 1, 1)
+
+
+def stage_follow_ups(run: Run, params: ResearchParams) -> None:
+    run.progress("follow_ups", 0, 1)
+    llm = run.llm("subquery") or run.llm("final_answer")
+    follow_ups, problem = suggest_follow_ups(run.result, llm, params.follow_up_count)
+    run.result.follow_ups = follow_ups
+    if problem:
+        run.result.errors.append(problem)
+    run.progress("follow_ups", 1, 1, f"{len(follow_ups)} suggested")
 
 
 # ---------------------------------------------------------------- helpers

@@ -5,11 +5,16 @@ named, and their keys stay in the settings.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from App_Function_Libraries.config import Settings, get_settings
 from App_Function_Libraries.Web_Search.aggregate import ReportOptions
+
+REPORT_FORMAT_CHOICES = ("full", "short", "bullets", "table")
+MIN_LENGTH_WORDS, MAX_LENGTH_WORDS = 50, 10000
+LANGUAGE_CODE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})?")
 
 # perform_websearch's advanced options: ResearchParams field -> search_many keyword
 SEARCH_OPTION_FIELDS = {"date_range": "date_range", "safesearch": "safesearch", "site_blacklist": "site_blacklist",
@@ -50,10 +55,13 @@ class ResearchParams:
     report_format: str = "full"
     length_words: int = 600
     report_language: str = ""  # empty: the question's language
-    aggregation_prompt: str = ""  # the user's own report instructions (citation rules are always added)
-    # follow-ups
+    aggregation_prompt: str = ""  # the report writer's instructions ({question}, {sources}); empty: built-in
+    preset: str = ""  # the name of the saved preset aggregation_prompt came from ("" = built-in or edited)
+    follow_up_count: int = 5  # follow-up questions suggested after the report (0: none)
+    # a follow-up of an earlier run: what it searched and answered (the sub-query step builds on them)
     previous_queries: list[str] = field(default_factory=list)
     previous_answer: str = ""
+    follow_up_of: str = ""  # the earlier run's id
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None, **overrides) -> "ResearchParams":
@@ -64,7 +72,8 @@ class ResearchParams:
                    max_queries=s.search.search_default_max_queries, relevance_check=s.research.relevance_check,
                    pages_max=s.research.pages_max, passages_per_page=s.research.passages_per_page,
                    tone=s.search.search_result_analysis_tone, report_format=s.research.report_format,
-                   length_words=s.research.report_length_words, report_language=s.research.output_lang)
+                   length_words=s.research.report_length_words, report_language=s.research.output_lang,
+                   follow_up_count=s.research.follow_up_count)
         return dataclasses.replace(base, **{k: v for k, v in overrides.items() if v is not None})
 
     def to_dict(self) -> dict[str, Any]:
@@ -81,6 +90,18 @@ class ResearchParams:
                 if getattr(self, name) not in (None, [], "")}
 
     def report_options(self) -> ReportOptions:
+        """The report's options. An earlier run's answer is not among them: its [n] name other sources."""
         return ReportOptions(tone=self.tone, report_format=self.report_format, length_words=self.length_words,
-                             output_lang=self.report_language, custom_instructions=self.aggregation_prompt,
-                             previous_answer=self.previous_answer)
+                             output_lang=self.report_language, template=self.aggregation_prompt)
+
+    def check_report_options(self) -> None:
+        """Raise ValueError (one line for the user) for a report option that cannot be used."""
+        from App_Function_Libraries.Web_Search.report_presets import validate_template
+        if self.report_format not in REPORT_FORMAT_CHOICES:
+            raise ValueError(f"unknown report format {self.report_format!r}; use {', '.join(REPORT_FORMAT_CHOICES)}")
+        if not MIN_LENGTH_WORDS <= int(self.length_words) <= MAX_LENGTH_WORDS:
+            raise ValueError(f"the report length must be {MIN_LENGTH_WORDS} to {MAX_LENGTH_WORDS} words")
+        if self.report_language and not LANGUAGE_CODE.fullmatch(self.report_language):
+            raise ValueError(f"answer language {self.report_language!r} is not a language code like en, de or pt-BR")
+        if self.aggregation_prompt.strip():
+            validate_template(self.aggregation_prompt)

@@ -30,10 +30,20 @@ def _sentences(text: str) -> list[str]:
     return [s.strip() for s in re.split(r"(?<=[.!?])\s+", " ".join(text.split())) if len(s.split()) >= 6]
 
 
+DEFAULT_FOLLOW_UPS = ["Which findings are still disputed?", "How were these measurements made?",
+                      "Who first described this?"]
+
+
 def script_research(llm: ScriptedLLM, topic_words: tuple[str, ...], sub_queries: list[str] | None = None,
-                    invalid_citation: int | None = 99) -> ScriptedLLM:
-    """Add rules answering the research prompts; verdicts and notes follow `topic_words`."""
+                    invalid_citation: int | None = 99, follow_ups: list[str] | None = None,
+                    gap_queries: list[list[str]] | None = None, missing: str = "") -> ScriptedLLM:
+    """Add rules answering the research prompts; verdicts and notes follow `topic_words`.
+
+    follow_ups: the follow-up questions suggested after a report; gap_queries: what each successive
+    dig-deeper round is told to search (then: no gap left); missing: a sentence the report ends with,
+    saying what the sources leave out."""
     words = tuple(w.lower() for w in topic_words)
+    rounds = list(gap_queries or [])
 
     def on_topic(text: str) -> bool:
         low = text.lower()
@@ -76,10 +86,18 @@ def script_research(llm: ScriptedLLM, topic_words: tuple[str, ...], sub_queries:
         lines += ["", f"In short, the sources agree on the main points [{numbers[0]}{extra}]."]
         if len(numbers) > 1:
             lines.append(f"Several sources describe it [{numbers[0]}-{numbers[1]}].")
+        if missing:
+            lines += ["", missing]
         return "\n".join(lines)
+
+    def gaps(prompt: str) -> str:
+        queries = rounds.pop(0) if rounds else []
+        return json.dumps({"gaps": [f"more on {q}" for q in queries], "queries": queries})
 
     llm.when(prompts.SUBQUERY_SYSTEM[:60], subqueries)
     llm.when(prompts.RELEVANCE_SYSTEM[:60], relevance)
     llm.when(prompts.EXTRACTION_SYSTEM[:60], notes)
     llm.when(prompts.REPORT_RULES[:60], report)
+    llm.when(prompts.FOLLOW_UP_SYSTEM[:60], json.dumps(follow_ups or DEFAULT_FOLLOW_UPS))
+    llm.when(prompts.GAP_SYSTEM[:60], gaps)
     return llm

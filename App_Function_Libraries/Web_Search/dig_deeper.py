@@ -1,0 +1,239 @@
+"""Dig deeper: more rounds of research aimed only at what a report lacks.
+
+    dig_deeper(result, rounds=2) -> a new ResearchResult (same id) with more sources, a rewritten report and
+                                    one record per round in `rounds`
+
+Each round:
+  1 gaps     with an LLM, what the report says is missing or uncertain and search queries for those gaps only
+             (a JSON object, parsed strictly, 3 tries); without one (or when that fails) the least covered
+             sub-questions' missing words (coverage.py). A query searched before is never searched again.
+  2 search   the new queries on the run's engines.
+  3 new      results whose address (normalized, asked-for or final) the run already has are dropped, so no
+             page is fetched twice.
+  4 read     relevance, fetch, passages and notes for the new results only (at most pages_max).
+  5 number   old sources keep their numbers; new sources with notes get the next ones.
+  6 rewrite  the report is written again from old and new sources (the LLM sees the report it rewrites) and
+             every [n] is verified against the whole list.
+The round's record: round, queries, gaps, considered (new results), added ([{n, url, title}]), change
+(added and removed sentences, a unified diff), stop (why digging stopped after it, "" when it did not),
+seconds. Digging stops when a round adds no numbered source, finds no gap to search, is cancelled, or after
+the rounds asked for.
+"""
+from __future__ import annotations
+
+import copy
+import difflib
+import re
+import threading
+import time
+from typing import Any, Callable
+
+from App_Function_Libraries.LLM import prompts
+from App_Function_Libraries.LLM.structured import StructuredOutputError, ask_structured, extract_json
+from App_Function_Libraries.Retrieval.citations import CITATION_GROUP_RE
+from App_Function_Libraries.Retrieval.passages import split_sentences
+from App_Function_Libraries.Web_Search import aggregate, coverage
+from App_Function_Libraries.Web_Search.follow_ups import searched_queries
+from App_Function_Libraries.Web_Search.pipeline import (ProgressFn, Run, Services, search_sources, stage_follow_ups,
+                                                        stage_pages, stage_relevance, stage_report, stage_verify)
+from App_Function_Libraries.Web_Search.research_params import ResearchParams
+from App_Function_Libraries.Web_Search.research_types import ResearchResult, Source
+from App_Function_Libraries.Web_Search.subqueries import dedupe_queries
+from App_Function_Libraries.Web_Search.url_normalize import normalize_url
+
+MAX_ROUNDS = 5
+MAX_GAP_QUERIES = 3
+TRIES = 3
+MAX_GAP_CHARS = 200
+MAX_CHANGED_SENTENCES = 40
+MAX_DIFF_LINES = 200
+
+
+def dig_deeper(result: ResearchResult, rounds: int = 1, params: ResearchParams | None = None,
+               on_progress: ProgressFn | None = None, cancel: threading.Event | None = None, *,
+               on_report_delta: Callable[[str], None] | None = None,
+               services: Services | None = None) -> ResearchResult:
+    """Up to `rounds` (1..5) rounds on `result`; `result` itself is left as it was."""
+    if not result.report_markdown.strip():
+        raise ValueError("there is no report to dig deeper into; research the question first")
+    params = params or ResearchParams.from_dict(result.params)
+    params.check_report_options()
+    services = services or Services.from_settings(use_llm=params.use_llm)
+    work = ResearchResult.from_dict(copy.deepcopy(result.to_dict()))
+    before_usage, before_timings = work.llm_usage, dict(work.timings)
+    run = Run(work, services, params, on_progress, cancel)
+    grew = False
+    for _ in range(max(1, min(int(rounds), MAX_ROUNDS))):
+        record = _one_round(run, params, on_report_delta)
+        work.rounds.append(record)
+        grew = grew or bool(record["added"])
+        if record["stop"]:
+            break
+    if grew and not run.cancelled("follow_ups"):
+        stage_follow_ups(run, params)
+    run.finish()
+    work.llm_usage = add_usage(before_usage, work.llm_usage)
+    work.timings = {**before_timings, "total": round(before_timings.get("total", 0) + work.timings["total"], 3)}
+    return work
+
+
+def _one_round(run: Run, params: ResearchParams, on_delta) -> dict[str, Any]:
+    result, started = run.result, time.monotonic()
+    record: dict[str, Any] = {"round": len(result.rounds) + 1, "queries": [], "gaps": [], "considered": 0,
+                              "added": [], "change": {}, "stop": "", "seconds": 0.0}
+    label = f"round {record['round']}"
+    run.progress("subqueries", 0, 1, f"{label}: finding gaps")
+    record["gaps"], record["queries"] = find_gaps(run, params)
+    run.progress("subqueries", 1, 1, f"{label}: {len(record['queries'])} new queries")
+    record["stop"] = _search_and_read(run, params, record) or _rewrite(run, params, record, on_delta)
+    record["seconds"] = round(time.monotonic() - started, 3)
+    return record
+
+
+def _search_and_read(run: Run, params: ResearchParams, record: dict[str, Any]) -> str:
+    """Steps 2-4; returns why the round stops here ('' to go on to the rewrite)."""
+    if not record["queries"]:
+        return "no gap left to search" if not record["gaps"] else "every query for the gaps was searched before"
+    if run.cancelled("search"):
+        return "cancelled"
+    known = known_addresses(run.result.sources)
+    found = search_sources(run, params, record["queries"],
+                           lambda results: [r for r in results if normalize_url(r.url) not in known]
+                           [:params.result_max])
+    for source in found:
+        source.round = record["round"]
+    record["considered"] = len(found)
+    run.result.sources += found
+    if not found:
+        return "the searches found only pages already read"
+    if not run.cancelled("relevance"):
+        stage_relevance(run, params, found, aspects=record["queries"])
+    if not run.cancelled("fetch"):
+        stage_pages(run, params, found)
+    if run.cancelled("report"):
+        return "cancelled"
+    old = [s for s in run.result.sources if s.n is not None]
+    added = aggregate.number_new_sources(old, found)
+    record["added"] = [{"n": s.n, "url": s.url, "title": s.title} for s in added]
+    return "" if added else "no new result was relevant and readable"
+
+
+def _rewrite(run: Run, params: ResearchParams, record: dict[str, Any], on_delta) -> str:
+    """Steps 5-6: the report rewritten from every numbered source and verified; its change recorded."""
+    result = run.result
+    before = result.report_markdown
+    groups = dedupe_queries(list(result.sub_queries) + [q for r in result.rounds for q in r.get("queries", [])]
+                            + record["queries"])
+    run.timed("report", lambda: stage_report(run, params, on_delta, renumber=False, earlier_report=before,
+                                             groups=groups))
+    run.timed("verify", lambda: stage_verify(run))
+    record["change"] = report_change(before, result.report_markdown)
+    return "cancelled" if run.cancelled("follow_ups") else ""
+
+
+# ---------------------------------------------------------------- gaps
+
+def find_gaps(run: Run, params: ResearchParams) -> tuple[list[str], list[str]]:
+    """(gaps, new queries) for the report as it stands."""
+    result = run.result
+    searched = searched_queries(result)
+    subs = list(result.sub_queries) + [q for r in result.rounds for q in r.get("queries", [])]
+    llm = run.llm("subquery") or run.llm("final_answer")
+    if llm is None:
+        return coverage.gap_queries(result.question, subs, result.sources, searched, MAX_GAP_QUERIES)
+    failure: list[str] = []
+
+    def fallback(exc: Exception) -> tuple[list[str], list[str]]:
+        failure.append(f"dig deeper: the LLM named no usable gaps after {TRIES} tries ({exc}); "
+                       "searched the least covered sub-questions instead")
+        return coverage.gap_queries(result.question, subs, result.sources, searched, MAX_GAP_QUERIES)
+
+    messages = prompts.gap_messages(result.question, result.report_markdown, searched, MAX_GAP_QUERIES,
+                                    prompts.new_data_tag())
+    (gaps, queries), ok = ask_structured(llm, messages, parse_gaps, tries=TRIES, fallback=fallback,
+                                         temperature=0.0, json_mode=False)
+    result.errors += failure
+    if ok:
+        queries = dedupe_queries(queries, exclude=searched)[:MAX_GAP_QUERIES]
+    return gaps, queries
+
+
+def parse_gaps(text: str) -> tuple[list[str], list[str]]:
+    """{"gaps": [str], "queries": [str]} strictly (both may be empty: nothing is missing)."""
+    value = extract_json(text)
+    if not isinstance(value, dict) or not isinstance(value.get("gaps"), list) \
+            or not isinstance(value.get("queries"), list):
+        raise StructuredOutputError('expected {"gaps": [...], "queries": [...]}')
+    lists = []
+    for key in ("gaps", "queries"):
+        items = value[key]
+        if not all(isinstance(i, str) for i in items):
+            raise StructuredOutputError(f"{key} must be strings")
+        lists.append([" ".join(i.split())[:MAX_GAP_CHARS] for i in items if i.strip()])
+    if lists[0] and not lists[1]:
+        raise StructuredOutputError("gaps named but no query written for them")
+    return lists[0], lists[1]
+
+
+def known_addresses(sources: list[Source]) -> set[str]:
+    """Normalized addresses (asked-for and final) of every source the run has."""
+    return {normalize_url(u) for s in sources for u in (s.url, s.final_url) if u}
+
+
+# ---------------------------------------------------------------- what changed
+
+def _sentences(markdown: str) -> list[str]:
+    out = []
+    for line in markdown.splitlines():
+        body = re.sub(r"^\s*(?:[-*+]|\d+[.)]|#+|>|\|)\s*", "", line).strip()
+        out += [" ".join(s.split()) for s in split_sentences(body) if s.strip()] if body else []
+    return out
+
+
+def _key(sentence: str) -> str:
+    return " ".join(CITATION_GROUP_RE.sub("", sentence).lower().split())
+
+
+def report_change(before: str, after: str) -> dict[str, Any]:
+    """Sentences added and removed (citation marks ignored when comparing) and a unified diff of the lines."""
+    old, new = _sentences(before), _sentences(after)
+    old_keys, new_keys = {_key(s) for s in old}, {_key(s) for s in new}
+    diff = list(difflib.unified_diff(before.splitlines(), after.splitlines(), "before", "after", lineterm="", n=1))
+    if len(diff) > MAX_DIFF_LINES:
+        diff = diff[:MAX_DIFF_LINES] + [f"… {len(diff) - MAX_DIFF_LINES} more lines"]
+    return {"added_sentences": [s for s in new if _key(s) not in old_keys][:MAX_CHANGED_SENTENCES],
+            "removed_sentences": [s for s in old if _key(s) not in new_keys][:MAX_CHANGED_SENTENCES],
+            "diff": "\n".join(diff)}
+
+
+def round_summary(record: dict[str, Any]) -> str:
+    """One line per round, for the command line and the UI."""
+    parts = [f"round {record.get('round')}"]
+    queries = record.get("queries") or []
+    parts.append("searched " + ", ".join(f'"{q}"' for q in queries) if queries else "no new query")
+    if queries:
+        parts.append(f"{record.get('considered', 0)} new result(s)")
+    added = record.get("added") or []
+    if added:
+        parts.append("added " + ", ".join(f"[{a['n']}] {a.get('title') or a['url']}" for a in added))
+        change = record.get("change") or {}
+        parts.append(f"report +{len(change.get('added_sentences', []))}/"
+                     f"-{len(change.get('removed_sentences', []))} sentences")
+    if record.get("stop"):
+        parts.append(f"stopped: {record['stop']}")
+    return "; ".join(parts)
+
+
+def add_usage(before: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
+    """Two llm_usage records added up (calls and tokens, per role and in all; models listed once)."""
+    out: dict[str, Any] = {k: (before or {}).get(k, 0) + (more or {}).get(k, 0)
+                           for k in ("calls", "prompt_tokens", "completion_tokens")}
+    roles: dict[str, dict[str, int]] = {}
+    for usage in (before or {}, more or {}):
+        for role, counts in (usage.get("roles") or {}).items():
+            mine = roles.setdefault(role, {})
+            for k, v in counts.items():
+                mine[k] = mine.get(k, 0) + v
+    out["roles"] = roles
+    out["models"] = list(dict.fromkeys(list((before or {}).get("models") or []) + list((more or {}).get("models") or [])))
+    return out

@@ -1,0 +1,77 @@
+"""Follow-up questions after a report, and the parameters of a research that follows up on an earlier one.
+
+With an LLM: up to 5 short questions about what the report leaves open (a JSON array, parsed strictly,
+asked up to 3 times). Without one, or when that fails: the sub-questions whose passages scored lowest
+(see coverage.py), then the question's words that no passage mentions.
+
+A follow-up research carries the earlier run's queries and answer (`follow_up_params`), so its sub-query
+step searches for what the earlier answer lacked instead of repeating it.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from App_Function_Libraries.LLM import prompts
+from App_Function_Libraries.LLM.base import LLMClient
+from App_Function_Libraries.LLM.structured import StructuredOutputError, ask_structured, parse_string_list
+from App_Function_Libraries.Web_Search import coverage
+from App_Function_Libraries.Web_Search.research_params import ResearchParams
+from App_Function_Libraries.Web_Search.research_types import ResearchResult
+from App_Function_Libraries.Web_Search.subqueries import dedupe_queries, normalize_query
+
+MAX_FOLLOW_UPS = 5
+MAX_CHARS = 200
+TRIES = 3
+FULL_SCORE = 0.999
+
+
+def searched_queries(result: ResearchResult) -> list[str]:
+    """Every query a run searched: its question, its sub-queries and each dig-deeper round's queries."""
+    rounds = [q for r in result.rounds for q in r.get("queries", [])]
+    return dedupe_queries([result.question] + list(result.sub_queries) + rounds)
+
+
+def follow_up_params(previous: ResearchResult, params: ResearchParams | None = None) -> ResearchParams:
+    """Parameters for researching a follow-up of `previous`: its options (or `params`), plus what it
+    searched and what it answered, for the sub-query step to build on."""
+    base = params or ResearchParams.from_dict(previous.params)
+    return dataclasses.replace(base, previous_queries=searched_queries(previous),
+                               previous_answer=previous.report_markdown, follow_up_of=previous.id)
+
+
+def derived_follow_ups(result: ResearchResult, count: int = MAX_FOLLOW_UPS) -> list[str]:
+    """Follow-ups without an LLM: the least covered sub-questions, then searches for unmentioned words."""
+    subs = list(result.sub_queries) + [q for r in result.rounds for q in r.get("queries", [])]
+    aspects = coverage.score_aspects(result.question, subs, result.sources)
+    candidates = [a.text for a in aspects if a.score < FULL_SCORE or a.missing]
+    _gaps, searches = coverage.gap_queries(result.question, subs, result.sources, [], count)
+    return dedupe_queries(candidates + searches, exclude=[result.question])[:count]
+
+
+def _parse_questions(text: str) -> list[str]:
+    items = [normalize_query(q)[:MAX_CHARS] for q in parse_string_list(text, key_names=("questions", "items"))]
+    items = [q for q in items if len(q.split()) >= 2]
+    if not items:
+        raise StructuredOutputError("no usable question in the array")
+    return items
+
+
+def suggest_follow_ups(result: ResearchResult, llm: LLMClient | None,
+                       count: int = MAX_FOLLOW_UPS) -> tuple[list[str], str]:
+    """(up to `count` follow-up questions, problem); problem says why the LLM's were not used ('' if fine)."""
+    count = max(0, min(count, MAX_FOLLOW_UPS))
+    if count == 0:
+        return [], ""
+    if llm is None or not result.report_markdown.strip():
+        return derived_follow_ups(result, count), ""
+    failure: list[str] = []
+
+    def fallback(exc: Exception) -> list[str]:
+        failure.append(f"follow-ups: the LLM gave no usable list after {TRIES} tries ({exc}); "
+                       "suggested the least covered sub-questions instead")
+        return derived_follow_ups(result, count)
+
+    messages = prompts.follow_up_messages(result.question, result.report_markdown, count, prompts.new_data_tag())
+    questions, _ok = ask_structured(llm, messages, _parse_questions, tries=TRIES, fallback=fallback,
+                                    temperature=llm.settings.temperature, json_mode=False)
+    return dedupe_queries(questions, exclude=[result.question])[:count], (failure[0] if failure else "")
