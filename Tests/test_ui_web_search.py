@@ -8,6 +8,7 @@ import pytest
 from App_Function_Libraries.Gradio_UI import research_runner, web_search_params as wp, web_search_view as view
 from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, link_citations
 from App_Function_Libraries.Gradio_UI.web_search_tab import OPTION_NAMES
+from App_Function_Libraries.LLM.prompts import DEFAULT_AGGREGATION_PROMPT
 from App_Function_Libraries.Web_Search.research_types import ResearchResult, Source
 
 
@@ -63,7 +64,8 @@ def form(settings, **changes):
               "dedupe_filter": False, "geolocation": "", "sort": "relevance", "subqueries": True,
               "subquery_count": 3, "relevance": True, "pages_max": 5, "report_format": "short",
               "llm_subquery": wp.CONFIGURED, "llm_relevance": wp.NO_LLM, "llm_extraction": wp.CONFIGURED,
-              "llm_final_answer": wp.CONFIGURED}
+              "llm_final_answer": wp.CONFIGURED, "tone": "neutral", "report_lang": "", "length_words": 600,
+              "aggregation_prompt": DEFAULT_AGGREGATION_PROMPT, "preset": "default"}
     assert set(values) == set(OPTION_NAMES)
     values.update(changes)
     return values
@@ -79,7 +81,22 @@ def test_form_becomes_research_params(make_settings):
     assert services.llms["relevance"] is None
 
 
+def test_report_options_become_params_and_name_the_preset_only_while_unedited(make_settings):
+    from App_Function_Libraries.Web_Search.report_presets import save_preset
+    settings = make_settings({})
+    params = wp.build_params(settings, form(settings, tone="journalistic", report_lang="de", length_words=250))
+    assert (params.tone, params.report_language, params.length_words) == ("journalistic", "de", 250)
+    assert params.aggregation_prompt == "" and params.preset == ""  # the built-in prompt is not copied
+    text = DEFAULT_AGGREGATION_PROMPT + "\nQuote dates."
+    save_preset("dates", text, settings)
+    assert wp.build_params(settings, form(settings, aggregation_prompt=text, preset="dates")).preset == "dates"
+    edited = wp.build_params(settings, form(settings, aggregation_prompt=text + "!", preset="dates"))
+    assert edited.preset == "" and edited.aggregation_prompt.endswith("Quote dates.!")
+
+
 @pytest.mark.parametrize("changes, message", [
+    ({"aggregation_prompt": "Answer {question}."}, "no {sources} placeholder"),
+    ({"report_lang": "Deutsch!"}, "not a language code"),
     ({"engines": []}, "at least one search engine"),
     ({"country": "United States"}, "two-letter country code"),
     ({"date_range": "custom"}, "start date, an end date"),

@@ -10,7 +10,6 @@ DATE_CHOICES = [("any time", "any"), ("past day", "day"), ("past week", "week"),
                 ("past year", "year"), ("between dates…", "custom")]
 SORT_CHOICES = [("relevance", "relevance"), ("date", "date")]
 SAFESEARCH_CHOICES = ["off", "moderate", "strict"]
-FORMAT_CHOICES = ["full", "short", "bullets", "table"]
 CONFIGURED = "configured"
 NO_LLM = "none"
 
@@ -78,10 +77,32 @@ def build_params(settings: Settings, form: dict[str, Any]):
         dedupe_filter=bool(form.get("dedupe_filter")) or None, geolocation=form.get("geolocation") or None,
         sort_results_by=form.get("sort") or None, subqueries=bool(form.get("subqueries")),
         subquery_count=int(form.get("subquery_count") or 1), relevance_check=bool(form.get("relevance")),
-        pages_max=int(form["pages_max"]), report_format=form.get("report_format") or None,
-        use_llm=any(choice != NO_LLM for choice in roles.values()))
+        pages_max=int(form["pages_max"]), use_llm=any(choice != NO_LLM for choice in roles.values()),
+        **report_fields(settings, form))
     check_options(params)
+    params.check_report_options()
     return params
+
+
+def report_fields(settings: Settings, form: dict[str, Any]) -> dict[str, Any]:
+    """The Report options as ResearchParams fields. The built-in prompt is stored as "" (so it stays the
+    current built-in one); `preset` names the saved preset only when the editor still holds its text."""
+    from App_Function_Libraries.Web_Search.report_presets import PresetError, is_default, load_preset
+    text = (form.get("aggregation_prompt") or "").strip()
+    custom = "" if not text or is_default(text) else text
+    preset = form.get("preset") or ""
+    if custom and preset and preset != "default":
+        try:
+            preset = preset if load_preset(preset, settings).strip() == custom else ""
+        except PresetError:
+            preset = ""
+    else:
+        preset = ""
+    length = form.get("length_words")
+    return {"tone": (form.get("tone") or "").strip() or None, "report_format": form.get("report_format") or None,
+            "report_language": None if form.get("report_lang") is None else str(form["report_lang"]).strip(),
+            "aggregation_prompt": custom,
+            "preset": preset, "length_words": int(length) if length else None}
 
 
 def build_services(settings: Settings, form: dict[str, Any], params):

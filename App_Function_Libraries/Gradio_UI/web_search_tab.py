@@ -1,15 +1,17 @@
-"""Web Search tab: ask a question, watch each stage, read a report whose [n] link to their sources, tick
-sources in or out and re-run from the fetch stage, then save to notes, copy or download.
+"""Web Search tab: ask a question, shape the report (Report options), watch each stage, read a report whose
+[n] link to their sources, click a follow-up question or dig deeper, tick sources in or out and re-run from
+the fetch stage, then save to notes, copy or download.
 
 Layout and wiring only; the pipeline runs through research_runner (a worker thread per run), the form is
-read by web_search_params, and results are drawn by web_search_view. Every finished run is saved to the
-research database (the History tab lists them).
+read by web_search_params (report options: report_options), and results are drawn by web_search_view.
+Every finished run is saved to the research database (the History tab lists them).
 """
 from __future__ import annotations
 
 import gradio as gr
 
 from App_Function_Libraries.config import ENGINES, LLM_ROLES
+from App_Function_Libraries.Gradio_UI import report_options
 from App_Function_Libraries.Gradio_UI import web_search_params as wp
 from App_Function_Libraries.Gradio_UI import web_search_view as view
 from App_Function_Libraries.Gradio_UI.research_runner import cancel_run, stream_run
@@ -18,19 +20,27 @@ from App_Function_Libraries.Gradio_UI.ui_common import current_settings, log, on
 OPTION_NAMES = ["engines", "result_count", "result_max", "country", "search_lang", "result_lang", "date_range",
                 "date_start", "date_end", "safesearch", "blacklist", "exact_terms", "exclude_terms",
                 "dedupe_filter", "geolocation", "sort", "subqueries", "subquery_count", "relevance", "pages_max",
-                "report_format"] + [f"llm_{r}" for r in LLM_ROLES]
+                "report_format", "tone", "report_lang", "length_words", "aggregation_prompt", "preset"] + [
+                    f"llm_{r}" for r in LLM_ROLES]
+REPORT_OPTION_NAMES = ["tone", "report_format", "report_lang", "length_words", "aggregation_prompt", "preset"]
 COPY_JS = "(text) => { if (text) { navigator.clipboard.writeText(text); } return []; }"
 
 
 # ---------------------------------------------------------------- results into outputs
 
 def result_values(result) -> list:
-    """report, sources, state, 4 downloads, clipboard text, note title: what a finished run fills in."""
+    """What a finished run fills in (RESULT_OUTPUTS of them): report, sources, state, 4 downloads, clipboard
+    text, note title, follow-ups heading, the follow-up buttons, rounds."""
     if result is None:
-        return [gr.skip()] * 9
+        return [gr.skip()] * RESULT_OUTPUTS
     files = view.download_files(result)
+    buttons = [gr.Button(value=label or " ", visible=bool(label)) for label in view.follow_up_labels(result)]
     return [view.report_markdown(result), view.source_rows(result), result.to_dict(), *files,
-            view.clipboard_text(result), one_line(result.question, 120)]
+            view.clipboard_text(result), one_line(result.question, 120), view.follow_ups_heading(result),
+            *buttons, view.rounds_markdown(result)]
+
+
+RESULT_OUTPUTS = 11 + view.MAX_FOLLOW_UPS
 
 
 def save_to_history(result, settings) -> None:
@@ -50,7 +60,7 @@ def stream_outputs(work, settings):
         if not update.final:
             partial = update.partial or ("*Working…*" if first else gr.skip())
             first = False
-            yield [update.run_id, progress, partial] + [gr.skip()] * 8
+            yield [update.run_id, progress, partial] + [gr.skip()] * (RESULT_OUTPUTS - 1)
             continue
         if update.error is not None:
             raise update.error
@@ -63,12 +73,28 @@ def stream_outputs(work, settings):
 
 @user_errors
 def run_search(question: str, *values):
+    yield from _research(question, None, values)
+
+
+@user_errors
+def run_follow_up(state: dict | None, question: str, *values):
+    """A follow-up question of the report in `state`: its queries and answer guide the new sub-queries."""
+    if not state:
+        raise ValueError("there is no report to follow up yet")
+    yield from _research(question, state, values)
+
+
+def _research(question: str, previous: dict | None, values):
+    from App_Function_Libraries.Web_Search.follow_ups import follow_up_params
     from App_Function_Libraries.Web_Search.pipeline import process_question
+    from App_Function_Libraries.Web_Search.research_types import ResearchResult
     if not (question or "").strip():
         raise ValueError("type a question first")
     settings = current_settings()
     form = dict(zip(OPTION_NAMES, values))
     params = wp.build_params(settings, form)
+    if previous:
+        params = follow_up_params(ResearchResult.from_dict(previous), params)
     services = wp.build_services(settings, form, params)
 
     def work(on_progress, cancel, on_delta):
@@ -100,6 +126,25 @@ def rerun_selection(state: dict | None, rows, *values):
 
 
 @user_errors
+def dig_deeper(state: dict | None, rounds, *values):
+    """More rounds on the report in `state`, aimed at what it lacks (its own options and engines)."""
+    from App_Function_Libraries.Web_Search.dig_deeper import dig_deeper as dig
+    from App_Function_Libraries.Web_Search.research_params import ResearchParams
+    from App_Function_Libraries.Web_Search.research_types import ResearchResult
+    if not state:
+        raise ValueError("search first, then dig deeper into the report")
+    result = ResearchResult.from_dict(state)
+    settings = current_settings()
+    params = ResearchParams.from_dict(result.params)
+    services = wp.build_services(settings, dict(zip(OPTION_NAMES, values)), params)
+
+    def work(on_progress, cancel, on_delta):
+        return dig(result, int(rounds or 1), params, on_progress, cancel, on_report_delta=on_delta,
+                   services=services)
+    yield from stream_outputs(work, settings)
+
+
+@user_errors
 def save_note(state: dict | None, title: str, keywords: str):
     from App_Function_Libraries.DB.notes_io import save_report_as_note
     from App_Function_Libraries.DB.notes_store import get_notes_store
@@ -121,7 +166,8 @@ def open_report(report_id: str):
     """Outputs for a saved report reopened from History: progress text, then result_values."""
     from App_Function_Libraries.DB.research_store import get_research_store
     result = get_research_store(current_settings()).load_report(report_id)
-    return [f"Reopened a saved report from History (id `{result.id[:8]}`)."] + result_values(result)
+    return ([f"Reopened a saved report from History (id `{result.id[:8]}`)."] + result_values(result)
+            + report_options.values_from_params(result.params))
 
 
 # ---------------------------------------------------------------- layout
@@ -163,12 +209,11 @@ def build_options(settings) -> dict:
                                          elem_id="ws-relevance")
             c["pages_max"] = gr.Slider(1, 50, value=min(settings.research.pages_max, 50), step=1,
                                        label="Most pages read")
-            c["report_format"] = gr.Dropdown(wp.FORMAT_CHOICES, value=settings.research.report_format,
-                                             label="Report format")
         with gr.Row():
             for role in LLM_ROLES:
                 c[f"llm_{role}"] = gr.Dropdown(wp.llm_choices(settings, role), value=wp.CONFIGURED,
                                                label=f"LLM for {role.replace('_', ' ')}")
+    c.update(report_options.build(settings))
     return c
 
 
@@ -187,11 +232,19 @@ def build_tab(settings, shared: dict | None = None) -> None:
             progress = gr.Markdown("*Stages appear here while a search runs.*", elem_id="ws-progress")
         with gr.Column(scale=3):
             report = gr.Markdown(elem_id="ws-report")
+            follow_heading = gr.Markdown(elem_id="ws-followups")
+            follow_buttons = [gr.Button(" ", visible=False, size="sm", elem_id=f"ws-followup-{i}")
+                              for i in range(view.MAX_FOLLOW_UPS)]
+            with gr.Row(equal_height=True):
+                dig_rounds = gr.Slider(1, 5, value=1, step=1, label="Dig-deeper rounds", scale=2,
+                                       elem_id="ws-dig-rounds")
+                dig = gr.Button("Dig deeper", scale=1, elem_id="ws-dig")
+            rounds = gr.Markdown(elem_id="ws-rounds")
     with gr.Accordion("Sources: tick results in or out, then re-run", open=True):
         sources = gr.Dataframe(headers=view.SOURCE_HEADERS, datatype=view.SOURCE_TYPES, type="array",
                                interactive=True, static_columns=list(range(1, len(view.SOURCE_HEADERS))),
                                wrap=True, max_height=420, elem_id="ws-sources",
-                               column_widths=["7%", "4%", "19%", "21%", "9%", "9%", "19%", "12%"])
+                               column_widths=["6%", "4%", "18%", "21%", "8%", "8%", "17%", "11%", "7%"])
         rerun = gr.Button("Re-run with selection", elem_id="ws-rerun")
     with gr.Row(equal_height=True):
         note_title = gr.Textbox(label="Note title", max_lines=1, scale=3, elem_id="ws-note-title")
@@ -206,13 +259,19 @@ def build_tab(settings, shared: dict | None = None) -> None:
     copy_text = gr.Textbox(visible="hidden", elem_id="ws-copy-text")
 
     option_inputs = [options[name] for name in OPTION_NAMES]
-    result_outputs = [report, sources, state, *downloads, copy_text, note_title]
+    result_outputs = [report, sources, state, *downloads, copy_text, note_title, follow_heading, *follow_buttons,
+                      rounds]
     run_outputs = [run_id, progress, *result_outputs]
     search.click(run_search, inputs=[question, *option_inputs], outputs=run_outputs)
     question.submit(run_search, inputs=[question, *option_inputs], outputs=run_outputs)
+    for button in follow_buttons:  # the question box shows the follow-up, then it is researched
+        button.click(lambda text: text, inputs=button, outputs=question).then(
+            run_follow_up, inputs=[state, question, *option_inputs], outputs=run_outputs)
+    dig.click(dig_deeper, inputs=[state, dig_rounds, *option_inputs], outputs=run_outputs)
     rerun.click(rerun_selection, inputs=[state, sources, *option_inputs], outputs=run_outputs)
     cancel.click(stop, inputs=run_id)
     save.click(save_note, inputs=[state, note_title, note_keywords], outputs=saved)
     copy.click(None, inputs=copy_text, js=COPY_JS)
     if shared is not None:
-        shared["open_report"] = dict(fn=open_report, outputs=[progress, *result_outputs])
+        report_controls = [options[name] for name in REPORT_OPTION_NAMES]
+        shared["open_report"] = dict(fn=open_report, outputs=[progress, *result_outputs, *report_controls])

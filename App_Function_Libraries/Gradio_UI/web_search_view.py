@@ -1,5 +1,6 @@
-"""How a research run looks in the Web Search tab: stage progress, the report with linked citations, the
-sources table the user ticks results in and out of, and the files offered for download."""
+"""How a research run looks in the Web Search tab: stage progress, the report with linked citations and the
+options it was written with, the follow-up questions, the dig-deeper rounds (sources added, what changed),
+the sources table the user ticks results in and out of, and the files offered for download."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -10,9 +11,11 @@ from App_Function_Libraries.Gradio_UI.ui_common import one_line
 
 STAGE_LABELS = {"subqueries": "Sub-queries", "search": "Search", "relevance": "Relevance check",
                 "fetch": "Fetch pages", "rank": "Rank passages", "extract": "Extract notes",
-                "report": "Write report", "verify": "Verify citations"}
-SOURCE_HEADERS = ["use", "n", "title", "url", "engines", "verdict", "reason", "fetched"]
-SOURCE_TYPES = ["bool", "str", "str", "str", "str", "str", "str", "str"]
+                "report": "Write report", "verify": "Verify citations", "follow_ups": "Follow-up questions"}
+SOURCE_HEADERS = ["use", "n", "title", "url", "engines", "verdict", "reason", "fetched", "round"]
+SOURCE_TYPES = ["bool", "str", "str", "str", "str", "str", "str", "str", "str"]
+FORMAT_NAMES = {"full": "full report", "short": "short answer", "bullets": "bullet brief", "table": "comparison table"}
+MAX_FOLLOW_UPS = 5
 DOWNLOAD_FORMATS = ("md", "json", "html", "bib")
 # plain symbols every system font has (emoji are missing on many Linux desktops)
 MARKS = {"done": "✓", "running": "◐", "pending": "○", "skipped": "–", "stopped": "■"}
@@ -83,7 +86,54 @@ def report_markdown(result, partial: str = "") -> str:
     footer = (f"*{'LLM' if result.mode == 'llm' else 'Extractive'} report · {len(result.cited_sources())} "
               f"cited of {len(result.sources)} results · {result.timings.get('total', 0):.1f} s"
               + (f" · {usage.get('calls', 0)} LLM calls" if usage.get("calls") else "") + "*")
-    return "\n\n".join(p for p in (f"## {md_text(result.question)}", body, notes, footer) if p)
+    parts = (f"## {md_text(result.question)}", body, notes, footer, options_line(result.params))
+    return "\n\n".join(p for p in parts if p)
+
+
+def options_line(params: dict) -> str:
+    """The report options a run was written with, in one line."""
+    if not params:
+        return ""
+    prompt = (f"preset {md_text(params['preset'])}" if params.get("preset") else
+              "edited prompt" if params.get("aggregation_prompt") else "built-in prompt")
+    language = md_text(params.get("report_language") or "") or "the question's language"
+    parts = [f"tone {md_text(params.get('tone') or 'neutral')}",
+             FORMAT_NAMES.get(params.get("report_format"), md_text(params.get("report_format") or "")),
+             language, f"≤ {params.get('length_words')} words", prompt]
+    if params.get("follow_up_of"):
+        parts.append(f"follow-up of `{str(params['follow_up_of'])[:8]}`")
+    return "*Report options: " + " · ".join(parts) + "*"
+
+
+# ---------------------------------------------------------------- follow-ups and rounds
+
+def follow_up_labels(result) -> list[str]:
+    """Exactly MAX_FOLLOW_UPS button labels ('' for a hidden button)."""
+    labels = list((result.follow_ups if result is not None else [])[:MAX_FOLLOW_UPS])
+    return labels + [""] * (MAX_FOLLOW_UPS - len(labels))
+
+
+def follow_ups_heading(result) -> str:
+    if result is None or not result.follow_ups:
+        return ""
+    return "**Follow-up questions**: click one to research it; the new search builds on this report."
+
+
+def rounds_markdown(result) -> str:
+    """Each dig-deeper round: what it searched, the sources it added (linked), and what changed."""
+    if result is None or not result.rounds:
+        return ""
+    from App_Function_Libraries.Web_Search.dig_deeper import round_summary
+    lines = ["### Dig-deeper rounds", ""]
+    for record in result.rounds:
+        lines += [f"**Round {record.get('round')}**: {md_text(round_summary(record).split('; ', 1)[-1])}", ""]
+        change = record.get("change") or {}
+        added, removed = change.get("added_sentences") or [], change.get("removed_sentences") or []
+        if added or removed:
+            lines += ["<details><summary>What changed in the report</summary>", ""]
+            lines += [f"- added: {md_text(s)}" for s in added] + [f"- removed: {md_text(s)}" for s in removed]
+            lines += ["", "</details>", ""]
+    return "\n".join(lines)
 
 
 def fetched_cell(source) -> str:
@@ -98,7 +148,7 @@ def source_rows(result) -> list[list]:
     if result is None:
         return []
     return [[s.selected, str(s.n) if s.n is not None else "", s.title, s.url, ", ".join(s.engines), s.verdict,
-             one_line(s.reason, 160), fetched_cell(s)] for s in result.sources]
+             one_line(s.reason, 160), fetched_cell(s), str(s.round) if s.round else ""] for s in result.sources]
 
 
 def apply_ticks(result, rows) -> int:
