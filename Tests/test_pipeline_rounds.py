@@ -248,3 +248,12 @@ def test_report_change_ignores_renumbered_marks():
     assert change["added_sentences"] == ["New claim [3]."]
     assert change["removed_sentences"] == ["Old claim [2]."]
     assert "+- New claim [3]." in change["diff"]
+
+
+def test_a_long_earlier_report_is_cut_at_a_line_end_for_the_planner():
+    from App_Function_Libraries.Web_Search.follow_ups import MAX_ANSWER_CHARS, shown_report
+    from App_Function_Libraries.Web_Search.research_types import ResearchResult
+    report = "\n".join(f"- finding number {i} of the long report [1]." for i in range(400))
+    params = follow_up_params(ResearchResult(question="q", report_markdown=report))
+    assert len(params.previous_answer) <= MAX_ANSWER_CHARS and report.startswith(params.previous_answer)
+    assert params.previous_answer.endswith("[1].") and shown_report("short") == "short"

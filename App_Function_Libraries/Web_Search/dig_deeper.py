@@ -33,7 +33,7 @@ from App_Function_Libraries.LLM.structured import StructuredOutputError, ask_str
 from App_Function_Libraries.Retrieval.citations import CITATION_GROUP_RE
 from App_Function_Libraries.Retrieval.passages import split_sentences
 from App_Function_Libraries.Web_Search import aggregate, coverage
-from App_Function_Libraries.Web_Search.follow_ups import searched_queries
+from App_Function_Libraries.Web_Search.follow_ups import searched_queries, shown_report
 from App_Function_Libraries.Web_Search.pipeline import (ProgressFn, Run, Services, search_sources, stage_follow_ups,
                                                         stage_pages, stage_relevance, stage_report, stage_verify)
 from App_Function_Libraries.Web_Search.research_params import ResearchParams
@@ -148,8 +148,8 @@ def find_gaps(run: Run, params: ResearchParams) -> tuple[list[str], list[str]]:
                        "searched the least covered sub-questions instead")
         return coverage.gap_queries(result.question, subs, result.sources, searched, MAX_GAP_QUERIES)
 
-    messages = prompts.gap_messages(result.question, result.report_markdown, searched, MAX_GAP_QUERIES,
-                                    prompts.new_data_tag())
+    messages = prompts.gap_messages(result.question, shown_report(result.report_markdown), searched,
+                                    MAX_GAP_QUERIES, prompts.new_data_tag())
     (gaps, queries), ok = ask_structured(llm, messages, parse_gaps, tries=TRIES, fallback=fallback,
                                          temperature=0.0, json_mode=False)
     result.errors += failure

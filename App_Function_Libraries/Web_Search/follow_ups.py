@@ -23,6 +23,15 @@ MAX_FOLLOW_UPS = 5
 MAX_CHARS = 200
 TRIES = 3
 FULL_SCORE = 0.999
+MAX_ANSWER_CHARS = 8000  # an earlier report shown to the model is cut here (small context windows)
+
+
+def shown_report(markdown: str) -> str:
+    """A report as it is shown to a model that plans searches: cut at MAX_ANSWER_CHARS, at a line end."""
+    if len(markdown) <= MAX_ANSWER_CHARS:
+        return markdown
+    cut = markdown[:MAX_ANSWER_CHARS]
+    return cut[:cut.rfind("\n")] if "\n" in cut else cut
 
 
 def searched_queries(result: ResearchResult) -> list[str]:
@@ -36,7 +45,7 @@ def follow_up_params(previous: ResearchResult, params: ResearchParams | None = N
     searched and what it answered, for the sub-query step to build on."""
     base = params or ResearchParams.from_dict(previous.params)
     return dataclasses.replace(base, previous_queries=searched_queries(previous),
-                               previous_answer=previous.report_markdown, follow_up_of=previous.id)
+                               previous_answer=shown_report(previous.report_markdown), follow_up_of=previous.id)
 
 
 def derived_follow_ups(result: ResearchResult, count: int = MAX_FOLLOW_UPS) -> list[str]:
@@ -71,7 +80,8 @@ def suggest_follow_ups(result: ResearchResult, llm: LLMClient | None,
                        "suggested the least covered sub-questions instead")
         return derived_follow_ups(result, count)
 
-    messages = prompts.follow_up_messages(result.question, result.report_markdown, count, prompts.new_data_tag())
+    messages = prompts.follow_up_messages(result.question, shown_report(result.report_markdown), count,
+                                          prompts.new_data_tag())
     questions, _ok = ask_structured(llm, messages, _parse_questions, tries=TRIES, fallback=fallback,
                                     temperature=llm.settings.temperature, json_mode=False)
     return dedupe_queries(questions, exclude=[result.question])[:count], (failure[0] if failure else "")
