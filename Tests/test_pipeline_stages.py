@@ -133,6 +133,25 @@ def test_extractive_brief_groups_cited_sentences_by_sub_question():
     assert extractive_brief("q", ["q"], [Source("x", "http://x")]) == NO_EVIDENCE
 
 
+def test_extractive_brief_follows_format_and_length_and_says_it_cannot_translate():
+    from App_Function_Libraries.Web_Search.aggregate import ReportOptions
+    srcs = sources()
+    number_sources(srcs)
+    groups = ["waggle dance direction", "bee scent flowers"]
+    table = extractive_brief("How do bees find food?", groups, srcs, options=ReportOptions(report_format="table"))
+    assert "| Part of the question | Finding |" in table and "| waggle dance direction |" in table
+    short = extractive_brief("How do bees find food?", groups, srcs,
+                             options=ReportOptions(report_format="short", length_words=50))
+    body = short.split("\n\n", 1)[1]
+    assert "\n" not in body and "###" not in body and len(body.split()) < 80
+    for brief in (table, short):
+        check = verify_report(brief, srcs)
+        assert check.invalid_removed == 0 and check.citations
+    german = extractive_brief("How do bees find food?", groups, srcs, options=ReportOptions(output_lang="de"))
+    assert "without an LLM Quarry cannot translate them into German" in german and "(in English)" in german
+    assert "translate" not in extractive_brief("How do bees find food?", groups, srcs)
+
+
 # ---------------------------------------------------------------- prompts and parameters
 
 def test_report_prompt_options_and_the_template_keep_the_citation_rules():
