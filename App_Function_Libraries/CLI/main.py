@@ -15,12 +15,12 @@ from App_Function_Libraries.config import ConfigError, get_settings, load_settin
 SUBCOMMAND_MODULES = [
     "App_Function_Libraries.CLI.ui_command",
     "App_Function_Libraries.CLI.check_command",
-    "App_Function_Libraries.CLI.wiki_command",
     "App_Function_Libraries.CLI.research_command",
     "App_Function_Libraries.CLI.extract_command",
+    "App_Function_Libraries.CLI.search_command",
+    "App_Function_Libraries.CLI.wiki_command",
     "App_Function_Libraries.CLI.notes_command",
     "App_Function_Libraries.CLI.history_command",
-    "App_Function_Libraries.CLI.search_command",
     "App_Function_Libraries.CLI.docs_command",
 ]
 
