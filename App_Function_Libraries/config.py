@@ -29,21 +29,44 @@ class ConfigError(ValueError):
     """A config value is missing or not allowed. str() is the one-line message shown to the user."""
 
 
-def _f(default, *, choices=None, min=None, max=None, secret=False, path=False):
-    """A settings field with its validation rules stored in metadata."""
-    meta = {"choices": choices, "min": min, "max": max, "secret": secret, "path": path}
+def _f(default, *, choices=None, min=None, max=None, secret=False, path=False, check=None):
+    """A settings field with its validation rules stored in metadata. `check(value)` raises ValueError
+    (whose text says what is allowed) for a value of the right type that is still not allowed."""
+    meta = {"choices": choices, "min": min, "max": max, "secret": secret, "path": path, "check": check}
     if isinstance(default, list):
         return field(default_factory=lambda: list(default), metadata=meta)
     return field(default=default, metadata=meta)
 
 
+def _search_option(kind: str):
+    """A check for a [search] default that perform_websearch also takes as an option: the value must pass the
+    same parser the search uses (Web_Search/engines/options.py), so a bad default stops start-up instead of
+    failing every search."""
+    allowed = {"country": "a two-letter country code (ISO 3166, e.g. US, GB, DE), or all for no country",
+               "language": "a language code (ISO 639-1, e.g. en, de, fr), or all for no preference",
+               "sites": "domains separated by commas (e.g. pinterest.com, example.org)"}[kind]
+
+    def check(value: Any) -> None:
+        from App_Function_Libraries.Web_Search.engines import options  # late: that package imports this one
+        parse = {"country": lambda v: options.parse_country(v, "country"),
+                 "language": lambda v: options.parse_language(v, "language"),
+                 "sites": lambda v: options.parse_sites([v])}[kind]
+        for item in value if kind == "sites" else [value]:
+            try:
+                parse(item)
+            except options.InvalidOption:
+                bad = f"; {item!r} is not a domain" if kind == "sites" else ""
+                raise ValueError(f"expected {allowed}{bad}") from None
+    return check
+
+
 @dataclass
 class SearchSettings:
     search_provider_default: str = _f("duckduckgo", choices=ENGINES)
-    search_language_query: str = _f("en")
-    search_language_results: str = _f("en")
-    search_language_analysis: str = _f("en")
-    search_content_country: str = _f("US")
+    search_language_query: str = _f("en", check=_search_option("language"))
+    search_language_results: str = _f("en", check=_search_option("language"))
+    search_language_analysis: str = _f("en", check=_search_option("language"))
+    search_content_country: str = _f("US", check=_search_option("country"))
     search_safesearch: str = _f("moderate", choices=("off", "moderate", "strict"))
     search_default_max_queries: int = _f(10, min=1, max=50)
     search_enable_subquery: bool = _f(True)
@@ -51,7 +74,7 @@ class SearchSettings:
     search_result_rerank: bool = _f(True)
     search_result_max: int = _f(15, min=1, max=200)
     search_result_max_per_query: int = _f(10, min=1, max=100)
-    search_result_blacklist: list = _f([])
+    search_result_blacklist: list = _f([], check=_search_option("sites"))
     search_result_analysis_tone: str = _f("neutral")
     search_cache_ttl_seconds: int = _f(86400, min=0)
     search_timeout_seconds: float = _f(15.0, min=0.1, max=600)
@@ -227,6 +250,11 @@ def _convert(raw: str, ftype: Any, meta: dict, where: str) -> Any:
         raise ConfigError(f"{where} = {raw!r}: {exc}") from None
     if meta.get("choices") and value not in meta["choices"]:
         raise ConfigError(f"{where} = {raw!r}: allowed values are {', '.join(meta['choices'])}")
+    if meta.get("check"):
+        try:
+            meta["check"](value)
+        except ValueError as exc:
+            raise ConfigError(f"{where} = {raw!r}: {exc}") from None
     lo, hi = meta.get("min"), meta.get("max")
     if lo is not None and value < lo or hi is not None and value > hi:
         rng = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"

@@ -53,6 +53,15 @@ def test_missing_file_uses_defaults_but_named_file_must_exist(tmp_path):
     ("[serch]\n", "[serch]: unknown section"),
     ("[llm_final_answer]\nprovider = nope\n", "[llm_final_answer] provider"),
     ("no section header\n", "cannot parse"),
+    ("[search]\nsearch_content_country = USA\n",
+     "[search] search_content_country = 'USA': expected a two-letter country code (ISO 3166, e.g. US, GB, DE)"),
+    ("[search]\nsearch_language_query = english\n",
+     "[search] search_language_query = 'english': expected a language code (ISO 639-1"),
+    ("[search]\nsearch_language_results = en us\n", "[search] search_language_results = 'en us'"),
+    ("[search]\nsearch_language_analysis = 42\n", "[search] search_language_analysis = '42'"),
+    ("[search]\nsearch_result_blacklist = pinterest.com, not a domain!\n",
+     "[search] search_result_blacklist = 'pinterest.com, not a domain!': expected domains separated by commas "
+     "(e.g. pinterest.com, example.org); 'not a domain!' is not a domain"),
 ])
 def test_bad_values_give_one_line_naming_file_section_key(tmp_path, text, fragment):
     p = write(tmp_path, text)
@@ -60,6 +69,14 @@ def test_bad_values_give_one_line_naming_file_section_key(tmp_path, text, fragme
         load_settings(p, env={})
     msg = str(exc.value)
     assert fragment in msg and str(p) in msg and "\n" not in msg
+
+
+def test_search_defaults_accept_what_a_search_accepts(tmp_path):
+    p = write(tmp_path, "[search]\nsearch_content_country = all\nsearch_language_query = en-GB\n"
+                        "search_language_results =\nsearch_result_blacklist = pinterest.com, https://www.quora.com/x\n")
+    s = load_settings(p, env={})
+    assert s.search.search_content_country == "all" and s.search.search_language_query == "en-GB"
+    assert s.search.search_result_blacklist == ["pinterest.com", "https://www.quora.com/x"]
 
 
 def test_env_overrides_secrets_and_urls(tmp_path):

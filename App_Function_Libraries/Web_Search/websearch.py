@@ -67,11 +67,13 @@ def perform_websearch(search_engine, search_query, content_country, search_lang,
     return answer
 
 
+ECHOED = ("search_engine", "search_query", "content_country", "search_lang", "output_lang", "result_count",
+          "date_range", "safesearch", "site_blacklist", "exactTerms", "excludeTerms", "filter", "geolocation",
+          "search_result_language", "sort_results_by")
+
+
 def _empty_answer(args: dict[str, Any]) -> dict[str, Any]:
-    echoed = ("search_engine", "search_query", "content_country", "search_lang", "output_lang", "result_count",
-              "date_range", "safesearch", "site_blacklist", "exactTerms", "excludeTerms", "filter",
-              "geolocation", "search_result_language", "sort_results_by")
-    answer = {name: args[name] for name in echoed}
+    answer = {name: args.get(name) for name in ECHOED}
     answer.update(results=[], total_results_found=0, search_time=0.0, error=None, processing_error=None,
                   cached=False, cached_at=None)
     return answer
@@ -239,7 +241,7 @@ def _health_check(engine: str, settings: Settings) -> tuple[bool | None, str]:
     if suspended:
         return False, suspended
     module, conn = load_engine(engine), connection_for(engine, settings)
-    opts = build_options(HEALTH_CHECK_QUERY, count=1, country=None, search_lang=None)
+    opts = options_from_answer(_empty_answer({"search_query": HEALTH_CHECK_QUERY, "result_count": 1}), settings)
     policy = policy_for(settings, max_retries=0,
                         timeout=min(settings.search.search_timeout_seconds, HEALTH_CHECK_TIMEOUT))
     started = time.monotonic()
