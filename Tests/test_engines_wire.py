@@ -141,6 +141,15 @@ def test_google_several_blacklisted_sites_and_explicit_range(apis):
     assert "moderate sent as active" in answer["processing_error"]
 
 
+def test_google_takes_one_exact_phrase_and_one_excluded_term_the_rest_go_in_q(apis):
+    answer = search(apis, "google", exactTerms=["solar panel", "heat pump", "grid"], excludeTerms="cheap used",
+                    safesearch="off")
+    wire = sent(apis, "google")
+    assert wire["exactTerms"] == "solar panel" and wire["excludeTerms"] == "cheap"
+    assert wire["q"] == 'solar power "heat pump" "grid" -used'
+    assert answer["error"] is None and answer["processing_error"] is None
+
+
 def test_searxng_options_on_the_wire(apis):
     answer = search(apis, "searxng", **ALL_OPTIONS)
     wire = sent(apis, "searxng")

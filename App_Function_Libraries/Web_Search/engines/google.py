@@ -5,6 +5,7 @@ Google closed the Custom Search JSON API to new customers; the endpoint stays co
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -21,7 +22,8 @@ SPEC = EngineSpec(
              "date_range": "dateRestrict d1/w1/m1/y1; explicit range as sort=date:r:YYYYMMDD:YYYYMMDD",
              "safesearch": "safe (active/off)", "result_count": "num + start (10 a page, 100 in all)",
              "site_blacklist": "siteSearch + siteSearchFilter=e (one site), -site: operators (more)",
-             "exactTerms": "exactTerms", "excludeTerms": "excludeTerms", "filter": "filter (0/1)",
+             "exactTerms": "exactTerms (the first phrase; more as quoted phrases in q)",
+             "excludeTerms": "excludeTerms (the first term; more as -term in q)", "filter": "filter (0/1)",
              "geolocation": "gl", "sort_results_by": "sort=date"},
     auth="header X-Goog-Api-Key (+ cx from google_search_engine_id)", page_size=10, max_results=100)
 
@@ -37,8 +39,9 @@ def build_request(opts: SearchOptions, conn: Connection, page: int) -> HttpReque
     if start > wanted:
         return None
     one_site = len(opts.site_blacklist) == 1
-    params = {"cx": conn.extras.get("cx", ""), "q": query_with_operators(opts, exact=False, exclude=False,
-                                                                        sites=not one_site),
+    # exactTerms and excludeTerms each take ONE phrase/word: the first goes there, the rest into q
+    in_query = dataclasses.replace(opts, exact_terms=opts.exact_terms[1:], exclude_terms=opts.exclude_terms[1:])
+    params = {"cx": conn.extras.get("cx", ""), "q": query_with_operators(in_query, sites=not one_site),
               "num": str(min(SPEC.page_size, wanted - start + 1)), "start": str(start)}
     if one_site:
         params.update(siteSearch=opts.site_blacklist[0], siteSearchFilter="e")
@@ -49,9 +52,9 @@ def build_request(opts: SearchOptions, conn: Connection, page: int) -> HttpReque
         if opts.safesearch == "moderate" and page == 0:
             notes.append("google: safesearch has only active/off; moderate sent as active")
     if opts.exact_terms:
-        params["exactTerms"] = " ".join(opts.exact_terms)
+        params["exactTerms"] = opts.exact_terms[0]
     if opts.exclude_terms:
-        params["excludeTerms"] = " ".join(opts.exclude_terms)
+        params["excludeTerms"] = opts.exclude_terms[0]
     if opts.dedupe_filter is not None:
         params["filter"] = "1" if opts.dedupe_filter else "0"
     return HttpRequest("GET", conn.url, params=params, headers={"X-Goog-Api-Key": conn.key},
