@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -10,7 +11,7 @@ from App_Function_Libraries.CLI.main import main
 from App_Function_Libraries.Web_Search.extract import ExtractionFailed, extract_content, sniff_kind
 from App_Function_Libraries.Web_Search.fetch import decode_text
 from Tests.support.make_pdf import pdf_bytes
-from Tests.support.mini_web import HISTORY, WAGGLE, article_html
+from Tests.support.mini_web import HISTORY, HOSTILE, WAGGLE, article_html, hostile_pdf
 
 EXTRACT_SETTINGS = {"fetch": {"read_timeout_seconds": 1, "total_timeout_seconds": 3}}
 
@@ -42,6 +43,29 @@ def test_wrong_declared_charset_is_detected_and_noted():
     page = extract_content(body.encode("cp1252"), "text/html", "utf-8")
     assert "Blüten" in page.text and "Größere" in page.text
     assert "says it is utf-8" in page.note
+
+
+@pytest.mark.parametrize("label", ["hex", "base64", "rot13", "zlib", "utf-7", "undefined", "no-such-charset"])
+def test_a_label_that_is_no_page_charset_falls_back_to_detection(label):
+    body = "<p>Die Bienen tanzen auf der Wabe, um Blüten zu zeigen.</p>".encode("utf-8")
+    for header, meta in ((label, b""), ("", f'<meta charset="{label}">'.encode())):
+        decoded = decode_text(meta + body, header)
+        assert "Blüten" in decoded.text and decoded.charset == "utf-8"
+        assert f"declares '{label}'" in decoded.note
+
+
+def test_a_bogus_header_charset_yields_to_the_meta_tag():
+    body = article_html(HISTORY, "windows-1252").encode("cp1252")
+    page = extract_content(body, "text/html", "base64")
+    assert page.charset == "cp1252" and "observation hives — a method" in page.text and not page.note
+
+
+@pytest.mark.parametrize("kind,reason", [("pdf-unknown-filter", "does not support (Unsupported filter /FooDecode)"),
+                                         ("pdf-encryption-v9", "encrypted PDF that cannot be read")])
+def test_a_pdf_the_reader_cannot_handle_is_a_clean_failure(kind, reason):
+    page = next(p for p in HOSTILE if p.kind == kind)
+    with pytest.raises(ExtractionFailed, match=re.escape(reason)):
+        extract_content(hostile_pdf(page), "application/pdf")
 
 
 def test_pdf_text_and_title():

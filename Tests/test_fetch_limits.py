@@ -113,3 +113,17 @@ def test_connection_refused_is_a_clean_error():
         port = s.getsockname()[1]
     page = fetcher().fetch(f"http://127.0.0.1:{port}/")
     assert page.error.startswith("connection failed") or "could not connect" in page.error
+
+
+@pytest.mark.parametrize("location", ["http://[::1", "http://[zz]/page", "//["])
+def test_a_redirect_to_a_malformed_address_is_a_clean_error(world, location):
+    world.route("GET", "/bad-redirect", lambda r: Response.redirect(location))
+    page = fetcher().fetch(world.url("/bad-redirect"))
+    assert page.status == 302 and page.error.startswith("bad redirect location")
+
+
+@pytest.mark.parametrize("url", ["http://[::1", "http://.test/", "http://a b.test/x"])
+def test_a_malformed_address_is_a_clean_error(url):
+    page = PageFetcher(FetchSettings(allow_private_addresses=True),
+                       resolver=lambda host, port: ["127.0.0.1"]).fetch(url)
+    assert "not a valid URL" in page.error

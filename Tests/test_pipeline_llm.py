@@ -13,6 +13,7 @@ import pytest
 from App_Function_Libraries.Web_Search.pipeline import process_question, rerun_from_fetch
 from App_Function_Libraries.Web_Search.research_params import ResearchParams
 from App_Function_Libraries.Web_Search.research_types import ResearchResult
+from Tests.support.deadline import finishes_within
 from Tests.support.mini_web import INJECTION, MiniWeb, research_config
 from Tests.support.openai_server import ScriptedLLM
 from Tests.support.research_llm import data_blocks, outside_data, script_research
@@ -43,9 +44,12 @@ def by_path(result: ResearchResult, path: str):
     return next(s for s in result.sources if s.url.endswith("/web/" + path))
 
 
-def test_cited_report_with_every_fault_recorded(settings, web, llm):
+def test_cited_report_with_every_fault_recorded(world, web, llm, make_settings):
+    # caps high enough that every fault and hostile page of the mini web is searched, judged and read
+    make_settings(research_config(web, world.url("/v1"), research={"pages_max": 40},
+                                  search={"search_result_max": 40, "search_result_max_per_query": 40}))
     started = time.monotonic()
-    result = process_question(QUESTION)
+    result = finishes_within(30, lambda: process_question(QUESTION))
     elapsed = time.monotonic() - started
     assert result.mode == "llm"
     assert result.sub_queries == ["honey bee waggle dance", "bee round dance scent", "sourdough starter"]
@@ -70,6 +74,16 @@ def test_cited_report_with_every_fault_recorded(settings, web, llm):
     assert huge.fetched and "cut at" in huge.error
     assert "read as" in by_path(result, "faults/bad-encoding").error
     assert by_path(result, "go/waggle").final_url.endswith("/web/bees/waggle-dance")
+    # hostile pages: a bogus charset label is ignored (the page is read and cited); PDFs pypdf cannot read and a
+    # redirect to a malformed address are that source's failure
+    for path in ("hostile/hex-charset", "hostile/base64-charset"):
+        assert by_path(result, path).fetched and by_path(result, path).n is not None
+    assert "declares 'hex'" in by_path(result, "hostile/hex-charset").error
+    hostile_errors = {"hostile/filter.pdf": "Unsupported filter /FooDecode",
+                      "hostile/encrypted.pdf": "encrypted PDF", "hostile/bad-redirect": "bad redirect location"}
+    for path, words in hostile_errors.items():
+        source = by_path(result, path)
+        assert source.verdict == "relevant" and not source.fetched and words in source.error and source.n is None
     assert elapsed < 15
     # the bread page was judged irrelevant and never fetched
     starter = by_path(result, "bread/starter")

@@ -17,6 +17,7 @@ from App_Function_Libraries.Web_Search.relevance import parse_verdicts
 from App_Function_Libraries.Web_Search.research_params import ResearchParams
 from App_Function_Libraries.Web_Search.research_types import Passage, Source
 from App_Function_Libraries.Web_Search.subqueries import analyze_question, dedupe_queries
+from Tests.support.deadline import finishes_within
 from Tests.support.openai_server import ScriptedLLM
 
 
@@ -63,6 +64,30 @@ def test_parse_verdicts_strictly():
                 'Relevant: yes'):
         with pytest.raises(StructuredOutputError):
             parse_verdicts(bad, [1, 2])
+
+
+# ---------------------------------------------------------------- stages 4-6 as one stream
+
+def test_an_unexpected_failure_on_one_page_is_its_error_and_the_stream_goes_on(world):
+    from App_Function_Libraries.config import FetchSettings
+    from App_Function_Libraries.Web_Search.fetch import PageFetcher
+    from App_Function_Libraries.Web_Search.page_stream import StreamConfig, read_pages
+    from Tests.support.mini_web import MiniWeb
+
+    def resolver(host: str, port: int) -> list[str]:  # a DNS library failing in a way nobody planned for
+        if host == "broken.test":
+            raise RuntimeError("resolver crashed")
+        return ["127.0.0.1"]
+
+    web = MiniWeb(world, include_faults=False).install()
+    fetcher = PageFetcher(FetchSettings(allow_private_addresses=True, total_timeout_seconds=3), resolver=resolver)
+    good = Source("Waggle", web.url("bees/waggle-dance"))
+    broken = Source("Round", f"http://broken.test:{world.port}/web/bees/round-dance")
+    cfg = StreamConfig("How do bees point to food?", fetcher, RankSettings(3, 20, 80))
+    finishes_within(10, lambda: read_pages([broken, good], cfg))
+    assert not broken.fetched and broken.error == ("could not read the page: unexpected RuntimeError "
+                                                   "(resolver crashed)")
+    assert good.fetched and good.passages and "waggle" in good.extraction
 
 
 # ---------------------------------------------------------------- stage 5

@@ -146,20 +146,36 @@ def html_title(html: str) -> str:
 # ---------------------------------------------------------------- PDF
 
 def extract_pdf(body: bytes) -> tuple[str, str]:
-    """(title, text) of a PDF, pages separated by blank lines."""
-    from pypdf import PdfReader
-    from pypdf.errors import PyPdfError
+    """(title, text) of a PDF, pages separated by blank lines. Any failure of the PDF reader on these bytes
+    (malformed, encrypted, an unsupported filter or encryption scheme) is an ExtractionFailed."""
     try:
-        reader = PdfReader(io.BytesIO(body))
-        pages = [page.extract_text() or "" for page in reader.pages]
-        meta = reader.metadata
-        title = str(meta.title).strip() if meta is not None and meta.title else ""
-    except (PyPdfError, ValueError, KeyError, TypeError, OSError) as exc:
-        raise ExtractionFailed(f"unreadable PDF: {str(exc)[:150]}") from None
+        title, pages = _read_pdf(body)
+    except Exception as exc:  # noqa: BLE001 - hostile bytes can break pypdf anywhere; each way is this page's failure
+        raise ExtractionFailed(_pdf_failure(exc)) from None
     text = normalize_paragraphs("\n\n".join(pages))
     if not text:
         raise ExtractionFailed("the PDF has no extractable text (scanned pages?)")
     return title or _first_line(text), text
+
+
+def _read_pdf(body: bytes) -> tuple[str, list[str]]:
+    from pypdf import PdfReader
+    reader = PdfReader(io.BytesIO(body))  # tries the empty user password of an encrypted PDF itself
+    pages = [page.extract_text() or "" for page in reader.pages]
+    meta = reader.metadata
+    title = str(meta.title).strip() if meta is not None and meta.title else ""
+    return title, pages
+
+
+def _pdf_failure(exc: Exception) -> str:
+    """One line saying why the PDF could not be read."""
+    from pypdf.errors import FileNotDecryptedError
+    detail = " ".join(str(exc).split())[:150] or type(exc).__name__
+    if isinstance(exc, FileNotDecryptedError) or "encrypt" in detail.lower():
+        return f"encrypted PDF that cannot be read ({detail})"
+    if isinstance(exc, NotImplementedError):
+        return f"PDF uses a feature the PDF reader does not support ({detail})"
+    return f"unreadable PDF ({detail})"
 
 
 # ---------------------------------------------------------------- text clean-up

@@ -88,7 +88,10 @@ class PageFetcher:
         self._hosts_lock = threading.Lock()
 
     def _host_slot(self, url: str) -> threading.BoundedSemaphore:
-        host = (urlsplit(url).hostname or "").lower()
+        try:
+            host = (urlsplit(url).hostname or "").lower()
+        except ValueError:  # not a valid URL: the SSRF check says so once the slot is taken
+            host = ""
         with self._hosts_lock:
             if host not in self._hosts:
                 self._hosts[host] = threading.BoundedSemaphore(self.settings.per_host_concurrency)
@@ -123,7 +126,7 @@ class PageFetcher:
             if location is None:
                 page.final_url = url
                 return
-            next_url = urljoin(url, location)
+            next_url = _redirect_target(url, location)
             if next_url in seen:
                 raise FetchFailed(f"redirect loop: {next_url} was already visited")
             seen.add(next_url)
@@ -140,7 +143,10 @@ class PageFetcher:
         headers = {"User-Agent": s.user_agent, "Host": host_header(url),
                    "Accept": "text/html,application/xhtml+xml,application/pdf,text/plain;q=0.9,*/*;q=0.5",
                    "Accept-Encoding": "gzip, deflate"}
-        prepared = requests.Request("GET", url, headers=headers).prepare()
+        try:
+            prepared = requests.Request("GET", url, headers=headers).prepare()
+        except (requests.exceptions.RequestException, ValueError) as exc:
+            raise FetchFailed(f"not a valid URL: {url[:200]} ({_short(exc)})") from None
         adapter, resp = self._connect(prepared, target, deadline, remaining)
         try:
             page.status = resp.status_code
@@ -241,6 +247,16 @@ def _acquire(slot: threading.BoundedSemaphore, cancel: threading.Event | None) -
         raise FetchCancelled("cancelled")
 
 
+def _redirect_target(url: str, location: str) -> str:
+    """The absolute address a Location header points to; FetchFailed when it is not a valid URL."""
+    try:
+        target = urljoin(url, location)
+        urlsplit(target).hostname  # parses the host: an unclosed "[" or a bad IPv6 literal raises here
+    except ValueError as exc:
+        raise FetchFailed(f"bad redirect location {location[:100]!r} ({_short(exc)})") from None
+    return target
+
+
 def _remaining(deadline: float, total: float) -> float:
     left = deadline - time.monotonic()
     if left <= 0:
@@ -292,6 +308,9 @@ _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)""", r
 # What browsers do (WHATWG encoding standard): these labels mean windows-1252.
 _WINDOWS_1252_LABELS = {"iso-8859-1", "iso8859-1", "latin-1", "latin1", "us-ascii", "ascii", "l1"}
 _BOMS = ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
+# Python codecs that are not web page charsets: bytes-to-bytes codecs (hex, base64, zlib, …) are caught by
+# `_is_text_encoding`; these text codecs exist for other jobs (or, UTF-7, are refused by browsers).
+_NOT_PAGE_CHARSETS = {"idna", "punycode", "undefined", "unicode-escape", "raw-unicode-escape", "utf-7"}
 
 
 @dataclass
@@ -303,39 +322,48 @@ class DecodedText:
 
 
 def _usable(label: str) -> str | None:
+    """The codec name for a declared charset label, or None when it is unknown or not a page charset (the
+    page's charset is then detected)."""
     import codecs
     label = label.strip().lower()
     if label in _WINDOWS_1252_LABELS:
         return "cp1252"
     try:
-        return codecs.lookup(label).name
+        info = codecs.lookup(label)
     except LookupError:
         return None
+    if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_PAGE_CHARSETS:
+        return None
+    return info.name
 
 
 def declared_charset(body: bytes, header_charset: str = "") -> str | None:
     """The charset the bytes say they are in: a byte-order mark, the HTTP header, then a <meta> tag."""
+    return _declared(body, header_charset)[0]
+
+
+def _declared(body: bytes, header_charset: str) -> tuple[str | None, str]:
+    """(codec of the first usable declaration or None, the first label declared: '' when there is none)."""
     for bom, name in _BOMS:
         if body.startswith(bom):
-            return name
-    if header_charset and _usable(header_charset):
-        return _usable(header_charset)
+            return name, name
     m = _META_CHARSET.search(body[:4096])
-    if m:
-        return _usable(m.group(1).decode("ascii", "ignore"))
-    return None
+    labels = [label for label in (header_charset, m.group(1).decode("ascii", "ignore") if m else "") if label]
+    usable = next((_usable(label) for label in labels if _usable(label)), None)
+    return usable, (labels[0] if labels else "")
 
 
 def decode_text(body: bytes, header_charset: str = "") -> DecodedText:
     """Bytes to text: the declared charset when the bytes are valid in it, else charset_normalizer's guess,
-    else the declared (or UTF-8) charset with invalid bytes replaced."""
-    declared = declared_charset(body, header_charset)
+    else the declared (or UTF-8) charset with invalid bytes replaced. A label that is no text charset
+    ("hex", "base64", a typo) counts as no declaration, and the note says so."""
+    declared, label = _declared(body, header_charset)
     if declared:
         try:
             return DecodedText(body.decode(declared).lstrip("\ufeff"), declared)
-        except UnicodeDecodeError:
+        except (UnicodeError, LookupError):
             pass
-    wrong = f"the page says it is {declared} but is not; " if declared else ""
+    wrong = _wrong_declaration(declared, label)
     try:
         return DecodedText(body.decode("utf-8"), "utf-8", note=f"{wrong}read as utf-8" if wrong else "")
     except UnicodeDecodeError:
@@ -346,8 +374,14 @@ def decode_text(body: bytes, header_charset: str = "") -> DecodedText:
         try:
             return DecodedText(body.decode(best.encoding), best.encoding,
                                note=f"{wrong}read as {best.encoding} (detected)")
-        except (UnicodeDecodeError, LookupError):
+        except (UnicodeError, LookupError):
             pass
     fallback = declared or "utf-8"
     return DecodedText(body.decode(fallback, errors="replace"), fallback, lossy=True,
                        note=f"{wrong}undecodable bytes replaced")
+
+
+def _wrong_declaration(declared: str | None, label: str) -> str:
+    if declared:
+        return f"the page says it is {declared} but is not; "
+    return f"the page declares {label[:40]!r}, which is no charset for web pages; " if label else ""

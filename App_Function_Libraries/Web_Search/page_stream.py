@@ -166,7 +166,7 @@ def read_pages(sources: list[Source], cfg: StreamConfig) -> StreamReport:
 
     def load(source: Source) -> None:
         started = time.monotonic()
-        page = load_page(source.url, cfg.fetcher, cfg.cache, cfg.cache_ttl, cfg.cancel)
+        page = load_page_safely(source.url, cfg)
         clock.mark("fetch", started, time.monotonic())
         arrived.put((source, page))
         bump("fetch")
@@ -210,6 +210,17 @@ def read_pages(sources: list[Source], cfg: StreamConfig) -> StreamReport:
         llm_pool.shutdown(wait=False, cancel_futures=True)
     report.timings = clock.timings()
     return report
+
+
+def load_page_safely(url: str, cfg: StreamConfig) -> LoadedPage:
+    """load_page, with any unexpected failure (a bug, or hostile bytes breaking a library) recorded as this
+    page's error: one page never stops the run, and the stream always hears back about every page."""
+    try:
+        return load_page(url, cfg.fetcher, cfg.cache, cfg.cache_ttl, cfg.cancel)
+    except Exception as exc:  # noqa: BLE001 - kept as the source's error, with its type and first line
+        detail = " ".join(str(exc).split())[:150]
+        return LoadedPage(url=url, error=f"could not read the page: unexpected {type(exc).__name__}"
+                                         + (f" ({detail})" if detail else ""))
 
 
 def _cancelled(cancel: threading.Event | None) -> bool:

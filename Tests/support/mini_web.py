@@ -1,7 +1,9 @@
 """The test world's small web: articles on two topics (honey-bee communication, sourdough bread) with the
 boilerplate real sites carry, a PDF, a windows-1252 page, a page carrying a prompt injection, a slow page, a
 redirect chain, and one page for each fault a fetcher meets (429, 500, a time-out, a 20 MB body, a redirect
-loop, a bad encoding, a binary body). Plus a SearXNG-format search API over those pages.
+loop, a bad encoding, a binary body), and hostile pages that once broke a stage (a charset label that is no
+charset, PDFs pypdf cannot read, a redirect to a malformed address). Plus a SearXNG-format search API over
+those pages.
 
     web = MiniWeb(world).install()          # pages under /web/…, search at web.search_base (SearXNG format)
     web.url("bees/waggle-dance")            # a page's address
@@ -154,6 +156,42 @@ FAULTS = [
     Page("faults/binary", "Bee dance video", "A video of a honey bee performing the waggle dance.", "bees",
          kind="binary"),
 ]
+# hostile pages: each once broke a stage (an exception nobody caught hung the whole run); the charset ones are
+# readable once the bogus label is ignored, the others are recorded as that source's failure
+HOSTILE = [
+    Page("hostile/hex-charset", "Bee dances in the dark hive", "How honey bees follow a dance in the dark "
+         "hive by touch and vibration.", "bees", [
+        "Inside the hive it is dark, so nest mates follow a waggle dance by touch: they keep their antennae on "
+        "the dancer and feel the vibrations of her body and wings.",
+        "The buzzing of the dancer carries through the comb, and followers standing a few cells away can pick "
+        "up the rhythm of the waggle run from these vibrations."], kind="charset-hex"),
+    Page("hostile/base64-charset", "Why bees dance on the comb", "A short note on the comb as the dance floor "
+         "of the honey bee colony.", "bees", [
+        "Honey bees dance on the vertical sheets of comb near the hive entrance, where returning foragers meet "
+        "the most nest mates.",
+        "The comb works as a dance floor: its wax passes the dancer's vibrations on to bees that cannot see "
+        "her."], kind="charset-base64"),
+    Page("hostile/filter.pdf", "Bee dance survey (PDF)", "A PDF survey of honey bee dance studies compressed "
+         "with an unusual filter.", "bees", ["Honey bee dance survey."], kind="pdf-unknown-filter"),
+    Page("hostile/encrypted.pdf", "Protected bee dance report (PDF)", "An encrypted PDF report on honey bee "
+         "foraging dances.", "bees", ["Honey bee foraging dance report."], kind="pdf-encryption-v9"),
+    Page("hostile/bad-redirect", "Bee dance link (broken)", "A link to a honey bee dance article that "
+         "redirects to a malformed address.", "bees", kind="bad-redirect"),
+]
+BAD_LOCATION = "http://[::1"  # an unclosed IPv6 literal: not a URL at all
+
+
+def hostile_pdf(page: Page) -> bytes:
+    """A small PDF that pypdf cannot read: its content stream uses a filter that does not exist, or it is
+    encrypted with a scheme (V 9) pypdf does not implement."""
+    body = pdf_bytes([page.paragraphs], page.title)
+    if page.kind == "pdf-encryption-v9":
+        return body.replace(b"/Root 1 0 R", b"/Root 1 0 R /Encrypt << /Filter /Standard /V 9 /R 9 >>")
+    stream_at = body.index(b"stream\n")
+    dict_at = body.rindex(b"<< /Length", 0, stream_at)
+    return body[:dict_at] + b"<< /Filter /FooDecode /Length" + body[dict_at + len(b"<< /Length"):]
+
+
 REDIRECT_HOPS = {"go/hop1": "go/hop2", "go/hop2": "bees/waggle-dance", "faults/loop-b": "faults/loop-a"}
 REDIRECTING = Page("go/waggle", "Waggle dance (short link)", "A short link to an article on how the honey bee "
                    "waggle dance points to food.", "bees", kind="redirect")
@@ -193,7 +231,7 @@ class MiniWeb:
         self.timeout_delay = timeout_delay
         self.slow_chunk_delay = slow_chunk_delay
         self.random = random.Random(seed)
-        self.pages = ARTICLES + ([REDIRECTING] + FAULTS if include_faults else [])
+        self.pages = ARTICLES + ([REDIRECTING] + FAULTS + HOSTILE if include_faults else [])
         for i in range(1, mirrors + 1):
             self.pages += [replace(p, path=f"mirror{i}/{p.path}", title=f"{p.title} (mirror {i})") for p in ARTICLES]
         self.virtual_hosts = virtual_hosts
@@ -244,7 +282,12 @@ class MiniWeb:
                                                                                "text/html; charset=utf-8"}),
                   "binary": lambda: Response(200, bytes(self.random.randrange(256) for _ in range(4096)),
                                              {"Content-Type": "text/html"}),
-                  "redirect": lambda: Response.redirect(self.url("go/hop1"), 301)}
+                  "redirect": lambda: Response.redirect(self.url("go/hop1"), 301),
+                  "charset-hex": lambda: Response.html(article_html(page, "hex").encode(), charset=None),
+                  "charset-base64": lambda: Response.html(article_html(page).encode(), charset="base64"),
+                  "pdf-unknown-filter": lambda: Response(200, hostile_pdf(page), {"Content-Type": "application/pdf"}),
+                  "pdf-encryption-v9": lambda: Response(200, hostile_pdf(page), {"Content-Type": "application/pdf"}),
+                  "bad-redirect": lambda: Response.redirect(BAD_LOCATION)}
         return lambda req: makers[page.kind]()
 
     # ------------------------------------------------------------ search
