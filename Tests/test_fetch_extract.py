@@ -124,6 +124,32 @@ def test_extract_command_json_on_files_and_urls(tmp_path, world, make_settings, 
     assert "No such file" in lines[3]["error"]
 
 
+def test_extract_command_reports_each_failing_input_on_stderr_and_goes_on(tmp_path, make_settings, capsys):
+    settings = make_settings(EXTRACT_SETTINGS)
+    hex_page = tmp_path / "hex.html"
+    hex_page.write_bytes(article_html(WAGGLE, "hex").encode())
+    pdf = tmp_path / "filter.pdf"
+    pdf.write_bytes(hostile_pdf(next(p for p in HOSTILE if p.kind == "pdf-unknown-filter")))
+    saved = tmp_path / "waggle.html"
+    saved.write_text(article_html(WAGGLE), encoding="utf-8")
+    inputs = [str(hex_page), str(pdf), str(tmp_path), "bad\x00name.html", str(saved)]
+    for as_json in (True, False):
+        code = main(["--config", str(settings.path), "extract", *inputs] + (["--json"] if as_json else []))
+        out = capsys.readouterr()
+        assert code == 1
+        errors = out.err.splitlines()
+        assert [line.split(": ", 1)[0] for line in errors] == inputs[1:4]
+        assert "Unsupported filter /FooDecode" in errors[0] and "Is a directory" in errors[1]
+        assert "unexpected ValueError: embedded null byte" in errors[2]
+        if as_json:
+            records = [json.loads(line) for line in out.out.splitlines()]
+            assert [r["source"] for r in records] == inputs and [bool(r.get("error")) for r in records] == \
+                [False, True, True, True, False]
+            assert "figure-eight" in records[0]["text"] and "figure-eight" in records[4]["text"]
+        else:
+            assert out.out.count("figure-eight") == 2 and out.out.count("==> ") == 2
+
+
 def test_extract_command_blocks_private_addresses_by_default(world, make_settings, capsys):
     settings = make_settings({"fetch": {"allow_private_addresses": "false"}})
     code = main(["--config", str(settings.path), "extract", world.url("/anything"), "--json"])

@@ -37,24 +37,38 @@ def extract_location(location: str, fetcher=None) -> tuple[str, str]:
 
 
 def run_extract(args) -> int:
+    """Every input in turn: its text on stdout; a failure is one line on stderr naming the input (and, with
+    --json, a record with "error"), then the next input. Exit code 1 when any input failed."""
     from App_Function_Libraries.config import get_settings
-    from App_Function_Libraries.Web_Search.extract import ExtractionFailed
     from App_Function_Libraries.Web_Search.fetch import PageFetcher
     fetcher = PageFetcher(get_settings().fetch) if any(is_url(x) for x in args.locations) else None
     failures = 0
     for location in args.locations:
-        try:
-            title, text, error = *extract_location(location, fetcher), ""
-        except (ExtractionFailed, OSError) as exc:
-            title, text, error = "", "", (exc.strerror or str(exc)) if isinstance(exc, OSError) else str(exc)
-            failures += 1
-        if args.json:
-            record = {"source": location, "title": title, "text": text}
-            if error:
-                record["error"] = error
-            print(json.dumps(record, ensure_ascii=False), flush=True)
-        elif error:
-            print(f"{location}: {error}", file=sys.stderr)
-        else:
-            print(f"==> {location} <==\n# {title}\n\n{text}\n", flush=True)
+        title, text, error = _extract_one(location, fetcher)
+        failures += bool(error)
+        _print_result(location, title, text, error, args.json)
     return 1 if failures else 0
+
+
+def _extract_one(location: str, fetcher) -> tuple[str, str, str]:
+    """(title, text, error): error is '' on success, else one readable line."""
+    from App_Function_Libraries.Web_Search.extract import ExtractionFailed
+    try:
+        return *extract_location(location, fetcher), ""
+    except ExtractionFailed as exc:
+        return "", "", str(exc)
+    except OSError as exc:
+        return "", "", exc.strerror or str(exc)
+    except Exception as exc:  # noqa: BLE001 - one bad input is reported and the next one is read
+        detail = " ".join(str(exc).split())[:200]
+        return "", "", f"unexpected {type(exc).__name__}" + (f": {detail}" if detail else "")
+
+
+def _print_result(location: str, title: str, text: str, error: str, as_json: bool) -> None:
+    if error:
+        print(f"{location}: {error}", file=sys.stderr, flush=True)
+    if as_json:
+        record = {"source": location, "title": title, "text": text, **({"error": error} if error else {})}
+        print(json.dumps(record, ensure_ascii=False), flush=True)
+    elif not error:
+        print(f"==> {location} <==\n# {title}\n\n{text}\n", flush=True)
