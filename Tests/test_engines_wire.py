@@ -157,10 +157,46 @@ def test_searxng_options_on_the_wire(apis):
     assert wire["format"] == "json" and wire["pageno"] == "1" and wire["categories"] == "general"
     assert wire["q"] == 'solar power "solar panel" -cheap -site:pinterest.com -site:quora.com'
     assert wire["language"] == "fr-DE" and wire["safesearch"] == "2" and wire["time_range"] == "week"
-    assert answer["processing_error"] == "searxng: filter, geolocation, sort_results_by not supported, ignored"
+    assert answer["processing_error"] == (
+        "searxng: filter, geolocation, sort_results_by not supported, ignored; searxng: takes one language; "
+        "search_result_language fr sent, search_lang de ignored")
     answer = search(apis, "searxng", date_range="2024-01-01..2024-02-01")
     assert "time_range" not in sent(apis, "searxng")
     assert "explicit date_range is not supported" in answer["processing_error"]
+
+
+def test_searxng_notes_a_count_beyond_its_five_pages(apis):
+    answer = search(apis, "searxng", count=80, safesearch="off")
+    assert len(apis.requests_to("searxng")) == 5 and len(answer["results"]) == 50
+    assert answer["processing_error"] == ("searxng: result_count 80 may not be reached: Quarry asks for 5 pages "
+                                          "at most (about 50 results)")
+
+
+def test_bing_notes_a_result_language_it_cannot_send_without_a_country(apis):
+    answer = search(apis, "bing", content_country="all", search_lang="de", search_result_language="fr",
+                    safesearch="off")
+    wire = sent(apis, "bing")
+    assert "mkt" not in wire and "cc" not in wire and wire["setLang"] == "de"
+    assert answer["processing_error"] == ("bing: search_result_language fr needs a content_country (Bing takes it "
+                                          "as mkt=xx-CC), ignored")
+
+
+def test_config_defaults_an_engine_cannot_take_are_not_noted_but_a_filtering_safesearch_is(apis):
+    """[search] defaults (country US, languages en, safesearch moderate) are preferences: only a safesearch that
+    filters is worth a note when the engine has none; options the caller set are noted unless neutral (off)."""
+    answers = {e: perform_websearch(e, "tea", None, None, None, 3, settings=apis.settings, use_cache=False)
+               for e in ("kagi", "tavily", "serper", "google")}
+    assert answers["kagi"]["processing_error"] == "kagi: safesearch not supported, ignored"
+    assert answers["tavily"]["processing_error"] == "tavily: safesearch not supported, ignored"
+    assert answers["serper"]["processing_error"] == "serper: safesearch not supported, ignored"
+    assert answers["google"]["processing_error"] is None  # moderate is sent as safe=active: honoured, stricter
+    assert sent(apis, "tavily")["country"] == "united states" and sent(apis, "serper")["hl"] == "en"
+    quiet = perform_websearch("kagi", "tea", None, None, None, 3, safesearch="off", settings=apis.settings,
+                              use_cache=False)
+    assert quiet["processing_error"] is None
+    asked = perform_websearch("kagi", "tea", "US", "en", None, 3, safesearch="off", settings=apis.settings,
+                              use_cache=False)
+    assert asked["processing_error"] == "kagi: content_country, search_lang not supported, ignored"
 
 
 def test_searxng_key_is_sent_as_bearer_when_set(world, make_settings):
@@ -210,7 +246,8 @@ def test_serper_options_on_the_wire(apis):
     assert body["q"] == 'solar power "solar panel" -cheap -site:pinterest.com -site:quora.com'
     assert body["gl"] == "at" and body["hl"] == "de" and body["tbs"] == "qdr:w" and body["num"] == 30
     assert answer["processing_error"] == (
-        "serper: search_result_language, safesearch, filter, sort_results_by not supported, ignored")
+        "serper: search_result_language, safesearch, filter, sort_results_by not supported, ignored; serper: "
+        "content_country and geolocation are both its gl; gl=at (geolocation) sent, content_country DE ignored")
     assert len(answer["results"]) == 25
     search(apis, "serper", date_range="2024-01-05..2024-02-01")
     assert apis.requests_to("serper")[-1].json()["tbs"] == "cdr:1,cd_min:1/5/2024,cd_max:2/1/2024"

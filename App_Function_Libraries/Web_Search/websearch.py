@@ -82,16 +82,17 @@ def _empty_answer(args: dict[str, Any]) -> dict[str, Any]:
 def options_from_answer(answer: dict[str, Any], settings: Settings) -> SearchOptions:
     """The validated options of a search, config defaults filling what the caller left None."""
     s = settings.search
-    pick = lambda value, default: default if value is None else value  # noqa: E731
+    defaults = {"result_count": s.search_result_max_per_query, "content_country": s.search_content_country,
+                "search_lang": s.search_language_query, "search_result_language": s.search_language_results,
+                "safesearch": s.search_safesearch, "site_blacklist": s.search_result_blacklist}
+    given = {name: answer[name] if answer[name] is not None else default for name, default in defaults.items()}
     return build_options(
-        answer["search_query"], count=pick(answer["result_count"], s.search_result_max_per_query),
-        country=pick(answer["content_country"], s.search_content_country),
-        search_lang=pick(answer["search_lang"], s.search_language_query),
-        result_lang=pick(answer["search_result_language"], s.search_language_results),
-        date_range=answer["date_range"], safesearch=pick(answer["safesearch"], s.search_safesearch),
-        site_blacklist=pick(answer["site_blacklist"], s.search_result_blacklist),
+        answer["search_query"], count=given["result_count"], country=given["content_country"],
+        search_lang=given["search_lang"], result_lang=given["search_result_language"],
+        date_range=answer["date_range"], safesearch=given["safesearch"], site_blacklist=given["site_blacklist"],
         exact_terms=answer["exactTerms"], exclude_terms=answer["excludeTerms"], dedupe_filter=answer["filter"],
-        geolocation=answer["geolocation"], sort=answer["sort_results_by"])
+        geolocation=answer["geolocation"], sort=answer["sort_results_by"],
+        defaulted=frozenset(name for name in defaults if answer[name] is None))
 
 
 def _search_into(answer: dict[str, Any], settings: Settings, use_cache: bool,

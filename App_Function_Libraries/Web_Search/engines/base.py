@@ -65,6 +65,8 @@ class SearchOptions:
     geolocation: str | None = None
     sort: str | None = None
     today: date = field(default_factory=date.today, compare=False)
+    #: option names (perform_websearch's) whose value is a [search] default, not the caller's choice
+    defaulted: frozenset[str] = frozenset()
 
     def options_in_use(self) -> list[str]:
         """perform_websearch option names that carry a value for this search."""
@@ -78,6 +80,19 @@ class SearchOptions:
         }
         return [name for name, value in used.items() if value not in (None, (), "")]
 
+    def set_by_caller(self, name: str) -> bool:
+        """Whether option `name` carries a value the caller chose (not a [search] default)."""
+        return name not in self.defaulted and name in self.options_in_use()
+
+    def options_to_note(self) -> list[str]:
+        """Options in use whose loss an answer must mention: those the caller set to a value that asks for
+        something, and a safesearch that filters even when it is only the configured default (a person may rely
+        on it). Neutral values (safesearch off, sort by relevance) cost nothing when an engine ignores them, and a
+        default country or language an engine cannot take is a preference, not a request."""
+        if self.safesearch == "off":
+            return [name for name in self.options_in_use() if name not in self.defaulted and name != "safesearch"]
+        return [name for name in self.options_in_use() if name not in self.defaulted or name == "safesearch"]
+
     def cache_view(self) -> dict[str, Any]:
         """Everything that shapes the request, as plain data (no date, no key, no endpoint)."""
         return {"query": self.query, "count": self.count, "country": self.country,
@@ -85,7 +100,8 @@ class SearchOptions:
                 "date_range": self.date_range.label() if self.date_range else None,
                 "safesearch": self.safesearch, "site_blacklist": list(self.site_blacklist),
                 "exact_terms": list(self.exact_terms), "exclude_terms": list(self.exclude_terms),
-                "filter": self.dedupe_filter, "geolocation": self.geolocation, "sort": self.sort}
+                "filter": self.dedupe_filter, "geolocation": self.geolocation, "sort": self.sort,
+                "defaulted": sorted(self.defaulted)}  # they change the notes an answer carries
 
 
 @dataclass(frozen=True)
@@ -153,7 +169,7 @@ class ParsedPage:
 
 def unsupported_notes(spec: EngineSpec, opts: SearchOptions) -> list[str]:
     """One note naming the options in use that this engine cannot honour."""
-    missing = [name for name in opts.options_in_use() if name not in spec.honours]
+    missing = [name for name in opts.options_to_note() if name not in spec.honours]
     return [f"{spec.name}: {', '.join(missing)} not supported, ignored"] if missing else []
 
 

@@ -14,7 +14,8 @@ from App_Function_Libraries.Web_Search.engines.textclean import (as_dicts, as_in
 
 SPEC = EngineSpec(
     name="bing", label="Bing",
-    honours={"content_country": "cc / mkt", "search_lang": "setLang", "search_result_language": "mkt",
+    honours={"content_country": "cc / mkt", "search_lang": "setLang",
+             "search_result_language": "mkt (needs a country)",
              "date_range": "freshness (Day/Week/Month or YYYY-MM-DD..YYYY-MM-DD; year as an explicit range)",
              "safesearch": "safeSearch", "result_count": "count + offset (50 a page)",
              "site_blacklist": "-site: operators", "exactTerms": "quoted phrases",
@@ -33,18 +34,23 @@ def build_request(opts: SearchOptions, conn: Connection, page: int) -> HttpReque
     params = {"q": query_with_operators(opts), "count": str(min(SPEC.page_size, wanted - offset)),
               "offset": str(offset), "responseFilter": "Webpages", "textDecorations": "false",
               "textFormat": "Raw"}
+    notes = []
     market_lang = opts.result_lang or opts.search_lang
     if opts.country and market_lang:
         params["mkt"] = f"{market_lang}-{opts.country}"
     elif opts.country:
         params["cc"] = opts.country
+    elif opts.set_by_caller("search_result_language") and page == 0:
+        notes.append(f"bing: search_result_language {opts.result_lang} needs a content_country (Bing takes it "
+                     "as mkt=xx-CC), ignored")
     if opts.search_lang:
         params["setLang"] = opts.search_lang
     if opts.safesearch:
         params["safeSearch"] = _SAFE[opts.safesearch]
     if opts.date_range:
         params["freshness"] = date_range_value(opts, _FRESHNESS, "{start:%Y-%m-%d}..{end:%Y-%m-%d}")
-    return HttpRequest("GET", conn.url, params=params, headers={"Ocp-Apim-Subscription-Key": conn.key})
+    return HttpRequest("GET", conn.url, params=params, headers={"Ocp-Apim-Subscription-Key": conn.key},
+                       notes=notes)
 
 
 def parse_response(data: Any, opts: SearchOptions) -> ParsedPage:

@@ -49,7 +49,7 @@ def build_request(opts: SearchOptions, conn: Connection, page: int) -> HttpReque
     notes = _add_dates_and_sort(params, opts)
     if opts.safesearch:
         params["safe"] = "off" if opts.safesearch == "off" else "active"
-        if opts.safesearch == "moderate" and page == 0:
+        if opts.safesearch == "moderate" and page == 0 and opts.set_by_caller("safesearch"):
             notes.append("google: safesearch has only active/off; moderate sent as active")
     if opts.exact_terms:
         params["exactTerms"] = opts.exact_terms[0]

@@ -34,7 +34,8 @@ _SAFE_ALIASES = {"on": "strict", "active": "strict", "high": "strict", "2": "str
 def build_options(query: Any, *, count: Any, country: Any, search_lang: Any, result_lang: Any = None,
                   date_range: Any = None, safesearch: Any = None, site_blacklist: Any = None,
                   exact_terms: Any = None, exclude_terms: Any = None, dedupe_filter: Any = None,
-                  geolocation: Any = None, sort: Any = None, today: date | None = None) -> SearchOptions:
+                  geolocation: Any = None, sort: Any = None, today: date | None = None,
+                  defaulted: frozenset[str] = frozenset()) -> SearchOptions:
     return SearchOptions(
         query=parse_query(query), count=parse_count(count), country=parse_country(country, "content_country"),
         search_lang=parse_language(search_lang, "search_lang"),
@@ -43,7 +44,7 @@ def build_options(query: Any, *, count: Any, country: Any, search_lang: Any, res
         site_blacklist=parse_sites(site_blacklist), exact_terms=parse_terms(exact_terms, phrases=True),
         exclude_terms=parse_terms(exclude_terms, phrases=False), dedupe_filter=parse_flag(dedupe_filter),
         geolocation=parse_country(geolocation, "geolocation"), sort=parse_sort(sort),
-        today=today or date.today())
+        today=today or date.today(), defaulted=frozenset(defaulted))
 
 
 def parse_query(value: Any) -> str:

@@ -17,7 +17,8 @@ from App_Function_Libraries.Web_Search.engines.textclean import (as_dicts, as_fl
 SPEC = EngineSpec(
     name="searxng", label="SearXNG",
     honours={"content_country": "language=xx-CC", "search_lang": "language",
-             "search_result_language": "language", "date_range": "time_range (day/week/month/year only)",
+             "search_result_language": "language (wins over search_lang)",
+             "date_range": "time_range (day/week/month/year only)",
              "safesearch": "safesearch 0/1/2", "result_count": "pageno (as many pages as needed, 5 at most)",
              "site_blacklist": "-site: operators (for the upstream engines) + filtered here",
              "exactTerms": "quoted phrases", "excludeTerms": "-term operators"},
@@ -39,12 +40,16 @@ def build_request(opts: SearchOptions, conn: Connection, page: int) -> HttpReque
         return None
     params = {"q": query_with_operators(opts), "format": "json", "pageno": str(page + 1),
               "categories": "general"}
-    notes = []
+    notes = _count_note(opts) if page == 0 else []
     lang = opts.result_lang or opts.search_lang
     if lang:
         params["language"] = f"{lang}-{opts.country}" if opts.country else lang
-    elif opts.country:
+    elif opts.set_by_caller("content_country"):
         notes.append("searxng: content_country needs a language (it is sent as language=xx-CC), ignored")
+    if opts.result_lang and opts.search_lang and opts.result_lang != opts.search_lang \
+            and opts.set_by_caller("search_lang"):
+        notes.append(f"searxng: takes one language; search_result_language {opts.result_lang} sent, "
+                     f"search_lang {opts.search_lang} ignored")
     if opts.safesearch:
         params["safesearch"] = _SAFE[opts.safesearch]
     if opts.date_range and opts.date_range.preset:
@@ -56,6 +61,14 @@ def build_request(opts: SearchOptions, conn: Connection, page: int) -> HttpReque
         headers["Authorization"] = f"Bearer {conn.key}"
     return HttpRequest("GET", search_url(conn.url), params=params, headers=headers,
                        notes=notes if page == 0 else [])
+
+
+def _count_note(opts: SearchOptions) -> list[str]:
+    most = MAX_PAGES * SPEC.page_size
+    if opts.count <= most:
+        return []
+    return [f"searxng: result_count {opts.count} may not be reached: Quarry asks for {MAX_PAGES} pages at most "
+            f"(about {most} results)"]
 
 
 def parse_response(data: Any, opts: SearchOptions) -> ParsedPage:

@@ -10,7 +10,7 @@ from App_Function_Libraries.Web_Search.engines.textclean import (as_dicts, as_te
 
 SPEC = EngineSpec(
     name="serper", label="Serper",
-    honours={"content_country": "gl", "search_lang": "hl",
+    honours={"content_country": "gl (geolocation wins)", "search_lang": "hl",
              "date_range": "tbs=qdr:d/w/m/y or tbs=cdr:1,cd_min:M/D/YYYY,cd_max:M/D/YYYY",
              "result_count": "num (10 to 100, in tens)", "site_blacklist": "-site: operators",
              "exactTerms": "quoted phrases", "excludeTerms": "-term operators", "geolocation": "gl"},
@@ -24,15 +24,20 @@ def build_request(opts: SearchOptions, conn: Connection, page: int) -> HttpReque
         return None
     wanted = min(opts.count, SPEC.max_results)
     body: dict[str, Any] = {"q": query_with_operators(opts), "num": max(10, -(-wanted // 10) * 10), "page": 1}
+    notes = []
     if opts.geolocation or opts.country:
         body["gl"] = (opts.geolocation or opts.country).lower()
+    if opts.geolocation and opts.country and opts.geolocation != opts.country \
+            and opts.set_by_caller("content_country"):
+        notes.append(f"serper: content_country and geolocation are both its gl; gl={body['gl']} (geolocation) "
+                     f"sent, content_country {opts.country} ignored")
     if opts.search_lang:
         body["hl"] = opts.search_lang
     if opts.date_range:
         body["tbs"] = date_range_value(opts, _QDR, "cdr:1,cd_min:{start.month}/{start.day}/{start.year},"
                                              "cd_max:{end.month}/{end.day}/{end.year}")
     headers = {"X-API-KEY": conn.key, "Content-Type": "application/json"}
-    return HttpRequest("POST", conn.url, headers=headers, json_body=body)
+    return HttpRequest("POST", conn.url, headers=headers, json_body=body, notes=notes)
 
 
 def parse_response(data: Any, opts: SearchOptions) -> ParsedPage:
