@@ -3,10 +3,15 @@ DDGS class's `text` is given realistic result dicts (title, href, body) to check
 translation, and the real offline failure is checked to become a clean `error`."""
 from __future__ import annotations
 
+import socket
+
 import ddgs.ddgs
 import pytest
+from ddgs import DDGS
 from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
 
+from App_Function_Libraries.Web_Search.engines.duckduckgo import _from_library_error
+from App_Function_Libraries.Web_Search.engines.errors import SearchError
 from App_Function_Libraries.Web_Search.websearch import perform_websearch
 from Tests.support.search_apis import clean_health  # noqa: F401 (autouse)
 
@@ -68,12 +73,52 @@ def test_mapping_and_options_reach_ddgs(monkeypatch, ddg_settings):
     assert first["metadata"]["source"] == "thesun.co.uk"
 
 
-def test_explicit_range_and_no_country(monkeypatch, ddg_settings):
+def test_explicit_range_goes_to_the_duckduckgo_backend_and_a_lost_language_is_noted(monkeypatch, ddg_settings):
     text = RecordingText(RESULTS[:1]).install(monkeypatch)
-    perform_websearch("duckduckgo", "q", "all", "de", "en", 3, date_range="2024-01-01..2024-02-01",
-                      search_result_language="de", settings=ddg_settings)
+    answer = perform_websearch("duckduckgo", "q", "all", "de", "en", 3, date_range="2024-01-01..2024-02-01",
+                               search_result_language="de", settings=ddg_settings)
     call = text.calls[0]
     assert call["region"] == "wt-wt" and call["timelimit"] == "2024-01-01..2024-02-01" and call["max_results"] == 3
+    assert call["backend"] == "duckduckgo"  # configured "duckduckgo,brave": ddgs' brave raises KeyError on a range
+    assert answer["processing_error"] == (
+        "duckduckgo: search_lang, search_result_language de needs a content_country (ddgs takes a "
+        "country-language region), ignored; searched all regions (wt-wt); duckduckgo: ddgs backend brave cannot "
+        "take an explicit date_range; searched with duckduckgo only")
+
+
+@pytest.mark.parametrize("backend, date_range, sent_backend, timelimit, note", [
+    ("auto", "2024-01-01..2024-02-01", "duckduckgo", "2024-01-01..2024-02-01", None),
+    ("auto", "month", "duckduckgo,brave", "m", None),
+    ("all", None, "all", None, None),
+    ("brave,wikipedia", "week", "brave", "w", "duckduckgo: ddgs backend wikipedia cannot take date_range; "
+                                                "searched with brave only"),
+    ("brave", "2024-01-01..", "brave", None, "duckduckgo: an explicit date_range is honoured only by ddgs' "
+                                             "duckduckgo backend, not by duckduckgo_backend 'brave'; date_range ignored"),
+])
+def test_date_ranges_go_only_to_backends_that_honour_them(monkeypatch, make_settings, backend, date_range,
+                                                         sent_backend, timelimit, note):
+    settings = make_settings({"search": {"search_cache_ttl_seconds": 0},
+                              "engines": {"duckduckgo_backend": backend}})
+    text = RecordingText(RESULTS[:1]).install(monkeypatch)
+    answer = perform_websearch("duckduckgo", "q", "US", "en", "en", 3, date_range=date_range, settings=settings)
+    assert (text.calls[0]["backend"], text.calls[0]["timelimit"]) == (sent_backend, timelimit)
+    assert answer["processing_error"] == note
+
+
+def test_one_language_in_the_region_the_other_is_noted(monkeypatch, ddg_settings):
+    text = RecordingText(RESULTS[:1]).install(monkeypatch)
+    answer = perform_websearch("duckduckgo", "q", "DE", "de", "en", 3, search_result_language="fr",
+                               settings=ddg_settings)
+    assert text.calls[0]["region"] == "de-fr"
+    assert answer["processing_error"] == ("duckduckgo: its region takes one language; search_result_language fr "
+                                          "sent, search_lang de ignored")
+
+
+def test_default_languages_without_a_country_are_not_noted(monkeypatch, ddg_settings):
+    """The [search] language defaults are preferences: lost with content_country 'all', but not the caller's."""
+    text = RecordingText(RESULTS[:1]).install(monkeypatch)
+    answer = perform_websearch("duckduckgo", "q", "all", None, "en", 3, settings=ddg_settings)
+    assert text.calls[0]["region"] == "wt-wt" and answer["processing_error"] is None
 
 
 def test_unsupported_options_are_reported(monkeypatch, ddg_settings):
@@ -99,15 +144,32 @@ def test_ddgs_exceptions_become_typed_errors(monkeypatch, ddg_settings, error, m
     assert len(text.calls) == calls  # rate limits and time-outs are retried (search_max_retries = 1)
 
 
-def test_real_offline_ddgs_failure_is_a_clean_error(ddg_settings):
-    """No stand-in: the installed ddgs, which cannot reach the internet here (skipped where it can)."""
-    answer = perform_websearch("duckduckgo", "quarry offline check", "US", "en", "en", 3, settings=ddg_settings)
-    if answer["error"] is None:
-        pytest.skip("this machine reaches DuckDuckGo; the offline path cannot be checked here")
-    assert answer["error"].startswith(("cannot reach DuckDuckGo", "DuckDuckGo did not answer",
-                                       "DuckDuckGo search failed", "DuckDuckGo is rate-limiting"))
-    assert "\n" not in answer["error"] and len(answer["error"]) < 300
-    assert answer["search_time"] < 30
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_real_ddgs_failing_to_connect_becomes_a_clean_error(monkeypatch, ddg_settings):
+    """No stand-in: the installed ddgs runs its own request code through a proxy that refuses (DDGS_PROXY),
+    so it raises its real DDGSException at once, online or not."""
+    monkeypatch.setenv("DDGS_PROXY", f"http://127.0.0.1:{_closed_port()}")
+    answer = perform_websearch("duckduckgo", "quarry offline check", "US", "en", "en", 3, settings=ddg_settings,
+                               sleep=lambda s: None)
+    assert answer["error"] == ("cannot reach DuckDuckGo (connection failed); check your internet connection (or "
+                               "the proxy in DDGS_PROXY)")
+    assert answer["search_time"] < 10
+
+
+def test_real_ddgs_key_error_from_a_backend_becomes_a_clear_message():
+    """ddgs' brave backend raises KeyError on an explicit range (before any request); ddgs wraps it in a
+    DDGSException. Quarry never sends that, but should ddgs do it for another option, the message is clear."""
+    with pytest.raises(DDGSException) as raised:
+        DDGS(timeout=1).text("q", backend="brave", timelimit="2024-01-01..2024-02-01")
+    with pytest.raises(SearchError) as mapped:
+        _from_library_error(raised.value, "brave")
+    assert str(mapped.value) == ("DuckDuckGo: ddgs' brave backend cannot take one of the search options (KeyError: "
+                                 "'2024-01-01..2024-02-01'); set duckduckgo_backend to duckduckgo")
 
 
 def test_cli_search_with_duckduckgo(monkeypatch, ddg_settings, capsys):
