@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from App_Function_Libraries.CLI.main import main as cli_main
-from App_Function_Libraries.Web_Search.search_cache import SearchCache
+from App_Function_Libraries.Web_Search.search_cache import SearchCache, cache_key
 from App_Function_Libraries.Web_Search.search_many import EngineRun, merge_runs, search_many
 from App_Function_Libraries.Web_Search.websearch import perform_websearch
 from Tests.support.search_apis import KEY, PATHS, SearchAPIs, clean_health  # noqa: F401 (autouse)
@@ -95,6 +95,35 @@ def test_cached_answer_is_marked_and_works_offline(world, make_settings):
     assert len(apis.requests_to("brave")) == 1  # answered without the network
     other = perform_websearch("brave", "solar power", "US", "en", "en", 5, date_range="week", settings=apis.settings)
     assert other["error"].startswith("cannot reach Brave Search") and other["cached"] is False
+
+
+def test_cache_key_follows_the_google_engine_id_and_the_ddgs_backend(world, make_settings, monkeypatch):
+    apis = SearchAPIs(world).install()
+    config = apis.config(search_cache_ttl_seconds=3600)
+    first = perform_websearch("google", "solar power", "US", "en", "en", 3, settings=make_settings(config))
+    config["engines"]["google_search_engine_id"] = "other-cx-999"
+    other = perform_websearch("google", "solar power", "US", "en", "en", 3, settings=make_settings(config))
+    assert first["cached"] is False and other["cached"] is False
+    assert [r.arg("cx") for r in apis.requests_to("google")] == ["test-cx-123", "other-cx-999"]
+    config["engines"]["google_api_key"] = "another-key-5678"  # the key is no part of the cache key
+    again = perform_websearch("google", "solar power", "US", "en", "en", 3, settings=make_settings(config))
+    assert again["cached"] is True and len(apis.requests_to("google")) == 2
+
+    import ddgs.ddgs
+    backends = []
+    monkeypatch.setattr(ddgs.ddgs.DDGS, "text", lambda self, query, **kw: backends.append(kw["backend"]) or [
+        {"title": "t", "href": f"https://{kw['backend']}.example/", "body": "b"}])
+    for backend in ("duckduckgo", "brave", "duckduckgo"):
+        config["engines"]["duckduckgo_backend"] = backend
+        perform_websearch("duckduckgo", "solar power", "US", "en", "en", 3, settings=make_settings(config))
+    assert backends == ["duckduckgo", "brave"]  # the third search is the first one's, from the cache
+
+
+def test_cache_key_endpoint_keeps_its_parameters_but_no_credential():
+    base = cache_key("searxng", "http://h.example/search?engines=wikipedia", {"query": "q"})
+    assert cache_key("searxng", "http://user:pw@h.example/search?engines=wikipedia&api_key=abc123&token=t",
+                     {"query": "q"}) == base
+    assert cache_key("searxng", "http://h.example/search?engines=google", {"query": "q"}) != base
 
 
 def test_cache_rows_hold_no_key(world, make_settings, tmp_path):

@@ -14,7 +14,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+from App_Function_Libraries.DB.redact import is_secret_name
 
 STALE_KEEP_SECONDS = 30 * 86400
 BUSY_TIMEOUT_MS = 5000
@@ -38,11 +40,17 @@ class CachedAnswer:
     age_seconds: float
 
 
-def cache_key(engine: str, endpoint: str, options: dict[str, Any]) -> str:
-    """SHA-256 of engine, endpoint (scheme, host and path only: never a query string) and options."""
+def cache_key(engine: str, endpoint: str, options: dict[str, Any], extras: dict[str, str] | None = None) -> str:
+    """SHA-256 of everything that decides what the engine answers: engine, endpoint (without user:password@
+    and without query parameters named like a credential), options, and the engine's other settings
+    (`extras`: Google's search engine id, the ddgs backend). The API key is not part of it: another key
+    for the same account and endpoint gives the same results, and a key is never stored, even hashed."""
     parts = urlsplit(endpoint or "")
-    where = f"{parts.scheme}://{parts.netloc.rsplit('@', 1)[-1]}{parts.path}"
-    text = json.dumps({"engine": engine, "endpoint": where, "options": options}, sort_keys=True, default=str)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not is_secret_name(k)]
+    where = f"{parts.scheme}://{parts.netloc.rsplit('@', 1)[-1]}{parts.path}" + (f"?{urlencode(query)}" if query
+                                                                                 else "")
+    text = json.dumps({"engine": engine, "endpoint": where, "options": options, "extras": extras or {}},
+                      sort_keys=True, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

@@ -106,7 +106,7 @@ def _search_into(answer: dict[str, Any], settings: Settings, use_cache: bool,
         raise NotConfigured(missing)
     module, conn = load_engine(engine), connection_for(engine, settings)
     cache = _cache_for(settings) if use_cache else None
-    key = cache_key(engine, conn.url, opts.cache_view())
+    key = cache_key(engine, conn.url, opts.cache_view(), conn.extras)
     if cache and _answer_from_cache(answer, cache, key, settings.search.search_cache_ttl_seconds):
         return
     try:
