@@ -1,5 +1,9 @@
 """Search answers cached in SQLite (table `search_cache` of the research database), keyed by engine,
-endpoint, query and options. The key is a SHA-256 of those; no API key is part of it or of any row.
+endpoint, query, options and engine settings. The key is a SHA-256 of those; no API key is part of it or of
+any row (websearch.py redacts an answer before it is stored).
+
+The table's schema is versioned like every store's (component "search_cache" in `schema_versions`, steps in
+MIGRATIONS, see DB/connection.py); step 1 adopts a table made before versioning, which had the same columns.
 
 A fresh entry (younger than search_cache_ttl_seconds) answers the search without the network. Older entries
 are kept STALE_KEEP_SECONDS so a search that cannot reach its engine can still fall back on them (the
@@ -9,18 +13,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+from App_Function_Libraries.DB.connection import open_store_database, write_transaction
 from App_Function_Libraries.DB.redact import is_secret_name
 
 STALE_KEEP_SECONDS = 30 * 86400
-BUSY_TIMEOUT_MS = 5000
-_SCHEMA = """
+COMPONENT = "search_cache"
+MIGRATIONS = ["""
 CREATE TABLE IF NOT EXISTS search_cache (
     key TEXT PRIMARY KEY,
     engine TEXT NOT NULL,
@@ -30,7 +34,7 @@ CREATE TABLE IF NOT EXISTS search_cache (
     answer TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS search_cache_created ON search_cache(created_at);
-"""
+"""]
 
 
 @dataclass
@@ -55,28 +59,18 @@ def cache_key(engine: str, endpoint: str, options: dict[str, Any], extras: dict[
 
 
 class SearchCache:
+    """Thread-safe: each thread uses its own connection to the file at `path`."""
+
     def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
         self.path = Path(path)
         self._clock = clock
-        self._ready = False
 
-    def _connect(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000)
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        if not self._ready:
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.executescript(_SCHEMA)
-            self._ready = True
-        return conn
+    def _db(self):
+        return open_store_database(self.path, COMPONENT, MIGRATIONS)
 
     def get(self, key: str) -> CachedAnswer | None:
         """The stored answer for key, whatever its age (None when there is none)."""
-        conn = self._connect()
-        try:
-            row = conn.execute("SELECT answer, created_at FROM search_cache WHERE key = ?", (key,)).fetchone()
-        finally:
-            conn.close()
+        row = self._db().execute("SELECT answer, created_at FROM search_cache WHERE key = ?", [key]).fetchone()
         if row is None:
             return None
         try:
@@ -87,21 +81,15 @@ class SearchCache:
 
     def put(self, key: str, engine: str, query: str, options: dict[str, Any], answer: dict[str, Any]) -> None:
         now = self._clock()
-        conn = self._connect()
-        try:
-            with conn:
-                conn.execute("INSERT OR REPLACE INTO search_cache (key, engine, query, options, created_at, "
-                             "answer) VALUES (?, ?, ?, ?, ?, ?)",
-                             (key, engine, query, json.dumps(options, sort_keys=True, default=str), now,
-                              json.dumps(answer, default=str)))
-                conn.execute("DELETE FROM search_cache WHERE created_at < ?", (now - STALE_KEEP_SECONDS,))
-        finally:
-            conn.close()
+        db = self._db()
+        with write_transaction(db):
+            db.execute("INSERT OR REPLACE INTO search_cache (key, engine, query, options, created_at, answer) "
+                       "VALUES (?, ?, ?, ?, ?, ?)",
+                       [key, engine, query, json.dumps(options, sort_keys=True, default=str), now,
+                        json.dumps(answer, default=str)])
+            db.execute("DELETE FROM search_cache WHERE created_at < ?", [now - STALE_KEEP_SECONDS])
 
     def clear(self) -> int:
-        conn = self._connect()
-        try:
-            with conn:
-                return conn.execute("DELETE FROM search_cache").rowcount
-        finally:
-            conn.close()
+        db = self._db()
+        with write_transaction(db):
+            return db.execute("DELETE FROM search_cache").rowcount

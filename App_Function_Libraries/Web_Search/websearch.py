@@ -24,6 +24,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 from App_Function_Libraries.config import EngineSettings, Settings, get_settings
+from App_Function_Libraries.DB.redact import configured_secrets, scrub_message
 from App_Function_Libraries.Web_Search.engines import (ENGINE_MODULES, connection_for, load_engine,
                                                        missing_setting_message)
 from App_Function_Libraries.Web_Search.engines.base import (Hit, SearchOptions, page_count_note,
@@ -61,9 +62,7 @@ def perform_websearch(search_engine, search_query, content_country, search_lang,
         log.exception("search on %s failed unexpectedly", search_engine)
         answer["error"] = f"{search_engine}: unexpected failure ({type(exc).__name__}: {exc})"
     answer["search_time"] = round(time.monotonic() - started, 3)
-    for key in ("error", "processing_error"):
-        if answer[key]:
-            answer[key] = redact(answer[key], secrets)
+    redact_answer(answer, secrets)
     return answer
 
 
@@ -118,7 +117,7 @@ def _search_into(answer: dict[str, Any], settings: Settings, use_cache: bool,
         raise
     _fill(answer, module, opts, outcome)
     if cache and answer["error"] is None:
-        _store(cache, key, engine, opts, answer)
+        _store(cache, key, engine, opts, redact_answer(answer, _secrets(settings)))
 
 
 def _live_search(engine: str, module, opts: SearchOptions, conn, settings: Settings,
@@ -210,13 +209,36 @@ def _store(cache: SearchCache, key: str, engine: str, opts: SearchOptions, answe
 # ---------------------------------------------------------------- keys and health
 
 def _secrets(settings: Settings) -> list[str]:
-    return [settings.engines.key(e) for e in ENGINE_MODULES if len(settings.engines.key(e) or "") >= 4]
+    """Every key to keep out of answers, messages and the cache: the engines' (even short ones) and every
+    other configured key (LLM roles, QUARRY_*_KEY variables)."""
+    keys = {settings.engines.key(e) for e in ENGINE_MODULES if len(settings.engines.key(e) or "") >= 4}
+    return sorted(keys | configured_secrets(settings), key=len, reverse=True)
 
 
 def redact(text: str, secrets: list[str]) -> str:
-    for secret in secrets:
-        text = text.replace(secret, "***")
-    return text
+    """A message with every key replaced by ***, and key-like URL parameters and bearer tokens removed."""
+    return scrub_message(_without_secrets(text, secrets), ())
+
+
+def redact_answer(answer: dict[str, Any], secrets: list[str]) -> dict[str, Any]:
+    """The answer, in place, with no key left in its messages or results (also what the cache stores)."""
+    for key in ("error", "processing_error"):
+        if answer[key]:
+            answer[key] = redact(answer[key], secrets)
+    answer["results"] = _without_secrets(answer["results"], secrets)
+    return answer
+
+
+def _without_secrets(value: Any, secrets: list[str]) -> Any:
+    if isinstance(value, str):
+        for secret in secrets:
+            value = value.replace(secret, "***")
+        return value
+    if isinstance(value, dict):
+        return {k: _without_secrets(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_secrets(v, secrets) for v in value]
+    return value
 
 
 def engine_health_snapshot() -> dict[str, EngineHealth]:
