@@ -65,3 +65,23 @@ def test_export_all_then_import_elsewhere(notes, make_settings, tmp_path):
     summary = notes_tab.import_files([zipped])
     assert "2 added" in summary
     assert {r[0] for r in notes_tab.find_notes("", None, False)[0]} == {"Bee dances", "Sourdough"}
+
+
+def test_a_database_file_that_is_not_sqlite_is_a_short_warning(make_settings, tmp_path):
+    from App_Function_Libraries.Gradio_UI import history_tab
+    bad = tmp_path / "b.db"
+    bad.write_bytes(b"junk\n")
+    make_settings({"databases": {"notes_db": str(bad), "research_db": str(bad)}})
+    with pytest.warns(UserWarning, match=r"b\.db is not a Quarry database \(file is not a database\): move it "
+                                         r"aside or point \[databases\] notes_db elsewhere$"):
+        assert notes_tab.refresh_list("", None, False) == gr.skip()
+    with pytest.warns(UserWarning, match=r"not a Quarry database .* research_db elsewhere$"):
+        assert history_tab.list_history("") == gr.skip()
+    assert bad.read_bytes() == b"junk\n"
+
+
+def test_other_sqlite_file_errors_are_short_too():
+    import sqlite3
+    from App_Function_Libraries.Gradio_UI.ui_common import short_message
+    assert short_message(sqlite3.DatabaseError("database disk image is malformed")) == (
+        "a database file could not be used (database disk image is malformed); see the terminal for which one")

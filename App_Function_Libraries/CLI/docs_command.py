@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 from dataclasses import asdict
 from datetime import datetime
@@ -72,13 +73,22 @@ def _library():
 
 
 def _guarded(action):
-    """Run an action, turning documents/embedding errors into a one-line message and exit code 1."""
+    """Run an action, turning documents/embedding errors into a one-line message and exit code 1 (a damaged
+    index file too: the store checks it when opening, but damage deeper in the file shows only in a query)."""
     from App_Function_Libraries.Documents.doc_types import DocumentsError
     from App_Function_Libraries.Retrieval.embeddings import EmbeddingError
     try:
         return action()
     except (DocumentsError, EmbeddingError) as exc:
         print(f"docs: {exc}", file=sys.stderr)
+        return 1
+    except sqlite3.DatabaseError as exc:
+        from App_Function_Libraries.config import get_settings
+        from App_Function_Libraries.DB.file_errors import unusable_message
+        from App_Function_Libraries.Documents.store import DB_NAME
+        settings = get_settings()
+        path = settings.resolve_path(settings.documents.index_dir) / DB_NAME
+        print(f"docs: {unusable_message(path, '[documents] index_dir', exc)}", file=sys.stderr)
         return 1
 
 

@@ -13,6 +13,7 @@ IDs may be shortened to their first characters, as `notes list` prints them.
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 import time
 
@@ -102,13 +103,17 @@ def _store():
 
 
 def guarded(func):
-    """Run a command body, turning storage errors into one line on stderr and exit code 1."""
+    """Run a command body, turning storage errors into one line on stderr and exit code 1 (a database file
+    that is not SQLite or is damaged is named by the store, with the setting that points at it)."""
     def wrapper(args) -> int:
         from App_Function_Libraries.DB.connection import StoreError
         try:
             return int(func(args) or 0)
         except (StoreError, OSError, UnicodeDecodeError) as exc:
             print(f"error: {exc}", file=sys.stderr)
+            return 1
+        except sqlite3.DatabaseError as exc:
+            print(f"error: the database could not be used ({' '.join(str(exc).split())})", file=sys.stderr)
             return 1
     wrapper.__name__ = func.__name__
     wrapper.__doc__ = func.__doc__

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 
 
@@ -41,7 +42,15 @@ def register(sub) -> None:
     st.set_defaults(func=run_status)
 
 
-def _fail(exc: Exception) -> int:
+def _fail(exc: Exception, folder=None) -> int:
+    """One line on stderr and exit code 1; an SQLite error (a damaged passages.sqlite, found only when a query
+    reaches the damaged part) names the index folder and how to rebuild it."""
+    if isinstance(exc, sqlite3.DatabaseError):
+        from App_Function_Libraries.config import get_settings
+        settings = get_settings()
+        folder = folder or settings.resolve_path(settings.wikipedia.index_dir)
+        exc = (f"the index in {folder} cannot be read ({' '.join(str(exc).split())}); rebuild it with: "
+               f"python app.py wiki build --force --demo (or --input PATH)")
     print(f"wiki: {exc}", file=sys.stderr)
     return 1
 
@@ -76,9 +85,9 @@ def run_build(args) -> int:
     try:
         report = build_index(source, out, _build_embedder(args, settings), fmt=args.format,
                              force=args.force or args.demo, progress=progress, fts=not args.no_fts)
-    except (WikiIndexError, EmbeddingError) as exc:
+    except (WikiIndexError, EmbeddingError, sqlite3.DatabaseError) as exc:
         bar.close()
-        return _fail(exc)
+        return _fail(exc, out)
     bar.close()
     forget_wiki_index(settings)
     resumed = f" (resumed at row {report.resumed_from:,})" if report.resumed_from else ""
@@ -103,7 +112,7 @@ def run_search(args) -> int:
         params = SearchParams.from_settings(settings)
         params.hybrid = params.hybrid and not args.no_hybrid
         hits = index.search(args.question, params)[:max(1, args.top_k)]
-    except (WikiIndexError, EmbeddingError) as exc:
+    except (WikiIndexError, EmbeddingError, sqlite3.DatabaseError) as exc:
         return _fail(exc)
     if args.json:
         print(json.dumps([h.__dict__ for h in hits], indent=1, ensure_ascii=False))
@@ -125,7 +134,7 @@ def run_ask(args) -> int:
     try:
         settings, index = _open_index()
         answer = answer_question(args.question, settings, index)
-    except (WikiIndexError, EmbeddingError, LLMError) as exc:
+    except (WikiIndexError, EmbeddingError, LLMError, sqlite3.DatabaseError) as exc:
         return _fail(exc)
     if args.json:
         print(json.dumps({"question": answer.question, "markdown": answer.markdown, "mode": answer.mode,

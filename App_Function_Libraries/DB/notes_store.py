@@ -22,6 +22,7 @@ from typing import Any, Iterable
 
 from App_Function_Libraries.DB.connection import (NotFoundError, StoreError, open_store_database, shared_store,
                                                    write_transaction)
+from App_Function_Libraries.DB.file_errors import report_file_errors
 from App_Function_Libraries.DB.fts_query import build_match_query
 
 COMPONENT = "notes"
@@ -159,6 +160,7 @@ def clean_keywords(keywords: Iterable[str] | str | None) -> list[str]:
 
 # ---------------------------------------------------------------- the store
 
+@report_file_errors("[databases] notes_db")
 class NotesStore:
     """Thread-safe: each thread uses its own connection to the file at `path`."""
 

@@ -22,6 +22,7 @@ from typing import Any, Iterable
 
 from App_Function_Libraries.DB.connection import (NotFoundError, StoreError, open_store_database, shared_store,
                                                    write_transaction)
+from App_Function_Libraries.DB.file_errors import report_file_errors
 from App_Function_Libraries.DB.redact import configured_secrets, scrub_result_dict, scrub_text
 from App_Function_Libraries.Web_Search.research_types import VERDICTS, Citation, ResearchResult, Source
 
@@ -140,6 +141,7 @@ class ReportSummary:
     models: list[str]
 
 
+@report_file_errors("[databases] research_db")
 class ResearchStore:
     """Thread-safe: each thread uses its own connection to the file at `path`."""
 

@@ -26,8 +26,11 @@ def current_settings():
 
 def short_message(exc: BaseException) -> str:
     """An exception as one line a user can act on (its own message for our typed errors)."""
+    from App_Function_Libraries.DB.file_errors import file_error_code
     text = " ".join(str(exc).split()) or type(exc).__name__
-    if not _is_expected(exc):
+    if file_error_code(exc) is not None and not _is_ours(exc):
+        text = f"a database file could not be used ({text}); see the terminal for which one"
+    elif not _is_expected(exc):
         text = f"unexpected {type(exc).__name__}: {text}"
     return text if len(text) <= MAX_MESSAGE_CHARS else text[:MAX_MESSAGE_CHARS - 1] + "…"
 
@@ -36,8 +39,11 @@ def _is_expected(exc: BaseException) -> bool:
     """Errors whose message is written for the user: our typed errors, bad values, I/O and network."""
     if isinstance(exc, (ValueError, OSError, TimeoutError, LookupError)):
         return not isinstance(exc, (KeyError, IndexError))
-    module = type(exc).__module__ or ""
-    return module.startswith("App_Function_Libraries")
+    return _is_ours(exc)
+
+
+def _is_ours(exc: BaseException) -> bool:
+    return (type(exc).__module__ or "").startswith("App_Function_Libraries")
 
 
 def warn(exc: BaseException) -> None:
