@@ -10,7 +10,7 @@ def health_rows(settings: Settings) -> list[list[str]]:
 
     from App_Function_Libraries.Web_Search.engines import ENGINE_MODULES, missing_setting_message
     from App_Function_Libraries.Web_Search.websearch import engine_health_snapshot
-    states = engine_health_snapshot()
+    states = engine_health_snapshot(settings)
     now = time.time()
     rows = []
     for engine in ENGINE_MODULES:
@@ -30,5 +30,5 @@ def health_rows(settings: Settings) -> list[list[str]]:
 
 def resume_all_engines() -> None:
     """Lift every suspension now (the next search to each engine is tried again)."""
-    from App_Function_Libraries.Web_Search.health import HEALTH
-    HEALTH.reset()
+    from App_Function_Libraries.Web_Search.websearch import lift_engine_suspensions
+    lift_engine_suspensions()

@@ -13,7 +13,8 @@ cache) and `cached_at` (when it was stored, ISO 8601, or None). It never raises.
 
 An option left None takes its default from [search] in config.txt (country, languages, safesearch,
 blacklist, result count). `engine_health_check(engine, settings)` makes one tiny real search for
-`python app.py check`; `engine_health_snapshot()` gives every engine's health record to the UI.
+`python app.py check`; `engine_health_snapshot(settings)` gives every engine's health record (kept in the
+research database, shared by every Quarry process) to the UI and `check`.
 """
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ from App_Function_Libraries.Web_Search.engines.base import (Hit, SearchOptions, 
 from App_Function_Libraries.Web_Search.engines.errors import (InvalidOption, NotConfigured, SearchError,
                                                               Unreachable)
 from App_Function_Libraries.Web_Search.engines.options import build_options
-from App_Function_Libraries.Web_Search.health import HEALTH, EngineHealth
+from App_Function_Libraries.Web_Search.health import EngineHealth, health_board
 from App_Function_Libraries.Web_Search.runner import RunOutcome, RunPolicy, run_engine
 from App_Function_Libraries.Web_Search.search_cache import SearchCache, cache_key
 from App_Function_Libraries.Web_Search.url_normalize import host_of, matches_site, normalize_url
@@ -121,16 +122,19 @@ def _search_into(answer: dict[str, Any], settings: Settings, use_cache: bool,
 
 
 def _live_search(engine: str, module, opts: SearchOptions, conn, settings: Settings,
-                 sleep: Callable[[float], None] | None) -> RunOutcome:
-    suspended = HEALTH.suspension_message(engine)
+                 sleep: Callable[[float], None] | None, policy: RunPolicy | None = None) -> RunOutcome:
+    """run_engine, unless the engine is suspended; the outcome goes into the shared health record."""
+    board = health_board(settings)
+    suspended = board.suspension_message(engine)
     if suspended:
         raise Unreachable(suspended)
     try:
-        outcome = run_engine(module, opts, conn, policy_for(settings, sleep))
+        outcome = run_engine(module, opts, conn, policy or policy_for(settings, sleep))
     except SearchError as exc:
-        HEALTH.record_failure(engine, exc, settings.search.search_suspend_after_failures)
+        board.record_failure(engine, exc, settings.search.search_suspend_after_failures,
+                             message=redact(str(exc), _secrets(settings)))
         raise
-    HEALTH.record_success(engine)
+    board.record_success(engine)
     return outcome
 
 
@@ -241,13 +245,20 @@ def _without_secrets(value: Any, secrets: list[str]) -> Any:
     return value
 
 
-def engine_health_snapshot() -> dict[str, EngineHealth]:
-    """Every engine's health record in this process (engines never searched are absent)."""
-    return HEALTH.snapshot()
+def engine_health_snapshot(settings: Settings | None = None) -> dict[str, EngineHealth]:
+    """Every engine's health record, as every Quarry process using this research database sees it (engines
+    never searched are absent)."""
+    return health_board(settings or get_settings()).snapshot()
+
+
+def lift_engine_suspensions(settings: Settings | None = None) -> None:
+    """Forget every engine's health record: the next search to each is tried again."""
+    health_board(settings or get_settings()).reset()
 
 
 def engine_health_check(engine: str, settings: Settings) -> tuple[bool | None, str]:
-    """(ok, message) from one tiny real search. ok None: not configured. Never raises, never shows a key."""
+    """(ok, message) from one tiny real search with the [search] defaults, recorded in the engine's health
+    like any search. ok None: not configured. Never raises, never shows a key."""
     try:
         return _health_check(engine, settings)
     except Exception as exc:  # noqa: BLE001
@@ -260,24 +271,28 @@ def _health_check(engine: str, settings: Settings) -> tuple[bool | None, str]:
     missing = missing_setting_message(engine, settings)
     if missing:
         return None, missing
-    suspended = HEALTH.suspension_message(engine)
+    board = health_board(settings)
+    suspended = board.suspension_message(engine)
     if suspended:
         return False, suspended
     module, conn = load_engine(engine), connection_for(engine, settings)
     opts = options_from_answer(_empty_answer({"search_query": HEALTH_CHECK_QUERY, "result_count": 1}), settings)
     policy = policy_for(settings, max_retries=0,
                         timeout=min(settings.search.search_timeout_seconds, HEALTH_CHECK_TIMEOUT))
+    before = board.describe(engine)
     started = time.monotonic()
     try:
-        outcome = run_engine(module, opts, conn, policy)
+        outcome = _live_search(engine, module, opts, conn, settings, None, policy)
     except SearchError as exc:
         if engine == "searxng" and isinstance(exc, Unreachable) and conn.url == _default_url("searxng"):
             return None, (f"no SearXNG instance answers at {conn.url} (the default address); start one or set "
                           "searxng_api_url")
         return False, redact(str(exc), _secrets(settings))
     where = f" at {conn.url}" if conn.url else ""
-    return True, (f"{module.SPEC.label} answers{where}: {len(outcome.hits)} result(s) in "
-                  f"{time.monotonic() - started:.1f} s; health: {HEALTH.describe(engine)}")
+    earlier = f" (before this check: {before})" if "failure" in before else ""
+    return True, (f"{module.SPEC.label} answers{where}: {len(finish_hits(outcome.hits, opts))} result(s) for "
+                  f"{opts.count} asked in {time.monotonic() - started:.1f} s; health: {board.describe(engine)}"
+                  f"{earlier}")
 
 
 def _default_url(engine: str) -> str:

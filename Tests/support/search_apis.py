@@ -32,11 +32,12 @@ PATHS = {"bing": "/bing/v7.0/search", "brave": "/brave/res/v1/web/search", "goog
 
 @pytest.fixture(autouse=True)
 def clean_health():
-    """Import into a test module to start and end each test with no engine health record (suspensions)."""
-    from App_Function_Libraries.Web_Search.health import HEALTH
-    HEALTH.reset()
+    """Import into a test module so no engine health board outlives its test (health is kept in each test's own
+    database; a board that fell back to memory is dropped here)."""
+    from App_Function_Libraries.Web_Search.health import forget_health_boards
+    forget_health_boards()
     yield
-    HEALTH.reset()
+    forget_health_boards()
 
 
 def doc(query: str, i: int) -> dict:
