@@ -64,6 +64,19 @@ def test_searxng_403_means_json_output_disabled(setup):
                                       "`search.formats` in its settings.yml")
 
 
+def test_searxng_403_with_a_key_set_blames_the_credentials_first(setup, world):
+    apis = setup(searxng_api_key="proxy-token-123456")
+    world.fault(PATHS["searxng"] + "/search", status=403, body=b"<html><h1>403 Forbidden</h1>nginx</html>",
+                content_type="text/html")
+    answer = search(apis, "searxng")
+    assert answer["error"] == (
+        "SearXNG refused the request (HTTP 403) although searxng_api_key is set: the instance or the authenticating "
+        "proxy in front of it did not accept the credentials; check searxng_api_key. If they are right, the "
+        "instance may have JSON output disabled: add `json` to `search.formats` in its settings.yml")
+    assert apis.requests_to("searxng")[-1].header("authorization") == "Bearer proxy-token-123456"
+    assert "proxy-token-123456" not in answer["error"]
+
+
 def test_empty_searxng_answer_lists_unresponsive_engines(setup):
     apis = setup()
     apis.searxng_unresponsive = [["google", "CAPTCHA"], ["duckduckgo", "timeout"]]

@@ -131,9 +131,13 @@ def _live_search(engine: str, module, opts: SearchOptions, conn, settings: Setti
     try:
         outcome = run_engine(module, opts, conn, policy or policy_for(settings, sleep))
     except SearchError as exc:
-        board.record_failure(engine, exc, settings.search.search_suspend_after_failures,
-                             message=redact(str(exc), _secrets(settings)))
-        raise
+        refine = getattr(module, "refine_error", None)
+        error = refine(exc, conn) if refine else exc
+        board.record_failure(engine, error, settings.search.search_suspend_after_failures,
+                             message=redact(str(error), _secrets(settings)))
+        if error is exc:
+            raise
+        raise error from None
     board.record_success(engine)
     return outcome
 

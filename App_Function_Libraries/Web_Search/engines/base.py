@@ -6,6 +6,8 @@ An engine module is declarative facts plus two pure functions:
     def build_request(opts, conn, page) -> HttpRequest|None  # page 0, 1, … ; None: no further page
     def parse_response(data, opts) -> ParsedPage             # decoded JSON in; never raises
     def explain_error(status, payload, text) -> SearchError|None   # optional: service-specific errors
+    def refine_error(error, conn) -> SearchError                   # optional: an error made precise with what
+                                                                   # only the connection knows (a key was sent)
 
 The runner (Web_Search/runner.py) does the HTTP, paging, retries and error typing. An engine reached through
 a library instead of HTTP (duckduckgo) sets `transport="library"` and provides `search_library(...)`.

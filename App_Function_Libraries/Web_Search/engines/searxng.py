@@ -10,7 +10,7 @@ from typing import Any
 
 from App_Function_Libraries.Web_Search.engines.base import (Connection, EngineSpec, Hit, HttpRequest, ParsedPage,
                                                             SearchOptions, query_with_operators)
-from App_Function_Libraries.Web_Search.engines.errors import Blocked, RateLimited, SearchError
+from App_Function_Libraries.Web_Search.engines.errors import BadKey, Blocked, RateLimited, SearchError
 from App_Function_Libraries.Web_Search.engines.textclean import (as_dicts, as_float, as_int, as_list, as_text,
                                                                  as_url, dig, iso_date)
 
@@ -112,6 +112,17 @@ def explain_error(status: int, payload: Any, text: str) -> SearchError | None:
                            "set `server.limiter: false` in its settings.yml, or pass it "
                            "X-Forwarded-For/X-Real-IP through a proxy", status=status)
     return None
+
+
+def refine_error(error: SearchError, conn: Connection) -> SearchError:
+    """A 403 means "JSON output disabled" only when Quarry sent no credentials: with searxng_api_key set, the
+    likelier cause is the instance or its proxy refusing them."""
+    if error.status != 403 or not conn.key:
+        return error
+    return BadKey("SearXNG refused the request (HTTP 403) although searxng_api_key is set: the instance or the "
+                  "authenticating proxy in front of it did not accept the credentials; check searxng_api_key. "
+                  "If they are right, the instance may have JSON output disabled: add `json` to `search.formats` "
+                  "in its settings.yml", status=403, retry_after=error.retry_after)
 
 
 def empty_answer_message(unresponsive: list[str]) -> str:
