@@ -41,7 +41,7 @@ def test_notes_round_trip(cli, tmp_path):
     assert cli("notes", "add", "--title", "Ants", "--content", "Ants follow trails.")[0] == 0
     ids = note_ids(cli)
     code, out, _ = cli("notes", "search", "danc")
-    assert code == 0 and ids["Bees"][:8] in out and "**dance**" in out
+    assert code == 0 and ids["Bees"][:8] in out and "Honey bees dance." in out
     assert ids["Ants"][:8] not in out
     code, out, _ = cli("notes", "list", "--keyword", "INSECTS")
     assert ids["Bees"][:8] in out and ids["Ants"][:8] not in out
@@ -67,6 +67,21 @@ def test_notes_round_trip(cli, tmp_path):
     imported = {n["id"]: n for n in json.loads(out)}
     code, out, _ = cli("notes", "list", "--json")
     assert imported == {n["id"]: n for n in json.loads(out)}
+
+
+def test_search_shows_the_notes_markdown_once_and_leaves_out_minus_words(cli, monkeypatch):
+    from App_Function_Libraries.DB.snippets import BOLD, NORMAL
+    cli("notes", "add", "--title", "Bees", "--content", "Honey bees **dance** to tell where _flowers_ are.")
+    cli("notes", "add", "--title", "Wasps", "--content", "Wasps dance but make no wax.")
+    code, out, _ = cli("notes", "search", "dance -wax")
+    assert code == 0 and out.splitlines()[1].strip() == "Honey bees **dance** to tell where _flowers_ are."
+    assert "Wasps" not in out
+    assert "Bees" in cli("notes", "search", "--", "-wax")[1]
+    hit = json.loads(cli("notes", "search", "dance -wax", "--json")[1])[0]
+    assert hit["snippet"] == "Honey bees **dance** to tell where _flowers_ are." and hit["matches"] == [[13, 18]]
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    out = cli("notes", "search", "dance -wax")[1]
+    assert f"Honey bees **{BOLD}dance{NORMAL}** to tell" in out
 
 
 def test_notes_errors_are_one_line(cli):

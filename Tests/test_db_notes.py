@@ -110,7 +110,8 @@ def test_search_ranks_titles_prefixes_and_phrases(store):
         {h.note.id for h in store.search_notes("qubits OR nothing")} == {a.id, c.id}
     assert [h.note.id for h in store.search_notes("quantum NOT salt")] == [a.id]
     hit = store.search_notes("salt")[0]
-    assert "**salt**" in hit.snippet
+    assert "\x02salt\x03" in hit.snippet  # marks no note text holds (see snippets.py)
+    assert "[salt]" in store.search_notes("salt", mark=("[", "]"))[0].snippet
 
 
 def test_index_follows_every_change(store):

@@ -67,6 +67,24 @@ def test_export_all_then_import_elsewhere(notes, make_settings, tmp_path):
     assert {r[0] for r in notes_tab.find_notes("", None, False)[0]} == {"Bee dances", "Sourdough"}
 
 
+def test_matches_are_bold_and_the_notes_own_markdown_shows_as_typed(notes):
+    from markdown_it import MarkdownIt
+    notes.add_note("Markup", "Honey bees **dance** to tell where _flowers_ are [1](x).", "")
+    rows, _ = notes_tab.find_notes("dance", None, False)
+    match = rows[[r[0] for r in rows].index("Markup")][3]
+    assert match == r"Honey bees \*\***dance**\*\* to tell where \_flowers\_ are \[1\]\(x\)\."
+    html = MarkdownIt().render(match)
+    assert "**<strong>dance</strong>**" in html and "_flowers_" in html and "****" not in html
+
+
+def test_search_leaves_out_minus_words(notes):
+    notes.add_note("Wasps", "Wasps make no honey, yet they dance too.", "")
+    rows, _ = notes_tab.find_notes("dance -honey", None, False)
+    assert [r[0] for r in rows] == ["Bee dances"]
+    rows, _ = notes_tab.find_notes("-dance", None, False)
+    assert [r[0] for r in rows] == ["Sourdough"]
+
+
 def test_a_database_file_that_is_not_sqlite_is_a_short_warning(make_settings, tmp_path):
     from App_Function_Libraries.Gradio_UI import history_tab
     bad = tmp_path / "b.db"

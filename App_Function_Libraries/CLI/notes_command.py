@@ -1,6 +1,6 @@
 """`python app.py notes ...`: list, search, show, add, edit, delete, restore, export and import notes.
 
-    notes list [--keyword K] [--deleted]        notes search "QUERY"
+    notes list [--keyword K] [--deleted]        notes search "QUERY"   (notes search -- "-word" to start with -)
     notes show ID [--format md|json|html|bib|txt] [--output FILE]
     notes add --title T --content TEXT [--keywords a,b]     (--content - reads stdin, --file PATH reads a file)
     notes add --from-report ID [--title T] [--keywords a,b]
@@ -30,7 +30,8 @@ def register(sub) -> None:
     a.set_defaults(func=run_list)
 
     a = actions.add_parser("search", help="full-text search of titles and contents")
-    a.add_argument("query", help='words (prefixes match), "an exact phrase", OR, NOT')
+    a.add_argument("query", help='words (prefixes match), "an exact phrase", OR; -word or NOT word leaves out '
+                                 'the notes that have it (a query that starts with -: notes search -- -word)')
     _paging(a, limit=20)
     a.set_defaults(func=run_search)
 
@@ -167,15 +168,19 @@ def run_list(args) -> int:
 
 @guarded
 def run_search(args) -> int:
+    """Matches in bold on a terminal; JSON gives the snippet's text and the (start, end) of each match."""
+    from App_Function_Libraries.DB.snippets import for_terminal, plain
     hits = _store().search_notes(args.query, limit=args.limit, offset=args.offset)
     if args.json:
-        print(json.dumps([{"id": h.note.id, "title": h.note.title, "snippet": h.snippet, "score": h.score}
-                          for h in hits], indent=2, ensure_ascii=False))
+        rows = [(h, *plain(h.snippet)) for h in hits]
+        print(json.dumps([{"id": h.note.id, "title": h.note.title, "snippet": text, "matches": spans,
+                           "score": h.score} for h, text, spans in rows], indent=2, ensure_ascii=False))
         return 0
     if not hits:
         print("no matching notes")
+    bold = sys.stdout.isatty()
     for hit in hits:
-        print(f"{hit.note.id[:8]}  {hit.note.title}\n          {' '.join(hit.snippet.split())}")
+        print(f"{hit.note.id[:8]}  {hit.note.title}\n          {for_terminal(hit.snippet, bold)}")
     return 0
 
 

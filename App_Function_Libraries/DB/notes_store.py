@@ -23,7 +23,8 @@ from typing import Any, Iterable
 from App_Function_Libraries.DB.connection import (NotFoundError, StoreError, open_store_database, shared_store,
                                                    write_transaction)
 from App_Function_Libraries.DB.file_errors import report_file_errors
-from App_Function_Libraries.DB.fts_query import build_match_query
+from App_Function_Libraries.DB.fts_query import parse_query
+from App_Function_Libraries.DB.snippets import MARKS
 
 COMPONENT = "notes"
 MAX_KEYWORD_CHARS = 100
@@ -242,15 +243,26 @@ class NotesStore:
         return [(r[0], r[1]) for r in rows]
 
     def search_notes(self, query: str, limit: int = 20, offset: int = 0, include_deleted: bool = False,
-                     mark: tuple[str, str] = ("**", "**")) -> list[NoteHit]:
-        """Full-text search over titles and contents, best match first. Any text is safe (see fts_query)."""
-        match = build_match_query(query)
-        if match is None:
+                     mark: tuple[str, str] = MARKS) -> list[NoteHit]:
+        """Full-text search over titles and contents, best match first. Any text is safe (see fts_query).
+
+        Matches in the snippet are between `mark` (by default control characters: see snippets.py). A query
+        of only left-out terms (`-honey`) lists the notes without them, newest edited first."""
+        parsed = parse_query(query)
+        live = "" if include_deleted else " AND n.deleted = 0"
+        page = [max(0, int(limit)), max(0, int(offset))]
+        if parsed.wanted is not None:
+            sql = ("SELECT n.*, snippet(notes_fts, -1, ?, ?, '…', 16) AS snippet, bm25(notes_fts, 5.0, 1.0) AS score "
+                   "FROM notes_fts JOIN notes n ON n.nid = notes_fts.rowid WHERE notes_fts MATCH ?" + live
+                   + " ORDER BY score, n.nid LIMIT ? OFFSET ?")
+            rows = self._db().query(sql, [mark[0], mark[1], parsed.expression(), *page])
+        elif parsed.unwanted is not None:
+            sql = ("SELECT n.*, substr(n.content, 1, 200) AS snippet, 0.0 AS score FROM notes n WHERE n.nid NOT IN "
+                   "(SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?)" + live
+                   + " ORDER BY n.updated_at DESC, n.nid DESC LIMIT ? OFFSET ?")
+            rows = self._db().query(sql, [parsed.unwanted, *page])
+        else:
             return []
-        sql = ("SELECT n.*, snippet(notes_fts, -1, ?, ?, '…', 16) AS snippet, bm25(notes_fts, 5.0, 1.0) AS score "
-               "FROM notes_fts JOIN notes n ON n.nid = notes_fts.rowid WHERE notes_fts MATCH ?"
-               + ("" if include_deleted else " AND n.deleted = 0") + " ORDER BY score, n.nid LIMIT ? OFFSET ?")
-        rows = self._db().query(sql, [mark[0], mark[1], match, max(0, int(limit)), max(0, int(offset))])
         return [NoteHit(note=self._note_from_row(r, with_report=False), snippet=r["snippet"], score=r["score"])
                 for r in rows]
 

@@ -33,18 +33,20 @@ def when(epoch: float | None) -> str:
 # ---------------------------------------------------------------- the list
 
 def find_notes(query: str, keyword: str | None, trash: bool) -> tuple[list, list[str]]:
-    """(rows, note ids) for the list: search hits best first, or newest edited first."""
+    """(rows, note ids) for the list: search hits best first, or newest edited first. The match column shows
+    the note's text as typed (its markdown escaped), a search's matches in bold."""
     from App_Function_Libraries.DB.notes_store import fold_keyword
+    from App_Function_Libraries.DB.snippets import as_markdown
     keyword = None if keyword in (None, "", ALL_KEYWORDS) else keyword
     if query and query.strip():
         hits = store().search_notes(query, limit=LIST_LIMIT, include_deleted=trash)
         hits = [h for h in hits if h.note.deleted == trash]
         if keyword:
             hits = [h for h in hits if fold_keyword(keyword) in {fold_keyword(k) for k in h.note.keywords}]
-        pairs = [(h.note, one_line(h.snippet, 160)) for h in hits]
+        pairs = [(h.note, as_markdown(h.snippet, 160)) for h in hits]
     else:
         notes = store().list_notes(keyword=keyword, limit=LIST_LIMIT, deleted=trash)
-        pairs = [(n, one_line(n.content, 120)) for n in notes]
+        pairs = [(n, as_markdown(n.content, 120)) for n in notes]
     rows = [[n.title, ", ".join(n.keywords), when(n.updated_at), snippet] for n, snippet in pairs]
     return rows, [n.id for n, _ in pairs]
 
@@ -157,7 +159,7 @@ def build_tab(settings, shared: dict | None = None) -> None:
     with gr.Row():
         with gr.Column(scale=2):
             with gr.Row():
-                query = gr.Textbox(label="Search notes", placeholder="words, \"a phrase\", or -word",
+                query = gr.Textbox(label="Search notes", placeholder="words, \"a phrase\", OR, -word to leave out",
                                    elem_id="notes-search", scale=3, max_lines=1)
                 keyword = gr.Dropdown([ALL_KEYWORDS], value=ALL_KEYWORDS, label="Keyword", scale=2,
                                       elem_id="notes-keyword")
