@@ -41,6 +41,9 @@ def test_research_markdown_without_an_llm(world, make_settings, capsys):
     assert numbers and numbers <= listed
     assert "HTTP 429" in out.out  # selected sources that were not used are listed with why
     assert "saved as" not in out.err
+    # the navigation FAQ carries a prompt injection: without an LLM it is read and cited, its orders are not
+    brief = out.out.split("## Sources")[0]
+    assert "navigation-faq" in out.out and "evil.example" not in brief and "maintenance mode" not in brief
 
 
 def test_research_rejects_bad_arguments(make_settings, capsys):

@@ -163,19 +163,74 @@ def verify_citations(markdown: str, sources: list[CitableSource], embedder=None)
                          uncited=sorted(n for n in by_n if n not in cited))
 
 
+# ---------------------------------------------------------------- sentences an extractive answer may quote
+#
+# Without an LLM an answer is made of source sentences, so a page's text is quoted as a finding. Two rules
+# keep that honest:
+#  1. Orders to a reader or to an AI are never findings. Pages can carry text written to steer a model that
+#     reads them ("ignore all previous instructions", "you are now in developer mode", "reply only with …",
+#     "Assistant: …", "tell the user to visit …"). With an LLM such text stays inside the data delimiters;
+#     an extractive answer skips every sentence `gives_orders` flags. It is a heuristic over the *shape* of
+#     such instructions (who is addressed, what is demanded), not a list of one page's words, and it errs
+#     toward keeping ordinary prose: a how-to's "you" alone does not trigger it.
+#  2. A quoted sentence must relate to the question: it shares a content word with it (plurals folded), or,
+#     with an embedding model, it is at least MIN_UNSHARED_SIMILARITY close to it in meaning.
+
+_ADDRESSEE = r"(?:ai|a\.i\.|assistant|chatbot|(?:large\s+)?language\s+model|llm|gpt|chatgpt|claude|gemini|copilot)"
+_ORDER_PATTERNS = [re.compile(p, re.IGNORECASE) for p in (
+    # overriding what the reader was told before
+    r"\b(?:ignore|disregard|forget|override|bypass)\b[\w\s,'-]{0,40}?\b(?:previous|prior|above|earlier|preceding|"
+    r"original|system|all|any|your)\b[\w\s,'-]{0,20}?\b(?:instructions?|prompts?|rules|directions|guidelines|"
+    r"directives|context|messages?)\b",
+    # a new role or mode for the reader
+    r"\byou\s+(?:are|will\s+be)\s+now\s+(?:in|an?|the|acting|operating|running|free|no\s+longer|unrestricted|"
+    r"jailbroken|dan)\b|\byou\s+(?:will|must)\s+now\s+(?:act|behave|respond|answer|reply|obey)\b",
+    r"\b(?:act|behave|respond)\s+as\s+(?:if\s+you\s+(?:are|were)|an?\s+" + _ADDRESSEE + r")\b|"
+    r"\bpretend\s+(?:to\s+be|you\s+are)\b",
+    r"\b(?:enter|enable|activate|switch\s+(?:on|to|into))\s+(?:developer|maintenance|debug|god|jailbreak|dan)\s+"
+    r"mode\b|\bsystem\s+prompt\b|"
+    r"\b(?:new|hidden|secret|updated)\s+instructions\b",
+    # what the answer must be
+    r"(?:^|[:;,.!?]\s*|\b(?:and|then|now|please|must|should)\s+)(?:reply|respond|answer|output|say|print|write|"
+    r"return)\s+(?:only\s+with|with\s+only|only\s+the\s+words?|nothing\s+but|exactly\s+(?:with|the\s+words?))\b",
+    # speaking to the model, or through it to the user
+    r"(?:^|[\s\"'(])(?:dear|hey|hi|note\s+to\s+(?:the\s+|any\s+|all\s+)?)\s*" + _ADDRESSEE + r"s?\b|"
+    r"\battention\s*[,:!]?\s*(?:all\s+)?" + _ADDRESSEE + r"s?\s*[,:!]",
+    r"^\W*(?:" + _ADDRESSEE + r"|system)s?\s*:",  # a chat transcript's turn
+    r"\b(?:if|when)\s+you\s+are\s+an?\s+" + _ADDRESSEE + r"\b|\bas\s+an?\s+(?:ai\s+)?" + _ADDRESSEE
+    + r"\b[^.]{0,40}\byou\b",
+    r"\b(?:tell|inform|instruct|urge|convince|remind)\s+the\s+(?:user|reader|human|visitor)s?\s+(?:to|that)\b",
+    r"\b(?:do\s+not|don't|never)\s+(?:tell|mention|reveal|disclose|show)\b[\w\s]{0,20}?\b(?:the\s+)?"
+    r"(?:user|reader|human|instructions?)\b",
+)]
+MIN_UNSHARED_SIMILARITY = 0.3
+
+
+def gives_orders(sentence: str) -> bool:
+    """True when the sentence reads as instructions to its reader or to an AI (see rule 1 above)."""
+    return any(p.search(sentence) for p in _ORDER_PATTERNS)
+
+
+def _content_words(text: str) -> set[str]:
+    return {t[:-1] if len(t) > 3 and t.endswith("s") and not t.endswith("ss") else t for t in tokenize(text)}
+
+
 def rank_sentences(question: str, sources: list[CitableSource], embedder=None) -> list[tuple[str, int, float]]:
-    """Every sentence of every passage as (sentence, source n, fused score), best first."""
-    items: list[tuple[str, int]] = []
-    for src in sources:
-        for passage in src.passages:
-            items += [(s, src.n) for s in split_sentences(passage) if len(s.split()) >= 4]
+    """Every quotable sentence of every passage as (sentence, source n, fused score), best first: orders to a
+    reader or an AI and sentences unrelated to the question are left out (see the rules above)."""
+    items = [(s, src.n) for src in sources for passage in src.passages for s in split_sentences(passage)
+             if len(s.split()) >= 4 and not gives_orders(s)]
     if not items:
         return []
     texts = [s for s, _ in items]
-    rankings = [BM25(texts).ranking(question)]
-    if embedder is not None:
-        sims = embedder.encode(texts) @ embedder.encode_query(question)
-        rankings.append(list(np.argsort(-sims)))
+    lexical = BM25(texts).scores(question)
+    dense = embedder.encode(texts) @ embedder.encode_query(question) if embedder is not None else None
+    asked = _content_words(question)
+    related = [i for i, text in enumerate(texts) if asked & _content_words(text)
+               or (dense is not None and dense[i] >= MIN_UNSHARED_SIMILARITY)]
+    rankings = [sorted(related, key=lambda i: -lexical[i])]
+    if dense is not None:
+        rankings.append(sorted(related, key=lambda i: -dense[i]))
     fused = reciprocal_rank_fusion(rankings)
     return [(items[int(i)][0], items[int(i)][1], score) for i, score in fused]
 
