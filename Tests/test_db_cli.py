@@ -54,6 +54,9 @@ def test_notes_round_trip(cli, tmp_path):
     assert shown["content"] == "Honey bees waggle." and shown["version"] == 2
 
     assert cli("notes", "delete", ids["Ants"])[0] == 0
+    assert cli("notes", "delete", ids["Ants"][:8])[1:] == ("", (
+        f"note {ids['Ants'][:8]} is already in the trash (python app.py notes restore {ids['Ants'][:8]} brings it "
+        f"back; notes delete {ids['Ants'][:8]} --permanent erases it)\n"))
     assert "Ants" not in note_ids(cli)
     assert "Ants" in cli("notes", "list", "--deleted")[1]
     assert cli("notes", "restore", ids["Ants"][:8])[0] == 0

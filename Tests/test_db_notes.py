@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from App_Function_Libraries.DB.connection import NotFoundError, StoreError, close_thread_connections, open_database
-from App_Function_Libraries.DB.notes_store import NoteInputError, NotesStore, StaleEditError
+from App_Function_Libraries.DB.notes_store import AlreadyInTrashError, NoteInputError, NotesStore, StaleEditError
 
 
 @pytest.fixture
@@ -69,6 +69,10 @@ def test_soft_delete_and_restore(store):
     store.delete_note(note.id)
     assert store.list_notes() == [] and store.search_notes("searchable") == []
     assert [n.id for n in store.list_notes(deleted=True)] == [note.id]
+    trashed = store.get_note(note.id)
+    with pytest.raises(AlreadyInTrashError, match=f"note {note.id[:8]} is already in the trash"):
+        store.delete_note(note.id)
+    assert store.get_note(note.id) == trashed  # nothing changed: same version, same time of deletion
     with pytest.raises(StoreError, match="restore"):
         store.update_note(note.id, 2, content="x")
     restored = store.restore_note(note.id)

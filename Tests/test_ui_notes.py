@@ -85,6 +85,16 @@ def test_search_leaves_out_minus_words(notes):
     assert [r[0] for r in rows] == ["Sourdough"]
 
 
+def test_deleting_a_note_in_the_trash_says_so(notes, capsys):
+    note = notes.list_notes()[0]
+    notes.delete_note(note.id)
+    trashed = notes.get_note(note.id)
+    result = notes_tab.delete_note({"id": note.id, "version": trashed.version}, "md")
+    assert capsys.readouterr().out.strip() == "This note is already in the trash (press Restore to bring it back)."
+    assert result == gr.skip()
+    assert notes.get_note(note.id).deleted and notes.get_note(note.id).version == trashed.version
+
+
 def test_a_database_file_that_is_not_sqlite_is_a_short_warning(make_settings, tmp_path):
     from App_Function_Libraries.Gradio_UI import history_tab
     bad = tmp_path / "b.db"

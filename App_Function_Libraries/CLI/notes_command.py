@@ -231,9 +231,15 @@ def run_edit(args) -> int:
 
 @guarded
 def run_delete(args) -> int:
+    from App_Function_Libraries.DB.notes_store import AlreadyInTrashError
     store = _store()
     note_id = store.resolve_id(args.id)
-    store.delete_note(note_id, permanent=args.permanent)
+    try:
+        store.delete_note(note_id, permanent=args.permanent)
+    except AlreadyInTrashError:
+        print(f"note {note_id[:8]} is already in the trash (python app.py notes restore {note_id[:8]} brings it "
+              f"back; notes delete {note_id[:8]} --permanent erases it)", file=sys.stderr)
+        return 1
     print(f"erased note {note_id}" if args.permanent else
           f"moved note {note_id[:8]} to the trash (python app.py notes restore {note_id[:8]} brings it back)")
     return 0

@@ -78,6 +78,10 @@ class StaleEditError(StoreError):
     """The note changed since the editor loaded it; nothing was written."""
 
 
+class AlreadyInTrashError(StoreError):
+    """A note that is already in the trash was deleted again (without permanent=True); nothing changed."""
+
+
 class NoteInputError(StoreError, ValueError):
     """A title, content or keyword that cannot be stored (empty title, invalid text, ...)."""
 
@@ -293,16 +297,20 @@ class NotesStore:
         return self.get_note(note_id)
 
     def delete_note(self, note_id: str, expected_version: int | None = None, permanent: bool = False) -> None:
-        """Move a note to the trash (restorable), or with permanent=True erase it for good."""
+        """Move a note to the trash (restorable), or with permanent=True erase it for good.
+
+        Raises AlreadyInTrashError for a note that is in the trash already (unless permanent)."""
         db = self._db()
         with write_transaction(db):
-            self._locked_current(db, note_id, expected_version, "delete")
+            current = self._locked_current(db, note_id, expected_version, "delete")
+            if current["deleted"] and not permanent:
+                raise AlreadyInTrashError(f"note {note_id[:8]} is already in the trash")
             if permanent:
                 db.conn.execute("DELETE FROM notes WHERE id = ?", [note_id])
                 db.conn.execute("DELETE FROM keywords WHERE id NOT IN (SELECT keyword_id FROM note_keywords)")
             else:
-                db.conn.execute("UPDATE notes SET deleted = 1, deleted_at = ?, version = version + 1 "
-                                "WHERE id = ? AND deleted = 0", [time.time(), note_id])
+                db.conn.execute("UPDATE notes SET deleted = 1, deleted_at = ?, version = version + 1 WHERE id = ?",
+                                [time.time(), note_id])
 
     def restore_note(self, note_id: str) -> Note:
         """Bring a note back from the trash."""

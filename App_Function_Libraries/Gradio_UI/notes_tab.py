@@ -103,9 +103,14 @@ def save_note(state: dict, title: str, keywords: str, content: str, fmt: str):
 
 @user_errors
 def delete_note(state: dict, fmt: str):
+    from App_Function_Libraries.DB.notes_store import AlreadyInTrashError
     if not state.get("id"):
         raise ValueError("open a note first")
-    store().delete_note(state["id"], expected_version=state["version"])
+    try:
+        store().delete_note(state["id"], expected_version=state["version"])
+    except AlreadyInTrashError:
+        gr.Info("This note is already in the trash (press Restore to bring it back).")
+        return gr.skip()
     gr.Info("Moved to the trash (tick “Trash” to see it and restore it).")
     return note_outputs(None, fmt)
 
