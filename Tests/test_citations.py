@@ -25,6 +25,14 @@ def test_invalid_numbers_removed_and_counted():
     assert removed == 2
 
 
+def test_citations_of_any_length_naming_no_source_are_removed_and_counted():
+    text, removed = clean_citation_groups("Bees dance [1000]. Ants [2, 12345]. Birds [1-2000].", {1, 2})
+    assert text == "Bees dance. Ants [2]. Birds [1]."
+    assert removed == 3
+    check = verify_citations("Bees dance [1000].", SOURCES)
+    assert check.markdown == "Bees dance." and check.invalid_removed == 1 and not check.citations
+
+
 def test_links_and_footnotes_untouched():
     text, removed = clean_citation_groups("See [the docs](http://x/1) and note[^1] and [12](y).", {1})
     assert text == "See [the docs](http://x/1) and note[^1] and [12](y)."

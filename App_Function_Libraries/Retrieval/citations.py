@@ -17,8 +17,9 @@ from App_Function_Libraries.Retrieval.fusion import reciprocal_rank_fusion
 from App_Function_Libraries.Retrieval.passages import split_sentences
 from App_Function_Libraries.Web_Search.research_types import Citation
 
-# [1]  [1, 3]  [1-3]  [1–3]  [1,2, 5-6]   (not [^1] footnotes, not [text](links))
-CITATION_GROUP_RE = re.compile(r"\[(\s*\d{1,3}\s*(?:(?:,|;|-|–|—)\s*\d{1,3}\s*)*)\](?!\()")
+# [1]  [1, 3]  [1-3]  [1–3]  [1,2, 5-6]  [1000]   (not [^1] footnotes, not [text](links)); a number of any
+# length is citation-shaped, so one naming no source is removed and counted, never left in the report
+CITATION_GROUP_RE = re.compile(r"\[(\s*\d+\s*(?:(?:,|;|-|–|—)\s*\d+\s*)*)\](?!\()")
 MAX_RANGE = 50
 
 
