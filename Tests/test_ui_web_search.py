@@ -20,6 +20,20 @@ def test_citations_link_to_web_sources_or_to_their_row():
     assert "Unknown [7]" in text and "Already [1](http://x)" in text and "Escaped \\[1]" in text
 
 
+def test_every_number_of_a_citation_group_links_to_its_source_and_is_listed():
+    from App_Function_Libraries.Gradio_UI.answer_view import answer_markdown, cited_numbers
+    refs = [SourceRef(1, "One", "https://one.example"), SourceRef(2, "Two", "/x/notes.md#p3"),
+            SourceRef(3, "Three", "https://three.example"), SourceRef(4, "Four", "https://four.example")]
+    text = link_citations("Both [1, 3]. A range [2-3]. Half known [3, 9]. None known [8, 9].", refs, "doc")
+    assert 'Both \\[[1](https://one.example "One"), [3](https://three.example "Three")\\].' in text
+    assert 'A range \\[[2](#doc-source-2 "Two"), [3](https://three.example "Three")\\].' in text
+    assert 'Half known \\[[3](https://three.example "Three"), 9\\].' in text and "None known [8, 9]." in text
+    assert cited_numbers("Both [1, 3]. A range [2-3].") == {1, 2, 3}
+    listed = answer_markdown("Only these [1, 3].", refs, "web").split("---", 1)[1]
+    assert "https://one.example" in listed and "https://three.example" in listed
+    assert "https://four.example" not in listed and "notes.md" not in listed
+
+
 def event(stage, done, total, message=""):
     return SimpleNamespace(stage=stage, done=done, total=total, message=message)
 

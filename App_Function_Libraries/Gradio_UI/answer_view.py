@@ -9,7 +9,10 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-CITATION = re.compile(r"(?<![\\\w])\[(\d{1,4})\](?!\()")
+from App_Function_Libraries.Retrieval.citations import CITATION_GROUP_RE, parse_group
+
+# a citation group as verification reads it ([1], [1, 3], [2-4]), unless escaped (\[1]) or glued to a word (a[1])
+CITATION = re.compile(r"(?<![\\\w])" + CITATION_GROUP_RE.pattern)
 
 
 @dataclass
@@ -40,17 +43,25 @@ def anchor(prefix: str, n: int) -> str:
     return f"{prefix}-source-{n}"
 
 
+def _source_link(source: SourceRef, text: str, anchor_prefix: str) -> str:
+    target = md_link_target(source.url) if is_web_url(source.url) else f"#{anchor(anchor_prefix, source.n)}"
+    title = md_text(source.title).replace('"', "'")
+    return f'[{text}]({target} "{title}")'
+
+
 def link_citations(markdown: str, sources: list[SourceRef], anchor_prefix: str = "src") -> str:
-    """Each `[n]` that names a listed source becomes a link to it (its URL, or its row below)."""
+    """Each citation naming listed sources becomes links to them (their URL, or their row below): `[n]` one
+    link, a group like `[1, 3]` or `[1-3]` one link per number; numbers naming no listed source stay text."""
     by_n = {s.n: s for s in sources}
 
     def link(match: re.Match) -> str:
-        source = by_n.get(int(match.group(1)))
-        if source is None:
+        numbers = list(dict.fromkeys(parse_group(match.group(1))))
+        if not any(n in by_n for n in numbers):
             return match.group(0)
-        target = md_link_target(source.url) if is_web_url(source.url) else f"#{anchor(anchor_prefix, source.n)}"
-        title = md_text(source.title).replace('"', "'")
-        return f'[\\[{source.n}\\]]({target} "{title}")'
+        if len(numbers) == 1:
+            return _source_link(by_n[numbers[0]], f"\\[{numbers[0]}\\]", anchor_prefix)
+        parts = [_source_link(by_n[n], str(n), anchor_prefix) if n in by_n else str(n) for n in numbers]
+        return "\\[" + ", ".join(parts) + "\\]"
     return CITATION.sub(link, markdown or "")
 
 
@@ -71,7 +82,8 @@ def sources_markdown(sources: list[SourceRef], anchor_prefix: str = "src", headi
 
 
 def cited_numbers(markdown: str) -> set[int]:
-    return {int(m.group(1)) for m in CITATION.finditer(markdown or "")}
+    """Every source number the answer cites, groups and ranges included."""
+    return {n for m in CITATION.finditer(markdown or "") for n in parse_group(m.group(1))}
 
 
 def answer_markdown(markdown: str, sources: list[SourceRef], anchor_prefix: str = "src") -> str:
