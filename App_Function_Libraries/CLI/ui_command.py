@@ -40,6 +40,8 @@ def run_ui(args) -> int:
               file=sys.stderr)
         return 2
     from App_Function_Libraries.Gradio_UI.app_ui import build_app
+    from App_Function_Libraries.Gradio_UI.downloads import prune_stale_roots
+    prune_stale_roots()  # download folders left by UI processes that were killed
     app = build_app(settings)
     host = getattr(args, "host", None) or settings.ui.host
     port = getattr(args, "port", None) or settings.ui.port

@@ -31,7 +31,8 @@ def tab_id(label: str) -> str:
 
 
 def build_app(settings: Settings) -> gr.Blocks:
-    with gr.Blocks(title="Quarry", analytics_enabled=False) as app:
+    # Gradio's copies of the files it served are deleted after a day (checked hourly) and when the UI stops.
+    with gr.Blocks(title="Quarry", analytics_enabled=False, delete_cache=(3600, 24 * 3600)) as app:
         gr.Markdown("# Quarry\nA local research assistant: answers you can check.")
         with gr.Tabs() as tabs:
             shared: dict = {"tabs": tabs}
