@@ -5,7 +5,8 @@ process on a config that points every service at the test world.
     with running_app(cfg) as url, chromium_page() as page:
         page.goto(url); open_tab(page, "Settings"); ...
 
-Never downloads a browser: CHROMIUM (default /usr/bin/chromium) must exist, else the tests skip.
+Never downloads a browser: CHROMIUM (default /usr/bin/chromium) must exist, else the tests skip, or fail where
+QUARRY_REQUIRE_BROWSER=1 (CI sets it, so a failed Chromium install cannot pass as a green run).
 """
 from __future__ import annotations
 
@@ -30,9 +31,17 @@ SCREENSHOTS = (DOCS_SCREENSHOTS if os.environ.get("QUARRY_UPDATE_SCREENSHOTS") =
 VIEWPORT = {"width": 1280, "height": 900}
 
 
+REQUIRE_BROWSER = "QUARRY_REQUIRE_BROWSER"
+
+
 def require_chromium() -> None:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM} (install Debian's chromium: apt-get install chromium)")
+    """Skip the calling test without Chromium (a developer's machine); fail it where REQUIRE_BROWSER=1 (CI)."""
+    if Path(CHROMIUM).exists():
+        return
+    message = f"no Chromium at {CHROMIUM} (install Debian's chromium: apt-get install chromium)"
+    if os.environ.get(REQUIRE_BROWSER) == "1":
+        pytest.fail(f"{message}; {REQUIRE_BROWSER}=1 says the browser tests must run", pytrace=False)
+    pytest.skip(message)
 
 
 def write_app_config(directory: Path, values: dict | None = None) -> Path:
