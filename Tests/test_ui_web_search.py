@@ -194,3 +194,61 @@ def test_answer_lists_only_the_sources_it_cites():
     text = answer_markdown("Only the second [2].", refs, "wiki")
     assert "https://two.example" in text and "https://one.example" not in text
     assert "https://one.example" in answer_markdown("No citation at all.", refs, "wiki")
+
+
+def two_llms(make_settings, base_url: str = "http://127.0.0.1:9/v1", **sections):
+    """[llm] on small-model, [llm_final_answer] on big-model (same server), plus other `sections`."""
+    return make_settings({"llm": {"provider": "openai", "base_url": base_url, "model": "small-model"},
+                          "llm_final_answer": {"model": "big-model"}, **sections})
+
+
+def test_each_role_offers_the_llms_the_config_defines(make_settings):
+    settings = two_llms(make_settings)
+    assert wp.llm_choices(settings, "subquery") == [
+        ("as configured — openai: small-model", wp.CONFIGURED), ("openai: big-model — [llm_final_answer]",
+                                                                "llm_final_answer"),
+        ("no LLM (extractive)", wp.NO_LLM)]
+    assert wp.llm_choices(settings, "final_answer")[:2] == [("as configured — openai: big-model", wp.CONFIGURED),
+                                                             ("openai: small-model — [llm]", "llm")]
+    assert list(wp.llm_profiles(settings)) == ["llm", "llm_final_answer"]  # the same LLM is offered once
+    assert wp.llm_choices(make_settings({}), "extraction") == [  # nothing configured: no other choice
+        ("as configured — none configured (extractive)", wp.CONFIGURED), ("no LLM (extractive)", wp.NO_LLM)]
+
+
+def test_the_llm_chosen_for_a_role_is_used_for_that_run_only(make_settings):
+    settings = two_llms(make_settings)
+    choices = form(settings, llm_extraction="llm_final_answer", llm_final_answer="llm", llm_relevance=wp.NO_LLM)
+    params = wp.build_params(settings, choices)
+    services = wp.build_services(settings, choices, params)
+    models = {role: client and client.settings.model for role, client in services.llms.items()}
+    assert models == {"subquery": "small-model", "relevance": None, "extraction": "big-model",
+                      "final_answer": "small-model"}
+    assert settings.llm_for("extraction").model == "small-model" and settings.llm_for("final_answer").model == \
+        "big-model"
+    again = wp.build_services(settings, form(settings), params)
+    assert again.llms["extraction"].settings.model == "small-model"
+    assert again.llms["final_answer"].settings.model == "big-model"
+    with pytest.raises(ValueError, match=r"the LLM \[llm_subquery\] chosen for the report is not in the config"):
+        wp.build_services(settings, form(settings, llm_final_answer="llm_subquery"), params)
+
+
+def test_a_profile_chosen_for_a_role_does_its_work_in_the_pipeline(make_settings, world):
+    from App_Function_Libraries.Gradio_UI.web_search_tab import run_search
+    from App_Function_Libraries.LLM import prompts
+    from Tests.support.mini_web import MiniWeb
+    from Tests.support.openai_server import ScriptedLLM
+    from Tests.support.research_llm import script_research
+    web = MiniWeb(world, include_faults=False).install()
+    llm = script_research(ScriptedLLM(models=["small-model", "big-model"]),
+                          topic_words=("bee", "honey", "dance")).install(world)
+    settings = two_llms(make_settings, world.url("/v1"), engines={"searxng_api_url": web.search_base},
+                        research={"use_embeddings": "false"})
+    values = form(settings, engines=["searxng"], subqueries=False, relevance=False, pages_max=3, exact_terms="",
+                  exclude_terms="", blacklist="", llm_extraction="llm_final_answer", llm_final_answer="llm")
+    final = list(run_search("How do honey bees communicate where flowers are?",
+                            *[values[name] for name in OPTION_NAMES]))[-1]
+    assert final[4]["mode"] == "llm"
+    model_of = {prompt: body["model"] for prompt, body in zip(llm.prompts, llm.bodies)}
+    extraction = {m for p, m in model_of.items() if prompts.EXTRACTION_SYSTEM[:60] in p}
+    report = {m for p, m in model_of.items() if prompts.REPORT_RULES[:60] in p}
+    assert extraction == {"big-model"} and report == {"small-model"}

@@ -1,10 +1,16 @@
 """The Web Search form's values turned into ResearchParams (checked first, so a bad option is one clear
-message before anything runs) and the LLM choice per role turned into the pipeline's Services."""
+message before anything runs) and the LLM choice per role turned into the pipeline's Services.
+
+LLM per role: each role (sub-queries, relevance, extraction, report) runs on its configured LLM, on any other
+LLM profile the config defines ([llm] and each [llm_<role>] section that differs from it), or on no LLM. The
+choice builds that run's Services only; the settings are not changed.
+"""
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-from App_Function_Libraries.config import ENGINES, LLM_ROLES, Settings
+from App_Function_Libraries.config import ENGINES, LLM_ROLES, ROLE_SECTION_PREFIX, LLMSettings, Settings
 
 DATE_CHOICES = [("any time", "any"), ("past day", "day"), ("past week", "week"), ("past month", "month"),
                 ("past year", "year"), ("between dates…", "custom")]
@@ -12,6 +18,8 @@ SORT_CHOICES = [("relevance", "relevance"), ("date", "date")]
 SAFESEARCH_CHOICES = ["off", "moderate", "strict"]
 CONFIGURED = "configured"
 NO_LLM = "none"
+ROLE_NAMES = {"subquery": "sub-queries", "relevance": "relevance check", "extraction": "extraction",
+              "final_answer": "report"}
 
 
 def split_list(text: str | None, separators: str = ",\n") -> list[str]:
@@ -21,8 +29,7 @@ def split_list(text: str | None, separators: str = ",\n") -> list[str]:
     return [i.strip() for i in items if i.strip()]
 
 
-def llm_label(settings: Settings, role: str) -> str:
-    s = settings.llm_for(role)
+def llm_label(s: LLMSettings) -> str:
     if s.provider == "none":
         return "none configured (extractive)"
     if s.provider == "llamacpp":
@@ -30,8 +37,23 @@ def llm_label(settings: Settings, role: str) -> str:
     return f"{s.provider}: {s.model or '(default model)'}"
 
 
+def llm_profiles(settings: Settings) -> dict[str, LLMSettings]:
+    """The LLMs the config defines, by section ("llm", "llm_extraction", …): each distinct one once, none
+    with provider `none`."""
+    sections = {"llm": settings.llm} | {ROLE_SECTION_PREFIX + r: settings.llm_for(r) for r in LLM_ROLES}
+    profiles: dict[str, LLMSettings] = {}
+    for section, llm in sections.items():
+        if llm.provider != "none" and llm not in profiles.values():
+            profiles[section] = llm
+    return profiles
+
+
 def llm_choices(settings: Settings, role: str) -> list[tuple[str, str]]:
-    return [(f"as configured — {llm_label(settings, role)}", CONFIGURED), ("no LLM (extractive)", NO_LLM)]
+    """The role's dropdown: its configured LLM, the other profiles, no LLM."""
+    own = settings.llm_for(role)
+    others = [(f"{llm_label(llm)} — [{section}]", section) for section, llm in llm_profiles(settings).items()
+              if llm != own]
+    return [(f"as configured — {llm_label(own)}", CONFIGURED), *others, ("no LLM (extractive)", NO_LLM)]
 
 
 def date_range_value(choice: str, start: str, end: str) -> str | None:
@@ -106,10 +128,24 @@ def report_fields(settings: Settings, form: dict[str, Any]) -> dict[str, Any]:
 
 
 def build_services(settings: Settings, form: dict[str, Any], params):
-    """The pipeline's services, with the LLM of each role the user set to "no LLM" taken away."""
+    """The pipeline's services for one run: each role on the LLM chosen for it (configured, another profile,
+    or none)."""
     from App_Function_Libraries.Web_Search.pipeline import Services
     services = Services.from_settings(settings, use_llm=params.use_llm)
     for role in LLM_ROLES:
-        if form.get(f"llm_{role}") == NO_LLM:
+        choice = form.get(f"llm_{role}") or CONFIGURED
+        if choice == NO_LLM:
             services.llms[role] = None
+        elif choice != CONFIGURED and params.use_llm:
+            services.llms[role] = profile_client(settings, choice, role)
     return services
+
+
+def profile_client(settings: Settings, section: str, role: str):
+    """The (cached) client of the LLM profile `section` doing `role`'s work."""
+    from App_Function_Libraries.LLM.registry import get_llm
+    profile = llm_profiles(settings).get(section)
+    if profile is None:
+        raise ValueError(f"the LLM [{section}] chosen for the {ROLE_NAMES[role]} is not in the config (any "
+                         f"more); choose another")
+    return get_llm(role, dataclasses.replace(settings, roles={**settings.roles, role: profile}))

@@ -212,7 +212,7 @@ def build_options(settings) -> dict:
         with gr.Row():
             for role in LLM_ROLES:
                 c[f"llm_{role}"] = gr.Dropdown(wp.llm_choices(settings, role), value=wp.CONFIGURED,
-                                               label=f"LLM for {role.replace('_', ' ')}")
+                                               label=f"LLM for the {wp.ROLE_NAMES[role]}")
     c.update(report_options.build(settings))
     return c
 
