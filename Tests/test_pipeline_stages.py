@@ -158,6 +158,33 @@ def test_extractive_brief_groups_cited_sentences_by_sub_question():
     assert extractive_brief("q", ["q"], [Source("x", "http://x")]) == NO_EVIDENCE
 
 
+def test_extractive_brief_without_sub_queries_is_grouped_by_the_parts_of_the_question():
+    srcs = sources()
+    number_sources(srcs)
+    brief = extractive_brief("How do bees find food, and how do beekeepers avoid stings?", [], srcs)
+    food, stings = brief.split("### how do beekeepers avoid stings")
+    assert "### How do bees find food\n" in food and "food" in food.split("###", 2)[1]
+    assert "Beekeepers wear veils" in stings and "Beekeepers wear veils" not in food
+    single = extractive_brief("How do bees find food?", [], srcs)
+    assert "###" not in single and "[1]" in single
+
+
+def test_without_an_llm_each_part_of_the_question_is_searched_and_heads_the_brief(world, make_settings):
+    from App_Function_Libraries.Web_Search.pipeline import process_question
+    from Tests.support.mini_web import MiniWeb, research_config
+    web = MiniWeb(world, include_faults=False).install()
+    make_settings(research_config(web))
+    question = "How do honey bees communicate the location of food, and how do sourdough bakers feed a starter?"
+    result = process_question(question, ResearchParams.from_settings(follow_up_count=0))
+    parts = ["How do honey bees communicate the location of food", "how do sourdough bakers feed a starter"]
+    assert result.mode == "extractive" and result.sub_queries == parts
+    searched = [r.arg("q") for r in world.requests_to("/searxng/search")]
+    assert question in searched and all(p in searched for p in parts)
+    bees, bread = result.report_markdown.split(f"### {parts[1]}")
+    assert f"### {parts[0]}" in bees and "starter" in bread.lower() and "starter" not in bees.lower()
+    assert result.citations and result.invalid_citations_removed == 0
+
+
 def test_extractive_brief_follows_format_and_length_and_says_it_cannot_translate():
     from App_Function_Libraries.Web_Search.aggregate import ReportOptions
     srcs = sources()

@@ -216,9 +216,12 @@ def _content_words(text: str) -> set[str]:
     return {t[:-1] if len(t) > 3 and t.endswith("s") and not t.endswith("ss") else t for t in tokenize(text)}
 
 
-def rank_sentences(question: str, sources: list[CitableSource], embedder=None) -> list[tuple[str, int, float]]:
+def rank_sentences(question: str, sources: list[CitableSource], embedder=None,
+                   topic: str = "") -> list[tuple[str, int, float]]:
     """Every quotable sentence of every passage as (sentence, source n, fused score), best first: orders to a
-    reader or an AI and sentences unrelated to the question are left out (see the rules above)."""
+    reader or an AI and sentences unrelated to the topic (default: the question) are left out (see the
+    rules above). A brief grouped by sub-question ranks by question and sub-question, with the sub-question
+    as the topic."""
     items = [(s, src.n) for src in sources for passage in src.passages for s in split_sentences(passage)
              if len(s.split()) >= 4 and not gives_orders(s)]
     if not items:
@@ -226,9 +229,10 @@ def rank_sentences(question: str, sources: list[CitableSource], embedder=None) -
     texts = [s for s, _ in items]
     lexical = BM25(texts).scores(question)
     dense = embedder.encode(texts) @ embedder.encode_query(question) if embedder is not None else None
-    asked = _content_words(question)
+    topic_dense = embedder.encode(texts) @ embedder.encode_query(topic) if embedder is not None and topic else dense
+    asked = _content_words(topic or question)
     related = [i for i, text in enumerate(texts) if asked & _content_words(text)
-               or (dense is not None and dense[i] >= MIN_UNSHARED_SIMILARITY)]
+               or (topic_dense is not None and topic_dense[i] >= MIN_UNSHARED_SIMILARITY)]
     rankings = [sorted(related, key=lambda i: -lexical[i])]
     if dense is not None:
         rankings.append(sorted(related, key=lambda i: -dense[i]))

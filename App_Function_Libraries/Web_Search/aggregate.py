@@ -14,6 +14,7 @@ from App_Function_Libraries.LLM.context import fit_evidence
 from App_Function_Libraries.Retrieval.bm25 import tokenize
 from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, CitableSource, CitationCheck,
                                                         rank_sentences, verify_citations)
+from App_Function_Libraries.Web_Search import coverage
 from App_Function_Libraries.Web_Search.language import detect_language, language_name
 from App_Function_Libraries.Web_Search.research_types import Source
 
@@ -132,20 +133,22 @@ def extractive_brief(question: str, sub_queries: list[str], sources: list[Source
                      options: ReportOptions | None = None) -> str:
     """The best source sentences, each cited, grouped under the sub-question they answer best, in the
     format asked for and within its length budget (tone and translation need an LLM; the header says so
-    when the sentences are not in the language wanted)."""
+    when the sentences are not in the language wanted). Without sub-queries (no LLM planned the search) the
+    groups are the question's own parts when it asks several things (coverage.question_parts)."""
     options = options or ReportOptions()
     cs = citable(sources)
     if not cs:
         return NO_EVIDENCE
     budget = [max(MIN_BRIEF_BUDGET, options.length_words)]
-    groups = [q for q in sub_queries if q.strip().lower() != question.strip().lower()]
+    groups = coverage.aspects_of(question, sub_queries)
     if len(groups) < 2 or options.report_format == "short":
         limit = SHORT_SENTENCES if options.report_format == "short" else SINGLE_GROUP_SENTENCES
         picks = [(question, line) for line in _pick(rank_sentences(question, cs, embedder), [], limit, budget)]
     else:
         used: list[set[str]] = []
         picks = [(heading, line) for heading in groups for line in
-                 _pick(rank_sentences(f"{question} {heading}", cs, embedder), used, SENTENCES_PER_GROUP, budget)]
+                 _pick(rank_sentences(f"{question} {heading}", cs, embedder, topic=heading), used,
+                       SENTENCES_PER_GROUP, budget)]
     if not picks:
         return NO_EVIDENCE
     header = EXTRACTIVE_NOTE + _language_note(question, options.output_lang, [s for _, (s, _n) in picks])

@@ -1,7 +1,7 @@
 """How well the passages that were read cover each part of a question, without any LLM.
 
 The parts ("aspects") are the sub-questions that were searched, or, when there are none, the question's own
-clauses (split at "and", "vs", commas, semicolons), or the question itself. An aspect's score is the share of
+parts (`question_parts`), or the question itself. An aspect's score is the share of
 its words, weighted by rarity (idf over the passages), that the single best passage holds: 1.0 when one
 passage has every word, 0.0 when none has any. Words that no passage holds are its `missing` words.
 
@@ -19,7 +19,13 @@ from App_Function_Libraries.Web_Search.research_types import Source
 from App_Function_Libraries.Web_Search.subqueries import dedupe_queries, normalize_query
 
 WEAK_SCORE = 0.75  # below this an aspect counts as a gap
-CLAUSE_SPLIT = re.compile(r"\s*(?:;|,|\band\b|\bvs\.?|\bversus\b|\bcompared (?:to|with)\b)\s*", re.IGNORECASE)
+_ASKING = r"(?:how|what|why|when|where|which|who|whom|whose|whether|is|are|was|were|do|does|did|can|could|should|" \
+          r"would|will|has|have)\b"
+# Where a question holds several questions: at a question mark or semicolon inside it, at "and"/"or"/"but"
+# (after a comma or not) that starts a new question ("…, and how do ants find sugar?"), and between the
+# things compared ("A vs B", "A compared with B"). Not at every comma or "and": "pros and cons" is one part.
+CLAUSE_SPLIT = re.compile(r"\s*(?:;|\?|,?\s+(?:and|or|but)\s+(?=" + _ASKING + r")|\s\bvs\.?\s|\sversus\s|"
+                          r"\scompared\s+(?:to|with)\s)\s*", re.IGNORECASE)
 MIN_CLAUSE_WORDS = 2
 ANCHOR_TERMS = 2
 
@@ -55,9 +61,15 @@ def aspects_of(question: str, sub_queries: list[str]) -> list[str]:
     subs = [q for q in dedupe_queries(sub_queries) if q.lower().rstrip("?.!") != key]
     if subs:
         return subs
-    clauses = [c.strip(" ?.!") for c in CLAUSE_SPLIT.split(question)]
-    clauses = [c for c in clauses if len(terms(c)) >= MIN_CLAUSE_WORDS]
-    return clauses if len(clauses) > 1 else [normalize_query(question)]
+    return question_parts(question) or [normalize_query(question)]
+
+
+def question_parts(question: str) -> list[str]:
+    """The questions a question holds (see CLAUSE_SPLIT), each with at least MIN_CLAUSE_WORDS content words;
+    [] when it is a single question."""
+    parts = [c.strip(" ?.!,") for c in CLAUSE_SPLIT.split(question)]
+    parts = dedupe_queries([c for c in parts if len(terms(c)) >= MIN_CLAUSE_WORDS])
+    return parts if len(parts) > 1 else []
 
 
 def evidence_passages(sources: list[Source]) -> list[str]:

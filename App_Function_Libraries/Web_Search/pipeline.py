@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from App_Function_Libraries.config import Settings, get_settings
 from App_Function_Libraries.LLM.base import LLMClient, LLMError
-from App_Function_Libraries.Web_Search import aggregate, relevance
+from App_Function_Libraries.Web_Search import aggregate, coverage, relevance
 from App_Function_Libraries.Web_Search.fetch import PageFetcher
 from App_Function_Libraries.Web_Search.follow_ups import suggest_follow_ups
 from App_Function_Libraries.Web_Search.page_stream import StreamConfig, read_pages
@@ -199,13 +199,17 @@ def _stages_pages_and_report(run: Run, params: ResearchParams, on_delta) -> None
 # ---------------------------------------------------------------- stages 1-3
 
 def _stage_subqueries(run: Run, params: ResearchParams) -> list[str]:
+    """The LLM's sub-queries; without an LLM, the question's own parts when it asks several things (each is
+    searched too, and the extractive brief is grouped by them), else none."""
     llm = run.llm("subquery") if params.subqueries else None
     run.progress("subqueries", 0, 1)
-    subs, problem = analyze_question(run.result.question, llm, params.subquery_count,
-                                     params.previous_queries, params.previous_answer)
-    if problem:
-        run.result.errors.append(problem)
-    run.result.sub_queries = subs if llm is not None else []
+    if llm is not None:
+        subs, problem = analyze_question(run.result.question, llm, params.subquery_count,
+                                         params.previous_queries, params.previous_answer)
+        run.result.errors += [problem] if problem else []
+    else:
+        subs = coverage.question_parts(run.result.question)[:params.subquery_count] if params.subqueries else []
+    run.result.sub_queries = subs
     run.progress("subqueries", 1, 1)
     queries = dedupe_queries([run.result.question] + subs, exclude=None)
     return queries[:params.max_queries]
