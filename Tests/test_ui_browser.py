@@ -101,9 +101,12 @@ def test_notes_write_search_edit_and_trash(page):
     page.click("#notes-save")
     expect(page.locator("#notes-info")).to_contain_text("version 1")
 
-    ui.fill(page, "notes-search", "flour")
+    ui.fill(page, "notes-search", "flour -rye")
     page.click("#notes-search-btn")
     expect(page.locator("#notes-list")).to_contain_text("Sourdough starter care")
+    # the note's own **starter** shows as typed; the match is the only bold text
+    expect(page.locator("#notes-list")).to_contain_text("Feed the **starter** daily")
+    expect(page.locator("#notes-list [data-testid=cell-0-3] strong")).to_have_text("flour")
     ui.click_cell(page, "notes-list", 0)
     expect(ui.field(page, "notes-title")).to_have_value("Sourdough starter care")
     page.get_by_role("tab", name="Preview").click()
