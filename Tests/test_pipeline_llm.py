@@ -164,9 +164,12 @@ def test_rerun_from_fetch_honours_user_overrides(settings, web):
 
 
 def test_unparseable_relevance_batch_is_retried_one_by_one_then_unjudged(world, web, make_settings):
+    def results(prompt: str) -> list[str]:
+        return [text for label, text in data_blocks(prompt) if label.startswith("result ")]
+
     model = ScriptedLLM(default="?")
-    model.when(lambda p: "Judge every result" in p and p.count("<<<DATA-") > 2, "not json at all")
-    model.when(lambda p: "Judge every result" in p and any("waggle" in t.lower() for _, t in data_blocks(p)),
+    model.when(lambda p: "Judge every result" in p and len(results(p)) > 1, "not json at all")
+    model.when(lambda p: "Judge every result" in p and any("waggle" in t.lower() for t in results(p)),
                lambda p: json.dumps({"verdicts": [{"id": 1, "relevant": True, "reason": "on topic"}]}))
     model.when("Judge every result", '{"verdicts": [{"id": 7, "relevant": "perhaps"}]}')
     script_research(model, BEE_WORDS, sub_queries=["honey bee waggle dance", "sourdough starter"])

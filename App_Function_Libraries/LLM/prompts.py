@@ -41,6 +41,12 @@ def _as_json(value) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def _queries_block(queries: list[str], tag: str) -> str:
+    """Search queries as data: after a dig-deeper round some were written by a model from page text, so they
+    go between the data delimiters too (as a JSON array)."""
+    return wrap_untrusted(_as_json(queries), tag, "searched queries")
+
+
 SUBQUERY_SYSTEM = (
     "You plan web searches. Given a person's question, you write a few search-engine queries that together "
     "find what is needed to answer it well. Each query is short and concrete (keywords, names, dates), and "
@@ -57,13 +63,15 @@ def subquery_messages(question: str, max_count: int, previous_queries: list[str]
     upper = max(1, max_count)
     lower = min(2, upper)
     parts = [f"Question: {question}", ""]
+    tag = tag or new_data_tag()
+    if previous_queries or previous_answer:
+        parts += [untrusted_notice(tag), ""]
     if previous_queries:
         parts += ["These queries were already searched; do not repeat them:",
-                  _as_json(previous_queries), ""]
+                  _queries_block(previous_queries, tag), ""]
     if previous_answer:
-        tag = tag or new_data_tag()
-        parts += [untrusted_notice(tag), "The answer written from those searches (find what it lacks and search "
-                  "for that):", wrap_untrusted(previous_answer, tag, "previous answer"), ""]
+        parts += ["The answer written from those searches (find what it lacks and search for that):",
+                  wrap_untrusted(previous_answer, tag, "previous answer"), ""]
     parts.append(f"Write between {lower} and {upper} search queries for this question. Reply with only a JSON "
                  f'array of strings, for example ["first query", "second query"].')
     return [Message("system", SUBQUERY_SYSTEM), Message("user", "\n".join(parts))]
@@ -83,7 +91,7 @@ def relevance_messages(question: str, sub_queries: list[str], results: list[tupl
     blocks = [wrap_untrusted(f"Title: {title}\nURL: {url}\nSnippet: {snippet}", tag, f"result {rid}")
               for rid, title, url, snippet in results]
     ids = [rid for rid, *_ in results]
-    aspects = f"\nIts parts, as searched: {_as_json(sub_queries)}" if sub_queries else ""
+    aspects = f"\nIts parts, as searched:\n{_queries_block(sub_queries, tag)}" if sub_queries else ""
     user = (f"{untrusted_notice(tag)}\n\nQuestion: {question}{aspects}\n\nSearch results:\n\n"
             + "\n\n".join(blocks) +
             f"\n\nJudge every result: ids {_as_json(ids)}. Reply with a JSON object exactly like "
@@ -191,7 +199,7 @@ def report_messages(question: str, numbered_sources: list[str], tag: str, system
         parts += ["An earlier report (improve on it; keep its numbers; cite only the sources listed below):",
                   wrap_untrusted(previous_answer, tag, "earlier report"), ""]
     if sub_queries:
-        parts += [f"Parts of the question that were searched: {_as_json(sub_queries)}", ""]
+        parts += ["Parts of the question that were searched:", _queries_block(sub_queries, tag), ""]
     values = {**(options or {}), "question": question, "sources": evidence}
     parts.append(render_aggregation_prompt(template or DEFAULT_AGGREGATION_PROMPT, values))
     return [Message("system", system), Message("user", "\n".join(parts))]
@@ -225,7 +233,8 @@ def gap_messages(question: str, report: str, searched: list[str], max_count: int
     """Messages asking for the report's gaps and up to max_count new queries for them, as a JSON object."""
     from App_Function_Libraries.LLM.base import Message
     user = (f"{untrusted_notice(tag)}\n\nQuestion: {question}\n\nQueries already searched (do not repeat "
-            f"them): {_as_json(searched)}\n\nThe report so far:\n{wrap_untrusted(report, tag, 'report')}\n\n"
+            f"them):\n{_queries_block(searched, tag)}\n\nThe report so far:\n"
+            f"{wrap_untrusted(report, tag, 'report')}\n\n"
             f"Reply with a JSON object exactly like "
             '{"gaps": ["what is missing, in a few words"], "queries": ["search query"]} '
             f"with at most {max(1, max_count)} queries. If the report leaves nothing missing or uncertain, reply "
