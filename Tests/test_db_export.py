@@ -236,3 +236,12 @@ def test_import_of_an_unsupported_file(tmp_path, store):
     for name in ("photo.png", "broken.zip"):
         with pytest.raises(Exception, match="not a folder"):
             import_notes(store, tmp_path / name)
+
+
+def test_html_links_every_number_of_a_citation_group():
+    result = sample_result()
+    result.report_markdown = "Bees dance and ants follow trails [1, 2]; both forage [1-2]. Not a source [2, 7]."
+    collector = _Collector()
+    collector.feed(export_report(result, "html", secrets=NO_SECRETS))
+    hrefs = [attrs.get("href") for tag, attrs in collector.tags if tag == "a" and attrs.get("href", "").startswith("#")]
+    assert hrefs.count("#source-1") == 2 and hrefs.count("#source-2") == 3 and "#source-7" not in hrefs

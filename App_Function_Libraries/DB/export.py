@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from App_Function_Libraries.DB.connection import StoreError
 from App_Function_Libraries.DB.redact import configured_secrets, scrub, scrub_result_dict
+from App_Function_Libraries.Retrieval.citations import CITATION_GROUP_RE, parse_group
 
 FORMATS = ("md", "json", "html", "bib", "txt")
 MEDIA_TYPES = {"md": "text/markdown", "json": "application/json", "html": "text/html",
@@ -211,10 +212,14 @@ def markdown_to_html(text: str, source_numbers: set[int] | frozenset[int] = froz
 
 
 def _link_citations(escaped: str, source_numbers: set[int] | frozenset[int]) -> str:
+    """Link each number of a citation group ([2], [1, 3], [2-4]) that names a source; others stay text."""
     def link(match: re.Match) -> str:
-        n = int(match.group(1))
-        return f'<a href="#source-{n}">[{n}]</a>' if n in source_numbers else match.group(0)
-    return re.sub(r"\[(\d{1,4})\]", link, escaped)
+        numbers = list(dict.fromkeys(parse_group(match.group(1))))
+        if not any(n in source_numbers for n in numbers):
+            return match.group(0)
+        parts = [f'<a href="#source-{n}">{n}</a>' if n in source_numbers else str(n) for n in numbers]
+        return "[" + ", ".join(parts) + "]"
+    return CITATION_GROUP_RE.sub(link, escaped)
 
 
 # ---------------------------------------------------------------- BibTeX
