@@ -145,6 +145,7 @@ class FetchSettings:
     connect_timeout_seconds: float = _f(5.0, min=0.1, max=300)
     read_timeout_seconds: float = _f(15.0, min=0.1, max=600)
     total_timeout_seconds: float = _f(30.0, min=0.1, max=1800)
+    extract_timeout_seconds: float = _f(20.0, min=0.1, max=600)
     max_bytes: int = _f(5_000_000, min=1024)
     max_redirects: int = _f(5, min=0, max=20)
     concurrency: int = _f(8, min=1, max=64)

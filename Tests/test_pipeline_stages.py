@@ -90,6 +90,38 @@ def test_an_unexpected_failure_on_one_page_is_its_error_and_the_stream_goes_on(w
     assert good.fetched and good.passages and "waggle" in good.extraction
 
 
+def test_a_page_whose_text_extraction_never_ends_is_given_up_at_its_deadline(world, monkeypatch):
+    """A parser stuck on hostile bytes (simulated: extraction of one page blocks) costs that page, not the run."""
+    import threading
+
+    from App_Function_Libraries.config import FetchSettings
+    from App_Function_Libraries.Web_Search import page_stream
+    from App_Function_Libraries.Web_Search.fetch import PageFetcher
+    from App_Function_Libraries.Web_Search.page_stream import StreamConfig, read_pages
+    from Tests.support.mini_web import MiniWeb
+
+    release = threading.Event()
+    real_extract = page_stream.extract_content
+
+    def extract(body, content_type, charset, url):
+        if "round-dance" in url:
+            release.wait(30)
+        return real_extract(body, content_type, charset, url)
+
+    monkeypatch.setattr(page_stream, "extract_content", extract)
+    web = MiniWeb(world, include_faults=False).install()
+    fetcher = PageFetcher(FetchSettings(allow_private_addresses=True, total_timeout_seconds=1,
+                                        extract_timeout_seconds=1))
+    stuck, good = Source("Round", web.url("bees/round-dance")), Source("Waggle", web.url("bees/waggle-dance"))
+    try:
+        finishes_within(8, lambda: read_pages([stuck, good], StreamConfig("How do bees point to food?", fetcher,
+                                                                         RankSettings(3, 20, 80))))
+    finally:
+        release.set()
+    assert not stuck.fetched and stuck.error.startswith("gave up after 2 s")
+    assert good.fetched and good.passages
+
+
 # ---------------------------------------------------------------- stage 5
 
 PAGE = ("Bee dances\n\nThe waggle dance tells other bees the direction of food relative to the sun. "

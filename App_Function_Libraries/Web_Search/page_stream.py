@@ -155,6 +155,8 @@ def read_pages(sources: list[Source], cfg: StreamConfig) -> StreamReport:
     """Stages 4-6 over these sources (fetched concurrently, ranked as they arrive, condensed at once)."""
     report, clock = StreamReport(), _Clock()
     arrived: queue.Queue = queue.Queue()
+    settings = cfg.fetcher.settings
+    watch = _Overdue(settings.total_timeout_seconds + settings.extract_timeout_seconds)
     counts = {"fetch": 0, "rank": 0, "extract": 0}
     lock = threading.Lock()
     total = len(sources)
@@ -166,10 +168,12 @@ def read_pages(sources: list[Source], cfg: StreamConfig) -> StreamReport:
 
     def load(source: Source) -> None:
         started = time.monotonic()
+        watch.start(source, started)
         page = load_page_safely(source.url, cfg)
         clock.mark("fetch", started, time.monotonic())
-        arrived.put((source, page))
-        bump("fetch")
+        if watch.arrive(source):  # else it was already given up as overdue
+            arrived.put((source, page))
+            bump("fetch")
 
     def condense(source: Source) -> None:
         started = time.monotonic()
@@ -190,7 +194,7 @@ def read_pages(sources: list[Source], cfg: StreamConfig) -> StreamReport:
             fetch_pool.submit(load, source)
         pending = total
         while pending and not _cancelled(cfg.cancel):
-            batch = _next_batch(arrived)
+            batch = _next_batch(arrived) + watch.give_up(time.monotonic(), bump)
             if not batch:
                 continue
             pending -= len(batch)
@@ -210,6 +214,36 @@ def read_pages(sources: list[Source], cfg: StreamConfig) -> StreamReport:
         llm_pool.shutdown(wait=False, cancel_futures=True)
     report.timings = clock.timings()
     return report
+
+
+class _Overdue:
+    """Pages past their deadline (download plus text extraction, from when their load began): a library stuck
+    on hostile bytes cannot hold up the run. A given-up page is recorded as failed; its late result is dropped."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.started: dict[int, tuple[Source, float]] = {}
+        self.lock = threading.Lock()
+
+    def start(self, source: Source, at: float) -> None:
+        with self.lock:
+            self.started[id(source)] = (source, at)
+
+    def arrive(self, source: Source) -> bool:
+        """False when the page was already given up."""
+        with self.lock:
+            return self.started.pop(id(source), None) is not None
+
+    def give_up(self, now: float, bump: Callable[[str], None]) -> list[tuple[Source, LoadedPage]]:
+        with self.lock:
+            late = [(key, s) for key, (s, at) in self.started.items() if now - at > self.seconds]
+            for key, _ in late:
+                del self.started[key]
+        for _ in late:
+            bump("fetch")
+        return [(s, LoadedPage(url=s.url, error=f"gave up after {self.seconds:g} s: the page could not be read "
+                                                "in time ([fetch] total_timeout_seconds + extract_timeout_seconds)"))
+                for _, s in late]
 
 
 def load_page_safely(url: str, cfg: StreamConfig) -> LoadedPage:
