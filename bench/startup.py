@@ -1,9 +1,10 @@
 """Start-up benchmark: `python app.py` to the first HTTP 200 (and, with --interactive, to the page's
-interactive state in headless Chromium), median of N runs. Baseline in the same run: a bare
-`import gradio` so the share of start-up that is Quarry's own is visible.
+interactive state in headless Chromium), median of N runs. Baselines in the same run: a bare `import gradio`
+as Quarry imports it (without Gradio's per-import stub writer, see Gradio_UI/gradio_import.py), so the share of
+start-up that is Quarry's own is visible, and the stock `import gradio` for comparison.
 
     python bench/startup.py [--runs 5] [--interactive]
-Last line: startup: first_200=<s> interactive=<s|n/a> import_gradio=<s> quarry_share=<x>
+Last line: startup: first_200=<s> interactive=<s|n/a> import_gradio=<s> import_gradio_stock=<s> quarry_share=<x>
 """
 from __future__ import annotations
 
@@ -21,9 +22,12 @@ sys.path.insert(0, str(ROOT))
 from Tests.support.app_process import start_app, stop_app  # noqa: E402
 
 
-def time_import_gradio() -> float:
+def time_import_gradio(as_quarry: bool) -> float:
+    """A bare `import gradio` in a fresh interpreter: stock, or as Quarry imports it (stub writer skipped)."""
+    code = ("from App_Function_Libraries.Gradio_UI.gradio_import import skip_stub_writing; skip_stub_writing(); "
+            if as_quarry else "") + "import gradio"
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import gradio"], check=True,
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT,
                    env={**os.environ, "GRADIO_ANALYTICS_ENABLED": "False"})
     return time.perf_counter() - t
 
@@ -53,9 +57,10 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--interactive", action="store_true", help="also time the page to interactive (Chromium)")
     args = ap.parse_args()
-    first, inter, base = [], [], []
+    first, inter, base, stock = [], [], [], []
     for i in range(args.runs):
-        base.append(time_import_gradio())
+        base.append(time_import_gradio(as_quarry=True))
+        stock.append(time_import_gradio(as_quarry=False))
         proc, url, seconds = start_app()
         try:
             first.append(seconds)
@@ -67,7 +72,8 @@ def main() -> None:
               flush=True)
     f, b = statistics.median(first), statistics.median(base)
     it = f"{statistics.median(inter):.2f}" if inter else "n/a"
-    print(f"startup: first_200={f:.2f} interactive={it} import_gradio={b:.2f} quarry_share={f / b:.2f}x")
+    print(f"startup: first_200={f:.2f} interactive={it} import_gradio={b:.2f} "
+          f"import_gradio_stock={statistics.median(stock):.2f} quarry_share={f / b:.2f}x")
 
 
 if __name__ == "__main__":
