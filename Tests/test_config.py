@@ -130,3 +130,15 @@ def test_cli_reports_bad_config_in_one_line_without_traceback(tmp_path):
     assert proc.stderr.strip().count("\n") == 0
     assert "[ui] port = '99999': must be between 1 and 65535" in proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_bf16_is_auto_by_default_and_follows_the_cpu(monkeypatch):
+    from App_Function_Libraries.Retrieval import embeddings
+    from App_Function_Libraries.config import EmbeddingSettings
+    assert EmbeddingSettings().bf16 == "auto"
+    for native in (True, False):
+        monkeypatch.setattr(embeddings, "cpu_has_native_bf16", lambda native=native: native)
+        assert embeddings.Embedder(bf16="auto").uses_bf16 is native
+    assert embeddings.Embedder(bf16="true").uses_bf16 and not embeddings.Embedder(bf16="false").uses_bf16
+    assert embeddings.Embedder(bf16=True).uses_bf16 and not embeddings.Embedder(bf16=False).uses_bf16
+    assert isinstance(embeddings.cpu_has_native_bf16(), bool)
