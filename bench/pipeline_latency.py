@@ -5,12 +5,14 @@
   sequential    the same stages strictly one after another, the tldw way: one query and engine at a time,
                 one LLM call per result for relevance, one page at a time (fetch, rank, notes);
   critical_path the lower bound from the injected delays alone: sub-query call + slowest search + slowest
-                relevance batch + slowest page read + one notes call + the report call.
+                relevance batch + slowest page read + one notes call + the report call + the follow-ups call.
+
+All three do the same work, follow-up suggestions included (one LLM call after the report).
 
 Injected latency (fixed seed): search API 300 ms a request, each page 200-1500 ms, LLM 800 ms a call. Pages
 live on separate virtual hosts (site<k>.test -> the test world) so per-host limits apply as on the real web.
-The embedding model and the LLM client library are loaded before timing (a running app has them loaded);
-caches are off.
+The embedding model and the LLM client library are loaded, and one untimed research run warms the code paths,
+before timing (a running app has done so); caches are off, so every page is fetched again.
 
     python bench/pipeline_latency.py [--seed 7] [--mirrors 2] [--torch-threads N]
 
@@ -90,10 +92,11 @@ def run_sequential(services, params, settings) -> float:
     from App_Function_Libraries.config import FetchSettings
     from App_Function_Libraries.Web_Search import aggregate, relevance
     from App_Function_Libraries.Web_Search.fetch import PageFetcher
+    from App_Function_Libraries.Web_Search.follow_ups import suggest_follow_ups
     from App_Function_Libraries.Web_Search.page_extraction import extract_with_llm
     from App_Function_Libraries.Web_Search.page_stream import apply_loaded, load_page
     from App_Function_Libraries.Web_Search.passage_rank import MemoEmbedder, RankSettings, rank_pages
-    from App_Function_Libraries.Web_Search.research_types import Source
+    from App_Function_Libraries.Web_Search.research_types import ResearchResult, Source
     from App_Function_Libraries.Web_Search.search_many import merge_runs, search_many
     from App_Function_Libraries.Web_Search.subqueries import analyze_question
     llms, embedder = services.llms, MemoEmbedder(services.embedder())
@@ -118,14 +121,17 @@ def run_sequential(services, params, settings) -> float:
             source.extraction, _ = extract_with_llm(llms["extraction"], QUESTION, source)
     aggregate.number_sources(sources)
     report = aggregate.aggregate_results(QUESTION, sources, llms["final_answer"], params.report_options(), subs)
-    aggregate.verify_report(report, sources, embedder)
+    checked = aggregate.verify_report(report, sources, embedder)
+    suggest_follow_ups(ResearchResult(QUESTION, sub_queries=subs, sources=sources, report_markdown=checked.markdown),
+                       llms["subquery"], params.follow_up_count)
     return time.perf_counter() - started
 
 
 def critical_path(result, page_delays: dict[str, float]) -> float:
     fetched = [page_delays[s.url] for s in result.sources if s.fetched and s.url in page_delays]
     notes_call = LLM_DELAY if fetched else 0.0
-    return LLM_DELAY + SEARCH_DELAY + LLM_DELAY + max(fetched, default=0.0) + notes_call + LLM_DELAY
+    follow_ups_call = LLM_DELAY if result.follow_ups else 0.0
+    return LLM_DELAY + SEARCH_DELAY + LLM_DELAY + max(fetched, default=0.0) + notes_call + LLM_DELAY + follow_ups_call
 
 
 def main(argv: list[str]) -> int:
@@ -147,8 +153,10 @@ def main(argv: list[str]) -> int:
             for client in {id(c): c for c in services.llms.values() if c is not None}.values():
                 client.client()
             params = ResearchParams.from_settings(settings, use_cache=False)
+            run_quarry(services, params)  # warm-up, not timed
+            before = llm.calls
             wall, result = run_quarry(services, params)
-            calls = llm.calls
+            calls = llm.calls - before
             sequential = run_sequential(services, params, settings)
     finally:
         world.stop()
