@@ -1,4 +1,5 @@
 """`python app.py`: help, start-up on loopback with no outside connection, --share needs --auth."""
+import ast
 import ipaddress
 import subprocess
 import sys
@@ -27,10 +28,13 @@ def test_ui_answers_200_and_touches_only_loopback(tmp_path):
         assert seconds < 60
     finally:
         stop_app(proc)
-    lines = log.read_text().splitlines() if log.exists() else []
-    for line in lines:
-        event, address = line.split("\t")
-        host = eval(address)  # written with repr() by our own audit hook
+    assert log.exists(), "the network audit hook did not run in the app process"
+    events = [line.split("\t") for line in log.read_text().splitlines()]
+    binds = [ast.literal_eval(address) for event, address in events if event == "socket.bind"]
+    assert any(isinstance(b, tuple) and b[0] == "127.0.0.1" for b in binds), f"no loopback server bind: {binds}"
+    for event, address in events:
+        line = f"{event} {address}"
+        host = ast.literal_eval(address)  # written with repr() by our own audit hook
         host = host[0] if isinstance(host, tuple) else host
         if isinstance(host, bytes):
             host = host.decode()

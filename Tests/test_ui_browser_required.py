@@ -37,3 +37,10 @@ def test_ci_requires_the_browser_before_running_the_tests():
     required = re.search(r"^export QUARRY_REQUIRE_BROWSER=1$", script, re.M)
     tests = re.search(r"^pip install -r requirements-dev.txt && python -m pytest Tests$", script, re.M)
     assert required and tests and required.start() < tests.start()
+
+
+def test_ci_requires_the_real_searxng_before_running_the_tests():
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    required = re.search(r"^export QUARRY_REQUIRE_SEARXNG=1$", script, re.M)
+    tests = re.search(r"^pip install -r requirements-dev.txt && python -m pytest Tests$", script, re.M)
+    assert required and tests and required.start() < tests.start()

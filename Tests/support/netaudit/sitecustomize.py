@@ -1,5 +1,6 @@
-"""Loaded by a child Python when this folder is on PYTHONPATH: records every outgoing socket connection
-and DNS lookup (audit events) to the file named by QUARRY_NETAUDIT_LOG, one per line."""
+"""Loaded by a child Python when this folder is on PYTHONPATH: records every outgoing socket connection,
+DNS lookup and bound address (audit events) to the file named by QUARRY_NETAUDIT_LOG, one per line. The
+bind of the app's own server shows that the hook ran, so an empty log cannot pass for a clean one."""
 import os
 import sys
 
@@ -7,7 +8,7 @@ _log = os.environ.get("QUARRY_NETAUDIT_LOG")
 
 
 def _hook(event, args):
-    if event == "socket.connect":
+    if event in ("socket.connect", "socket.bind"):
         address = args[1]
     elif event == "socket.getaddrinfo":
         address = args[0]
