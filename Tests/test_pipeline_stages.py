@@ -122,6 +122,31 @@ def test_a_page_whose_text_extraction_never_ends_is_given_up_at_its_deadline(wor
     assert good.fetched and good.passages
 
 
+class _BrokenEmbedder:
+    """An embedding model that fails as a real one does when memory runs out."""
+
+    def encode(self, texts):
+        raise RuntimeError("[enforce fail at alloc_cpu.cpp:116] DefaultCPUAllocator: not enough memory")
+
+    def encode_query(self, text):
+        return self.encode([text])[0]
+
+
+def test_a_failing_embedding_model_falls_back_to_bm25_and_the_run_goes_on(world):
+    from App_Function_Libraries.config import FetchSettings
+    from App_Function_Libraries.Web_Search.fetch import PageFetcher
+    from App_Function_Libraries.Web_Search.page_stream import StreamConfig, read_pages
+    from Tests.support.mini_web import MiniWeb
+
+    web = MiniWeb(world, include_faults=False).install()
+    fetcher = PageFetcher(FetchSettings(allow_private_addresses=True, total_timeout_seconds=3))
+    pages = [Source("Waggle", web.url("bees/waggle-dance")), Source("Round", web.url("bees/round-dance"))]
+    cfg = StreamConfig("How do bees point to food?", fetcher, RankSettings(3, 20, 80), embedder=_BrokenEmbedder())
+    report = finishes_within(10, lambda: read_pages(pages, cfg))
+    assert all(p.fetched and p.passages and p.extraction for p in pages)
+    assert any(p.startswith("passage ranking fell back to BM25 alone: RuntimeError") for p in report.problems)
+
+
 # ---------------------------------------------------------------- stage 5
 
 PAGE = ("Bee dances\n\nThe waggle dance tells other bees the direction of food relative to the sun. "

@@ -6,6 +6,7 @@ binary content, empty file, ...); callers record the reason and go on with the n
 from __future__ import annotations
 
 import io
+import logging
 import re
 import unicodedata
 import zipfile
@@ -130,6 +131,7 @@ def _as_sentence(heading: str) -> str:
 def _read_pdf(data: bytes) -> ReadText:
     from pypdf import PdfReader
     from pypdf.errors import PyPdfError
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # its notes on repaired files are noise; failures raise
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not _decrypt_without_password(reader):

@@ -7,6 +7,7 @@ pipeline and by `python app.py extract`. Paragraphs in the returned text are sep
 from __future__ import annotations
 
 import io
+import logging
 import re
 from dataclasses import dataclass
 
@@ -160,6 +161,7 @@ def extract_pdf(body: bytes) -> tuple[str, str]:
 
 def _read_pdf(body: bytes) -> tuple[str, list[str]]:
     from pypdf import PdfReader
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # its notes on repaired files are noise; failures raise
     reader = PdfReader(io.BytesIO(body))  # tries the empty user password of an encrypted PDF itself
     pages = [page.extract_text() or "" for page in reader.pages]
     meta = reader.metadata

@@ -199,7 +199,7 @@ def read_pages(sources: list[Source], cfg: StreamConfig) -> StreamReport:
                 continue
             pending -= len(batch)
             started = time.monotonic()
-            ready = {id(s) for s in _rank_batch(batch, cfg)}
+            ready = {id(s) for s in _rank_batch(batch, cfg, report.problems)}
             clock.add("rank", time.monotonic() - started)
             for source, _page in batch:
                 bump("rank")
@@ -252,9 +252,7 @@ def load_page_safely(url: str, cfg: StreamConfig) -> LoadedPage:
     try:
         return load_page(url, cfg.fetcher, cfg.cache, cfg.cache_ttl, cfg.cancel)
     except Exception as exc:  # noqa: BLE001 - kept as the source's error, with its type and first line
-        detail = " ".join(str(exc).split())[:150]
-        return LoadedPage(url=url, error=f"could not read the page: unexpected {type(exc).__name__}"
-                                         + (f" ({detail})" if detail else ""))
+        return LoadedPage(url=url, error=f"could not read the page: unexpected {_one_line(exc)}")
 
 
 def _cancelled(cancel: threading.Event | None) -> bool:
@@ -274,15 +272,33 @@ def _next_batch(arrived: queue.Queue) -> list[tuple[Source, LoadedPage]]:
             return batch
 
 
-def _rank_batch(batch: list[tuple[Source, LoadedPage]], cfg: StreamConfig) -> list[Source]:
-    """Record each page's outcome and rank the readable ones together; returns the sources that have text."""
+def _rank_batch(batch: list[tuple[Source, LoadedPage]], cfg: StreamConfig, problems: list[str]) -> list[Source]:
+    """Record each page's outcome and rank the readable ones together; returns the sources that have text.
+    When the models fail (out of memory, a broken cross-encoder), the batch is ranked by BM25 alone and the
+    problem recorded; if even that fails, those pages are that failure's error, and the stream goes on."""
     readable = []
     for source, page in batch:
         apply_loaded(source, page)
         if page.text:
             readable.append((source, page))
-    if readable:
-        ranked = rank_pages(cfg.question, [p.text for _, p in readable], cfg.rank, cfg.embedder, cfg.cross_encoder)
-        for (source, _), passages in zip(readable, ranked):
-            source.passages = passages
+    if not readable:
+        return []
+    texts = [p.text for _, p in readable]
+    try:
+        ranked = rank_pages(cfg.question, texts, cfg.rank, cfg.embedder, cfg.cross_encoder)
+    except Exception as exc:  # noqa: BLE001 - recorded; BM25 alone still ranks the pages
+        problems.append(f"passage ranking fell back to BM25 alone: {_one_line(exc)}")
+        try:
+            ranked = rank_pages(cfg.question, texts, cfg.rank)
+        except Exception as again:  # noqa: BLE001 - a bug on hostile text costs these pages, not the run
+            for source, _ in readable:
+                source.fetched, source.error = False, f"could not rank the page's passages: {_one_line(again)}"
+            return []
+    for (source, _), passages in zip(readable, ranked):
+        source.passages = passages
     return [s for s, _ in readable]
+
+
+def _one_line(exc: Exception) -> str:
+    detail = " ".join(str(exc).split())[:150]
+    return f"{type(exc).__name__}" + (f" ({detail})" if detail else "")
