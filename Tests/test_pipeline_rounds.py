@@ -154,9 +154,22 @@ def test_follow_ups_without_an_llm_come_from_the_least_covered_parts(world, web,
     question = "How do honey bees communicate the location of food, and how do ants find sugar?"
     result = process_question(question)
     assert result.mode == "extractive" and result.follow_ups
-    assert result.follow_ups[0] == "how do ants find sugar"  # the part the passages cover least
-    assert any("ant" in f.split() for f in result.follow_ups[1:]), "a search for the word no passage has"
+    assert result.follow_ups[0] == "How do ants find sugar?"  # the part the passages cover least, as a question
     assert len(result.follow_ups) <= 5 and question not in result.follow_ups
+
+
+def test_derived_follow_ups_are_questions_and_a_covered_single_question_gets_none():
+    from App_Function_Libraries.Web_Search.follow_ups import as_question, derived_follow_ups
+    from App_Function_Libraries.Web_Search.research_types import Passage, ResearchResult, Source
+    assert as_question("how do ants find sugar") == "How do ants find sugar?"
+    assert as_question("bee navigation sun compass") == "Bee navigation sun compass"
+    read = Source("Waggle", "https://bees.example/w", fetched=True,
+                  passages=[Passage("Honey bees communicate where flowers are with the waggle dance.", 1.0)])
+    covered = ResearchResult(question="How do honey bees communicate where flowers are?", sources=[read])
+    assert derived_follow_ups(covered) == []
+    two_parts = ResearchResult(question="How do honey bees communicate where flowers are, and how do ants "
+                                        "find sugar?", sources=[read])
+    assert derived_follow_ups(two_parts) == ["How do ants find sugar?"]
 
 
 # ---------------------------------------------------------------- dig deeper

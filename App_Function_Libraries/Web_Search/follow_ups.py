@@ -1,8 +1,9 @@
 """Follow-up questions after a report, and the parameters of a research that follows up on an earlier one.
 
 With an LLM: up to 5 short questions about what the report leaves open (a JSON array, parsed strictly,
-asked up to 3 times). Without one, or when that fails: the sub-questions whose passages scored lowest
-(see coverage.py), then the question's words that no passage mentions.
+asked up to 3 times). Without one, or when that fails: the sub-questions (or parts of the question) whose
+passages scored lowest (see coverage.py), written as questions; a single question that the passages cover
+gets none (a bag of its missing words reads as noise, not as a question worth asking).
 
 A follow-up research carries the earlier run's queries and answer (`follow_up_params`), so its sub-query
 step searches for what the earlier answer lacked instead of repeating it.
@@ -49,12 +50,25 @@ def follow_up_params(previous: ResearchResult, params: ResearchParams | None = N
 
 
 def derived_follow_ups(result: ResearchResult, count: int = MAX_FOLLOW_UPS) -> list[str]:
-    """Follow-ups without an LLM: the least covered sub-questions, then searches for unmentioned words."""
+    """Follow-ups without an LLM: the sub-questions (or parts of the question) the passages cover least."""
     subs = list(result.sub_queries) + [q for r in result.rounds for q in r.get("queries", [])]
     aspects = coverage.score_aspects(result.question, subs, result.sources)
-    candidates = [a.text for a in aspects if a.score < FULL_SCORE or a.missing]
-    _gaps, searches = coverage.gap_queries(result.question, subs, result.sources, [], count)
-    return dedupe_queries(candidates + searches, exclude=[result.question])[:count]
+    weak = [as_question(a.text) for a in aspects if a.score < FULL_SCORE or a.missing]
+    return dedupe_queries(weak, exclude=[result.question])[:count]
+
+
+QUESTION_WORDS = ("how", "what", "why", "when", "where", "who", "whom", "whose", "which", "is", "are", "was",
+                  "were", "do", "does", "did", "can", "could", "should", "would", "will", "has", "have")
+
+
+def as_question(text: str) -> str:
+    """'how do ants find sugar' -> 'How do ants find sugar?'; a search phrase keeps its words as they are."""
+    text = normalize_query(text).rstrip(" .!")
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    asks = text.split()[0].lower() in QUESTION_WORDS
+    return text + "?" if asks and not text.endswith("?") else text
 
 
 def _parse_questions(text: str) -> list[str]:
