@@ -4,11 +4,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from App_Function_Libraries.Wikipedia import quantize
+from App_Function_Libraries.Wikipedia import quantize, signscan
 from App_Function_Libraries.Wikipedia.builder import write_vector_indexes
 from App_Function_Libraries.Wikipedia.layout import FAISS_FILE, USEARCH_FILE, IndexCorrupt
-from App_Function_Libraries.Wikipedia.vectors import (KeyedInt8Store, PositionalInt8Store, VectorIndex,
-                                                      read_binary_index)
+from App_Function_Libraries.Wikipedia.signscan import SignScan, map_binary_codes
+from App_Function_Libraries.Wikipedia.vectors import KeyedInt8Store, PositionalInt8Store, VectorIndex
 
 
 def unit_vectors(n: int, dim: int = 64, seed: int = 0) -> np.ndarray:
@@ -38,14 +38,40 @@ def test_int8_clips_values_outside_the_calibration_range():
     assert codes.tolist() == [[127, -128]]
 
 
-def test_sign_scores_equal_the_query_against_scaled_signs():
-    v = unit_vectors(50)
+def scaled_sign_scores(v: np.ndarray, calib: quantize.Calibration, q: np.ndarray) -> np.ndarray:
+    return (np.where(v > 0, 1.0, -1.0) * calib.binary_scale) @ q
+
+
+def test_sign_scan_scores_the_query_against_scaled_signs():
+    v = unit_vectors(500)
     calib = quantize.calibrate(v)
-    codes = quantize.to_ubinary(v)
-    q = unit_vectors(1, seed=3)[0]
-    signs = np.where(v > 0, 1.0, -1.0) * calib.binary_scale
-    np.testing.assert_allclose(quantize.sign_scores(quantize.sign_table(q, calib), codes), signs @ q, rtol=1e-4,
-                               atol=1e-5)
+    scan = SignScan(quantize.to_ubinary(v), calib.binary_scale)
+    for seed in range(5):
+        q = unit_vectors(1, seed=100 + seed)[0]
+        exact = scaled_sign_scores(v, calib, q)
+        rows, scores = scan.search(q, 500)
+        assert sorted(rows.tolist()) == list(range(500))
+        # fast-scan rounds its lookup tables to 8 bits: scores are close, not equal
+        assert np.max(np.abs(scores - exact[rows])) < 0.01 * np.ptp(exact)
+        best, _ = scan.search(q, 20)
+        assert len(set(best.tolist()) & set(np.argsort(-exact)[:20].tolist())) >= 18
+
+
+def test_sharded_sign_scan_keeps_the_same_rows_as_one_shard(monkeypatch):
+    monkeypatch.setattr(signscan, "MIN_SHARD_ROWS", 500)
+    v = unit_vectors(3000)
+    calib = quantize.calibrate(v)
+    one = SignScan(quantize.to_ubinary(v), calib.binary_scale, threads=1)
+    three = SignScan(quantize.to_ubinary(v), calib.binary_scale, threads=3)
+    assert len(one.shards) == 1 and len(three.shards) == 3 and three.shards[1][0] % 32 == 0
+    for seed in range(10):
+        q = unit_vectors(1, seed=200 + seed)[0]
+        rows1, scores1 = one.search(q, 100)
+        rows3, scores3 = three.search(q, 100)
+        assert len(rows3) == 100 and sorted(scores3.tolist()) == sorted(scores1.tolist())
+        cut = np.sort(scores1)[0]  # rows tied with the 100th score may differ; all above it may not
+        assert set(rows3[scores3 > cut].tolist()) == set(rows1[scores1 > cut].tolist())
+    three.close()
 
 
 @pytest.fixture
@@ -58,16 +84,16 @@ def vector_folder(tmp_path):
 
 def test_staged_search_finds_the_exact_neighbours(vector_folder):
     folder, v, calib = vector_folder
-    index = VectorIndex(read_binary_index(folder / FAISS_FILE), PositionalInt8Store(folder / USEARCH_FILE, 3000, 64),
+    index = VectorIndex(map_binary_codes(folder / FAISS_FILE), PositionalInt8Store(folder / USEARCH_FILE, 3000, 64),
                         calib)
     queries = unit_vectors(20, seed=7)
     hits = 0
     for q in queries:
-        rows, scores = index.search(q, 10, 400, 2000)
+        rows, scores = index.search(q, 10, 400)
         assert list(scores) == sorted(scores, reverse=True)
         hits += len(set(rows.tolist()) & set(np.argsort(-(v @ q))[:10].tolist()))
     assert hits / 200 >= 0.9  # int8 ties at the 10th place cost a little; the bench measures the real thing
-    rows, _ = index.search(v[42], 5, 50)  # the original two-stage search (no sign stage)
+    rows, _ = index.search(v[42], 5, 5)
     assert rows[0] == 42
 
 
@@ -88,6 +114,35 @@ def test_wrong_count_or_a_truncated_int8_file_is_refused(vector_folder):
     (folder / USEARCH_FILE).write_bytes(data[:5000])
     with pytest.raises(IndexCorrupt):
         PositionalInt8Store(folder / USEARCH_FILE, 3000, 64)
+    binary = (folder / FAISS_FILE).read_bytes()
+    (folder / FAISS_FILE).write_bytes(binary[:-8])
+    with pytest.raises(IndexCorrupt, match="does not match the file"):
+        map_binary_codes(folder / FAISS_FILE)
     (folder / FAISS_FILE).write_bytes(b"not an index at all")
     with pytest.raises(IndexCorrupt, match="not a readable faiss"):
-        read_binary_index(folder / FAISS_FILE)
+        map_binary_codes(folder / FAISS_FILE)
+    (folder / FAISS_FILE).unlink()
+    with pytest.raises(IndexCorrupt, match="missing"):
+        map_binary_codes(folder / FAISS_FILE)
+
+
+@pytest.mark.parametrize("ahead", [1.1, 0.3])  # 0.3: most kept rows are rescored after the merge
+def test_sharded_search_rescores_the_rows_one_shard_would(vector_folder, monkeypatch, ahead):
+    folder, v, calib = vector_folder
+    monkeypatch.setattr(signscan, "MIN_SHARD_ROWS", 500)
+    monkeypatch.setattr(signscan, "RESCORE_AHEAD", ahead)
+    one, four = (VectorIndex(map_binary_codes(folder / FAISS_FILE), PositionalInt8Store(folder / USEARCH_FILE, 3000, 64),
+                             calib, threads) for threads in (1, 4))
+    assert (one.threads, four.threads) == (1, 4)
+    same_candidates = 0
+    for q in unit_vectors(10, seed=11):
+        rows, scores = four.search(q, 20, 300)
+        candidates = four.scan.search(q, 300)[0]  # the same merge, rescored here in one go
+        expected = candidates[np.argsort(-four.int8_scores(q, candidates), kind="stable")[:20]]
+        assert set(rows.tolist()) == set(expected.tolist())
+        np.testing.assert_allclose(scores, four.int8_scores(q, rows), rtol=1e-6)
+        if set(candidates.tolist()) == set(one.scan.search(q, 300)[0].tolist()):  # else they differ by a tie
+            same_candidates += 1
+            assert set(one.search(q, 20, 300)[0].tolist()) == set(rows.tolist())
+    assert same_candidates >= 5
+    four.close()

@@ -17,7 +17,8 @@ from App_Function_Libraries.Wikipedia import quantize
 from App_Function_Libraries.Wikipedia.layout import (FAISS_FILE, STORE_FILE, USEARCH_FILE, IndexCorrupt, IndexMissing,
                                                      Manifest, ModelMismatch, QueryError, is_compat_index,
                                                      is_quarry_index)
-from App_Function_Libraries.Wikipedia.vectors import KeyedInt8Store, PositionalInt8Store, VectorIndex, read_binary_index
+from App_Function_Libraries.Wikipedia.signscan import auto_threads, map_binary_codes
+from App_Function_Libraries.Wikipedia.vectors import KeyedInt8Store, PositionalInt8Store, VectorIndex
 
 
 @dataclass
@@ -36,7 +37,6 @@ class WikiHit:
 class SearchParams:
     top_k: int = 100
     rescore_multiplier: int = 4
-    hamming_candidates: int = 6000  # rows of the Hamming stage, narrowed by the sign stage (0: no such stage)
     int8_candidates: int = 1000  # at least this many rows are rescored with int8 (0: top_k x multiplier)
     hybrid: bool = True
 
@@ -44,61 +44,68 @@ class SearchParams:
     def from_settings(cls, settings) -> "SearchParams":
         w = settings.wikipedia
         return cls(w.similarity_search_top_k_nodes, w.similarity_search_rescore_multiplier,
-                   w.similarity_search_hamming_candidates, w.similarity_search_int8_candidates, w.hybrid)
+                   w.similarity_search_int8_candidates, w.hybrid)
 
-    def stage_sizes(self, top_k: int) -> tuple[int, int]:
-        """(Hamming rows, int8 rows) for a search keeping top_k."""
-        int8 = max(top_k * self.rescore_multiplier, self.int8_candidates)
-        return max(self.hamming_candidates, int8), int8
+    def int8_rows(self, top_k: int) -> int:
+        """Rows the sign scan passes to int8 rescoring in a search keeping top_k."""
+        return max(top_k * self.rescore_multiplier, self.int8_candidates)
 
 
 class WikiIndex:
     def __init__(self, folder: Path, vectors: VectorIndex, store, manifest: Manifest | None, embedder):
         self.folder, self.vectors, self.store, self.manifest, self.embedder = folder, vectors, store, manifest, embedder
-        self.open_seconds = 0.0
+        self.open_seconds = 0.0  # opening the index files (the embedding model's load not included)
+        self.model_seconds = 0.0  # loading the embedding model, when this open loaded it
 
     # ------------------------------------------------------------ opening
     @classmethod
-    def open(cls, folder, embedder) -> "WikiIndex":
-        """Open a Quarry index or a folder in the public layout; check it fits the embedding model."""
-        start = time.perf_counter()
+    def open(cls, folder, embedder, threads: int = 0) -> "WikiIndex":
+        """Open a Quarry index or a folder in the public layout; check it fits the embedding model.
+        threads: row shards of the sign scan, searched in parallel (0: one per CPU, at most 8)."""
         folder = Path(folder)
-        if is_quarry_index(folder):
-            index = cls._open_quarry(folder, embedder)
-        elif is_compat_index(folder):
-            index = cls._open_compat(folder, embedder)
-        else:
+        if not (is_quarry_index(folder) or is_compat_index(folder)):
             raise IndexMissing(f"no Wikipedia index in {folder}; build one with: python app.py wiki build --demo "
                                f"(or --input PATH), or see Docs/wikipedia.md")
-        index.open_seconds = time.perf_counter() - start
+        start = time.perf_counter()
+        manifest = Manifest.load(folder) if is_quarry_index(folder) else None
+        if manifest is not None:
+            _check_model_name(manifest.model, embedder, folder)  # before loading a model that may not fit
+        model_seconds = _load_model(embedder)
+        threads = threads or auto_threads()
+        index = (cls._open_quarry(folder, manifest, embedder, threads) if manifest is not None
+                 else cls._open_compat(folder, embedder, threads))
+        index.open_seconds = time.perf_counter() - start - model_seconds
+        index.model_seconds = model_seconds
         return index
 
     @classmethod
-    def _open_quarry(cls, folder: Path, embedder) -> "WikiIndex":
+    def _open_quarry(cls, folder: Path, manifest: Manifest, embedder, threads: int) -> "WikiIndex":
         from App_Function_Libraries.Wikipedia.store import PassageStore
-        manifest = Manifest.load(folder)
-        _check_model(manifest.model, manifest.dimension, embedder, folder)
-        binary = read_binary_index(folder / FAISS_FILE)
-        if binary.d != manifest.dimension or binary.ntotal != manifest.count:
-            raise IndexCorrupt(f"{folder / FAISS_FILE}: holds {binary.ntotal} x {binary.d} bits, the manifest "
-                               f"says {manifest.count} x {manifest.dimension}; rebuild the index")
+        _check_dimension(manifest.dimension, embedder, folder)
+        codes = map_binary_codes(folder / FAISS_FILE)
+        if codes.shape != (manifest.count, manifest.dimension // 8):
+            raise IndexCorrupt(f"{folder / FAISS_FILE}: holds {codes.shape[0]} x {codes.shape[1] * 8} bits, the "
+                               f"manifest says {manifest.count} x {manifest.dimension}; rebuild the index")
         int8 = (PositionalInt8Store(folder / USEARCH_FILE, manifest.count, manifest.dimension)
                 if manifest.int8_rows_in_key_order else KeyedInt8Store(folder / USEARCH_FILE, manifest.dimension))
         calib = (quantize.Calibration.from_dict(manifest.calibration) if manifest.calibration
                  else quantize.plain_calibration(manifest.dimension))
-        return cls(folder, VectorIndex(binary, int8, calib), PassageStore(folder / STORE_FILE), manifest, embedder)
+        store = PassageStore(folder / STORE_FILE)
+        return cls(folder, VectorIndex(codes, int8, calib, threads), store, manifest, embedder)
 
     @classmethod
-    def _open_compat(cls, folder: Path, embedder) -> "WikiIndex":
+    def _open_compat(cls, folder: Path, embedder, threads: int) -> "WikiIndex":
         from App_Function_Libraries.Wikipedia.compat import CompatStore
-        binary = read_binary_index(folder / FAISS_FILE)
-        _check_model("", binary.d, embedder, folder)
-        int8 = KeyedInt8Store(folder / USEARCH_FILE, binary.d)
+        codes = map_binary_codes(folder / FAISS_FILE)
+        dimension = codes.shape[1] * 8
+        _check_dimension(dimension, embedder, folder)
+        int8 = KeyedInt8Store(folder / USEARCH_FILE, dimension)
         store = CompatStore(folder)
-        if store.count() != binary.ntotal:
+        if store.count() != len(codes):
             raise IndexCorrupt(f"{folder}: the text dataset has {store.count()} passages, the binary index "
-                               f"{binary.ntotal}")
-        return cls(folder, VectorIndex(binary, int8, quantize.plain_calibration(binary.d)), store, None, embedder)
+                               f"{len(codes)}")
+        vectors = VectorIndex(codes, int8, quantize.plain_calibration(dimension), threads)
+        return cls(folder, vectors, store, None, embedder)
 
     @property
     def count(self) -> int:
@@ -135,8 +142,7 @@ class WikiIndex:
         params = params or SearchParams()
         k = top_k or params.top_k
         query = self.embed_query(question)
-        hamming, int8 = params.stage_sizes(k)
-        rows, scores = self.vectors.search(query, k, int8, hamming)
+        rows, scores = self.vectors.search(query, k, params.int8_rows(k))
         vector_scores = dict(zip(rows.tolist(), scores.tolist()))
         bm25: dict[int, float] = {}
         ranking = rows.tolist()
@@ -157,22 +163,30 @@ class WikiIndex:
 
     def score_rows(self, query: np.ndarray, rows: list[int]) -> np.ndarray:
         """The float query against the int8 vectors of any rows (estimated cosine similarity)."""
-        if not rows:
-            return np.zeros(0, np.float32)
-        codes = self.vectors.int8.get(np.asarray(rows, dtype=np.int64))
-        return quantize.int8_scores(quantize.int8_weights(query, self.vectors.calib), codes)
+        return self.vectors.int8_scores(query, np.asarray(rows, dtype=np.int64))
 
     def close(self) -> None:
+        self.vectors.close()
         self.store.close()
 
 
-def _check_model(model: str, dimension: int, embedder, folder: Path) -> None:
+def _load_model(embedder) -> float:
+    """Seconds spent loading the embedding model (0 when it was loaded before, or there is none)."""
     if embedder is None:
-        return
-    if model and model != embedder.label:
+        return 0.0
+    start = time.perf_counter()
+    embedder.dimension  # noqa: B018 - loads the model on first use
+    return time.perf_counter() - start
+
+
+def _check_model_name(model: str, embedder, folder: Path) -> None:
+    if embedder is not None and model and model != embedder.label:
         raise ModelMismatch(f"the index in {folder} was built with the embedding model {model!r}, but Quarry is "
                             f"set to use {embedder.label!r}: set [embeddings] model = {model} or rebuild the index")
-    if embedder.dimension != dimension:
+
+
+def _check_dimension(dimension: int, embedder, folder: Path) -> None:
+    if embedder is not None and embedder.dimension != dimension:
         raise ModelMismatch(f"the index in {folder} holds {dimension}-dimensional vectors, but the embedding model "
                             f"{embedder.label!r} makes {embedder.dimension}: use the model the index was built with")
 
@@ -197,12 +211,13 @@ def get_wiki_index(settings=None) -> WikiIndex:
     embedder = get_embedder(settings)
     manifest_path = folder / "manifest.json"
     stamp = manifest_path.stat().st_mtime_ns if manifest_path.exists() else 0
-    key = (str(folder), id(embedder), stamp)
+    threads = settings.wikipedia.search_threads
+    key = (str(folder), id(embedder), stamp, threads)
     with _lock:
         if key not in _cache:
             for old in [k for k in _cache if k[0] == key[0]]:
                 _cache.pop(old).close()
-            _cache[key] = WikiIndex.open(folder, embedder)
+            _cache[key] = WikiIndex.open(folder, embedder, threads)
         return _cache[key]
 
 

@@ -7,9 +7,7 @@ each dimension's median was tried and ranked no better on MiniLM-like data, so p
 int8: each dimension's calibration range [low, high] is cut into 255 steps; value -> round((x-low)/step) - 128.
 
 Scoring against a float query:
-- `sign_table` + `sign_scores`: the float query against the sign vectors (each bit read as +-scale of its
-  dimension), through a 256-entry lookup table per byte; far better ordered than Hamming distance, at the
-  cost of 1 table look-up per byte of each candidate.
+- the sign vectors (each bit read as +-`binary_scale` of its dimension): signscan.py, faiss fast-scan.
 - `int8_weights` + `int8_scores`: the float query against dequantized int8 vectors (an affine map per
   dimension, so the dot product needs only the int8 codes and a per-query weight vector).
 """
@@ -80,24 +78,6 @@ def to_int8(emb: np.ndarray, calib: Calibration) -> np.ndarray:
 
 
 # ---------------------------------------------------------------- scoring with the float query
-
-_BIT_SIGNS = (np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.float32) * 2 - 1)
-
-
-def sign_table(query: np.ndarray, calib: Calibration) -> np.ndarray:
-    """(dim/8, 256) table: entry [b, v] = the query's dot product with byte b's 8 bits read as +-scale."""
-    weights = (np.asarray(query, np.float32) * calib.binary_scale).reshape(-1, 8)  # (bytes, 8)
-    return weights @ _BIT_SIGNS.T  # (bytes, 256)
-
-
-def sign_scores(table: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """Scores of packed codes (n, dim/8) against a query's sign table (higher = closer)."""
-    out = np.zeros(codes.shape[0], dtype=np.float32)
-    columns = np.ascontiguousarray(codes.T)  # one contiguous byte column per table row: fast takes
-    for b in range(table.shape[0]):
-        out += table[b].take(columns[b])
-    return out
-
 
 def int8_weights(query: np.ndarray, calib: Calibration) -> tuple[np.ndarray, float]:
     """(w, bias) so that codes @ w + bias = query . dequantized(codes), an estimate of the float score."""

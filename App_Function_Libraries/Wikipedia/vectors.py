@@ -1,14 +1,12 @@
-"""The vector part of the index: binary codes in RAM, int8 vectors memory-mapped, and the staged search.
+"""The vector part of the index: sign bits in RAM, int8 vectors memory-mapped, and the staged search.
 
 Search for one float query (unit length):
-  1. Hamming: faiss IndexBinaryFlat over the packed sign bits gives the nearest rows by Hamming distance.
-  2. Sign rescoring (Quarry's added stage, when stage 1 returned more rows than stage 3 takes): the float
-     query against those rows' sign vectors (quantize.sign_scores) keeps the best. It reads the codes faiss
-     already holds, so it costs no memory, and it orders candidates much better than Hamming distance, so
-     stage 1 can cast a wide net cheaply.
-  3. int8 rescoring: the float query against the int8 vectors of the remaining rows, read from the
-     memory-mapped usearch file, keeps the best `top_k`.
-With hamming_candidates = int8_candidates = top_k x rescore_multiplier this is the original two-stage design.
+  1. Sign scan (signscan.py): the float query against the sign bits of every passage (each bit read as
+     + or - its dimension's typical size), with faiss's fast-scan kernels, in parallel row shards; keeps
+     the best `int8_candidates` rows. It reads the same packed bits a Hamming scan would, and orders
+     passages far better than Hamming distance because the query keeps its values.
+  2. int8 rescoring: the float query against the int8 vectors of those rows, read from the memory-mapped
+     usearch file, keeps the best `top_k`.
 """
 from __future__ import annotations
 
@@ -19,31 +17,9 @@ import numpy as np
 
 from App_Function_Libraries.Wikipedia import quantize
 from App_Function_Libraries.Wikipedia.layout import IndexCorrupt
+from App_Function_Libraries.Wikipedia.signscan import SignScan
 
 USEARCH_MAGIC = b"usearch"
-HEAP_MAX_K = 256
-
-
-def read_binary_index(path: Path):
-    import faiss
-    if not path.is_file():
-        raise IndexCorrupt(f"{path} is missing")
-    try:
-        index = faiss.read_index_binary(str(path))
-    except RuntimeError as exc:
-        raise IndexCorrupt(f"{path} is not a readable faiss binary index ({str(exc).splitlines()[0]})") from exc
-    if not isinstance(index, faiss.IndexBinaryFlat):
-        raise IndexCorrupt(f"{path}: expected a flat binary index, found {type(index).__name__}")
-    return index
-
-
-def binary_codes_view(index) -> np.ndarray:
-    """The (n, dim/8) codes inside a faiss IndexBinaryFlat, as a numpy view (no copy)."""
-    import faiss
-    n, width = index.ntotal, index.code_size
-    if n == 0:
-        return np.zeros((0, width), dtype=np.uint8)
-    return faiss.rev_swig_ptr(index.xb.data(), n * width).reshape(n, width)
 
 
 class PositionalInt8Store:
@@ -69,7 +45,7 @@ class PositionalInt8Store:
     def get(self, rows: np.ndarray) -> np.ndarray:
         order = np.argsort(rows)  # sorted reads walk the file forward
         out = np.empty((len(rows), self.matrix.shape[1]), dtype=np.int8)
-        out[order] = self.matrix[rows[order]]
+        out[order] = np.take(self.matrix, rows[order], axis=0)
         return out
 
 
@@ -110,40 +86,43 @@ class KeyedInt8Store:
 
 
 class VectorIndex:
-    def __init__(self, binary, int8_store, calib: quantize.Calibration):
-        self.binary = binary
-        self.codes = binary_codes_view(binary)
+    def __init__(self, codes: np.ndarray, int8_store, calib: quantize.Calibration, threads: int = 1):
+        """codes: (rows, dim/8) packed sign bits (a memory map is fine: they are copied into the scan)."""
+        self.scan = SignScan(codes, calib.binary_scale, threads)
         self.int8 = int8_store
         self.calib = calib
-        self.dimension = int(binary.d)
+        self.dimension = int(codes.shape[1]) * 8
+        self.count = int(codes.shape[0])
 
     @property
-    def count(self) -> int:
-        return int(self.binary.ntotal)
+    def threads(self) -> int:
+        return self.scan.workers.threads
 
-    def search(self, query: np.ndarray, top_k: int, int8_candidates: int,
-               hamming_candidates: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    def search(self, query: np.ndarray, top_k: int, int8_candidates: int) -> tuple[np.ndarray, np.ndarray]:
         """(rows, scores) of the top_k nearest passages, best first; scores estimate the float dot product.
-
-        The Hamming stage returns max(hamming_candidates, int8_candidates) rows; when that is more than
-        int8_candidates, the sign stage keeps the best int8_candidates of them for int8 rescoring."""
-        n = self.count
-        if n == 0 or top_k <= 0:
+        The sign scan keeps max(int8_candidates, top_k) rows for int8 rescoring."""
+        if self.count == 0 or top_k <= 0:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
-        int8_candidates = min(max(int8_candidates, top_k), n)
-        hamming_candidates = min(max(hamming_candidates, int8_candidates), n)
         query = np.asarray(query, dtype=np.float32).reshape(-1)
-        # faiss keeps the k best in a heap by default; for large k its counting selection is several times faster
-        self.binary.use_heap = hamming_candidates < HEAP_MAX_K
-        _, ids = self.binary.search(quantize.to_ubinary(query), hamming_candidates)
-        rows = ids[0][ids[0] >= 0]
-        if len(rows) > int8_candidates:
-            rows = self.sign_stage(query, rows, int8_candidates)
-        scores = quantize.int8_scores(quantize.int8_weights(query, self.calib), self.int8.get(rows))
-        keep = np.argsort(-scores, kind="stable")[:top_k]
+        weights = quantize.int8_weights(query, self.calib)
+        rows, scores = self.scan.search(query, max(int8_candidates, top_k),
+                                        rescore=lambda some: quantize.int8_scores(weights, self.int8.get(some)))
+        keep = _best(scores, top_k)
         return rows[keep].astype(np.int64), scores[keep].astype(np.float32)
 
-    def sign_stage(self, query: np.ndarray, rows: np.ndarray, keep: int) -> np.ndarray:
-        """The `keep` rows whose sign vectors score best against the float query."""
-        s = quantize.sign_scores(quantize.sign_table(query, self.calib), self.codes[rows])
-        return rows[np.argpartition(-s, keep - 1)[:keep]]
+    def int8_scores(self, query: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The float query against the int8 vectors of any rows (estimated cosine similarity)."""
+        if len(rows) == 0:
+            return np.zeros(0, np.float32)
+        return quantize.int8_scores(quantize.int8_weights(query, self.calib), self.int8.get(rows))
+
+    def close(self) -> None:
+        self.scan.close()
+
+
+def _best(scores: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the k highest scores, highest first (ties in position order)."""
+    if len(scores) > k:
+        top = np.argpartition(-scores, k - 1)[:k]
+        return top[np.lexsort((top, -scores[top]))]
+    return np.argsort(-scores, kind="stable")
