@@ -3,11 +3,14 @@ OpenAI-compatible server, the CLI, model/dimension mismatches and over-long ques
 from __future__ import annotations
 
 import json
+import time
 
+import numpy as np
 import pytest
 
 from App_Function_Libraries.CLI.main import main as cli_main
 from App_Function_Libraries.Retrieval.embeddings import Embedder, get_embedder
+from App_Function_Libraries.Wikipedia import quantize
 from App_Function_Libraries.Wikipedia.answer import answer_question
 from App_Function_Libraries.Wikipedia.builder import build_index
 from App_Function_Libraries.Wikipedia.demo import DEMO_CORPUS
@@ -158,3 +161,38 @@ def test_the_index_query_prompt_wins_and_a_broken_cross_encoder_falls_back(wiki,
     answer = answer_question("How do kites fly?", settings, index=index, llm=None)
     assert answer.sources[0].title == "Kite"
     assert any("cross-encoder unavailable" in e for e in answer.errors)
+
+
+def precomputed_records(dim: int, n: int = 6) -> list[dict]:
+    vecs = np.random.default_rng(3).standard_normal((n, dim)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    bits, int8 = quantize.to_ubinary(vecs), np.clip(np.rint(vecs * 127), -128, 127).astype(np.int8)
+    return [{"id": f"p{i}", "title": f"Article {i}", "text": f"Passage {i}.", "emb_ubinary": bits[i].tolist(),
+             "emb_int8": int8[i].tolist()} for i in range(n)]
+
+
+def test_cli_build_paths_are_relative_to_the_current_directory(make_settings, tmp_path, monkeypatch, capsys):
+    from App_Function_Libraries.config import PROJECT_ROOT
+    work = tmp_path / "work"
+    work.mkdir()
+    for name, dim in (("in.jsonl", 384), ("in64.jsonl", 64)):
+        (work / name).write_text("".join(json.dumps(r) + "\n" for r in precomputed_records(dim)))
+    cfg = ["--config", str(make_settings().path)]
+    monkeypatch.chdir(work)
+    assert cli_main(cfg + ["wiki", "build", "--input", "in.jsonl", "--out", "rel-idx"]) == 0
+    assert (work / "rel-idx" / "manifest.json").is_file() and not (PROJECT_ROOT / "rel-idx").exists()
+    # precomputed vectors of another dimension than the configured model's are refused, naming both
+    assert cli_main(cfg + ["wiki", "build", "--input", "in64.jsonl", "--out", "idx64"]) == 1
+    err = capsys.readouterr().err
+    assert "have 64 dimensions" in err and f"{Embedder().label!r} makes 384" in err
+    assert not (work / "idx64" / "manifest.json").exists()
+
+
+def test_open_time_leaves_out_the_embedding_model_load(wiki, tmp_path):
+    started = time.perf_counter()
+    index = WikiIndex.open(tmp_path / "idx", Embedder())  # a new embedder: its model loads now
+    elapsed = time.perf_counter() - started
+    assert index.model_seconds > 0.05 and index.open_seconds < 0.5
+    assert index.model_seconds + index.open_seconds <= elapsed
+    again = WikiIndex.open(tmp_path / "idx", index.embedder)  # the model is loaded already
+    assert again.model_seconds < 0.01 and again.open_seconds < 0.5

@@ -151,3 +151,69 @@ def test_an_existing_index_is_kept_unless_forced_and_corruption_is_reported(tmp_
     (tmp_path / "idx" / "passages.sqlite").write_bytes(b"garbage" * 100)
     with pytest.raises(IndexCorrupt, match="not a readable passage store"):
         WikiIndex.open(tmp_path / "idx", embedder=None)
+
+
+def file_digests(folder) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+
+
+def test_a_folder_in_the_public_layout_is_not_overwritten_without_force(tmp_path):
+    from Tests.test_wiki_compat import make_public_layout
+    public = tmp_path / "public"
+    public.mkdir()
+    make_public_layout(public)
+    before = file_digests(public)
+    recs, _ = records(8)
+    write_jsonl(tmp_path / "in.jsonl", recs)
+    with pytest.raises(BuildInputError, match=r"already holds an index \(faiss-ubinary.index.*--force"):
+        build_index(tmp_path / "in.jsonl", public, model_label="m")
+    assert file_digests(public) == before
+    build_index(tmp_path / "in.jsonl", public, model_label="m", force=True)
+    assert Manifest.load(public).count == 8
+
+
+class FakeModel:
+    """What the builder asks of an embedding model when the input brings its own vectors."""
+    label, query_prompt = "all-MiniLM-L6-v2", ""
+
+    def __init__(self, dimension: int):
+        self.dimension = dimension
+
+    def encode(self, texts, **kw):
+        raise AssertionError("precomputed vectors must not be embedded again")
+
+
+def test_precomputed_vectors_of_another_dimension_than_the_model_are_refused(tmp_path):
+    recs, _ = records(8)
+    write_jsonl(tmp_path / "in.jsonl", recs)
+    with pytest.raises(BuildInputError, match=r"have 64 dimensions, but the embedding model 'all-MiniLM-L6-v2' "
+                                              r"makes 384; name the model that made them with --model"):
+        build_index(tmp_path / "in.jsonl", tmp_path / "idx", FakeModel(384))
+    assert not (tmp_path / "idx" / "manifest.json").exists()
+    build_index(tmp_path / "in.jsonl", tmp_path / "idx", FakeModel(DIM))
+    assert (Manifest.load(tmp_path / "idx").model, Manifest.load(tmp_path / "idx").dimension) == (
+        "all-MiniLM-L6-v2", DIM)
+
+
+def test_the_demo_replaces_only_an_earlier_demo_index(tmp_path, make_settings, capsys):
+    from App_Function_Libraries.CLI.main import main as cli_main
+    from App_Function_Libraries.Wikipedia.demo import DEMO_CORPUS, demo_may_replace
+    recs, _ = records(8)
+    write_jsonl(tmp_path / "in.jsonl", recs)
+    assert demo_may_replace(tmp_path / "empty", force=False) is False
+    build_index(tmp_path / "in.jsonl", tmp_path / "demo", model_label="m", demo=True)
+    assert demo_may_replace(tmp_path / "demo", force=False) is True
+    build_index(tmp_path / "in.jsonl", tmp_path / "real", model_label="m")
+    with pytest.raises(BuildInputError, match="not the demo encyclopedia.*--force"):
+        demo_may_replace(tmp_path / "real", force=False)
+    assert demo_may_replace(tmp_path / "real", force=True) is True
+    manifest = json.loads((tmp_path / "real" / "manifest.json").read_text())
+    manifest["source"] = "/elsewhere/" + "/".join(DEMO_CORPUS.parts[-2:])  # made before manifests said "demo"
+    (tmp_path / "old-demo").mkdir()
+    (tmp_path / "old-demo" / "manifest.json").write_text(json.dumps(manifest))
+    assert demo_may_replace(tmp_path / "old-demo", force=False) is True
+    before = file_digests(tmp_path / "real")
+    cfg = ["--config", str(make_settings().path)]
+    assert cli_main(cfg + ["wiki", "build", "--demo", "--out", str(tmp_path / "real")]) == 1
+    assert "not the demo encyclopedia" in capsys.readouterr().err
+    assert file_digests(tmp_path / "real") == before

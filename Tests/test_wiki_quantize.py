@@ -131,8 +131,8 @@ def test_sharded_search_rescores_the_rows_one_shard_would(vector_folder, monkeyp
     folder, v, calib = vector_folder
     monkeypatch.setattr(signscan, "MIN_SHARD_ROWS", 500)
     monkeypatch.setattr(signscan, "RESCORE_AHEAD", ahead)
-    one, four = (VectorIndex(map_binary_codes(folder / FAISS_FILE), PositionalInt8Store(folder / USEARCH_FILE, 3000, 64),
-                             calib, threads) for threads in (1, 4))
+    int8 = PositionalInt8Store(folder / USEARCH_FILE, 3000, 64)
+    one, four = (VectorIndex(map_binary_codes(folder / FAISS_FILE), int8, calib, threads) for threads in (1, 4))
     assert (one.threads, four.threads) == (1, 4)
     same_candidates = 0
     for q in unit_vectors(10, seed=11):

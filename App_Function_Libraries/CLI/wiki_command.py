@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
+from pathlib import Path
 
 
 def register(sub) -> None:
@@ -14,7 +15,7 @@ def register(sub) -> None:
     src = b.add_mutually_exclusive_group(required=True)
     src.add_argument("--input", help="passages: a .jsonl/.parquet/SQuAD .json file or a folder")
     src.add_argument("--demo", action="store_true", help="build the small demo encyclopedia shipped with Quarry")
-    b.add_argument("--out", help="index folder (default: [wikipedia] index_dir)")
+    b.add_argument("--out", help="index folder, relative to the current directory (default: [wikipedia] index_dir)")
     b.add_argument("--model", help="embedding model name or path (default: [embeddings] model)")
     b.add_argument("--query-prompt", help="prefix the model expects on queries (default: [embeddings] query_prompt)")
     b.add_argument("--format", default="auto", choices=("auto", "jsonl", "parquet", "datasets", "squad"))
@@ -23,7 +24,8 @@ def register(sub) -> None:
     bf.add_argument("--bf16", dest="bf16", action="store_true", default=None, help="bf16 autocast (about 2x faster on a CPU with native bf16, slower without)")
     bf.add_argument("--fp32", dest="bf16", action="store_false", help="embed in full float32")
     b.add_argument("--no-fts", action="store_true", help="skip the full-text (BM25) table")
-    b.add_argument("--force", action="store_true", help="replace an existing index in --out")
+    b.add_argument("--force", action="store_true", help="replace an existing index in --out (--demo replaces an "
+                                                        "earlier demo index without it)")
     b.set_defaults(func=run_build)
 
     s = wsub.add_parser("search", help="passages nearest to a question, with scores, titles and URLs")
@@ -64,18 +66,27 @@ def _build_embedder(args, settings):
                     args.query_prompt if args.query_prompt is not None else e.query_prompt)
 
 
+def _cli_path(value: str) -> Path:
+    """A path typed on the command line: relative to the current directory, like any other command's."""
+    return Path(value).expanduser().resolve()
+
+
 def run_build(args) -> int:
     from tqdm import tqdm
 
     from App_Function_Libraries.config import get_settings
     from App_Function_Libraries.Retrieval.embeddings import EmbeddingError
     from App_Function_Libraries.Wikipedia.builder import build_index
-    from App_Function_Libraries.Wikipedia.demo import DEMO_CORPUS
+    from App_Function_Libraries.Wikipedia.demo import DEMO_CORPUS, demo_may_replace
     from App_Function_Libraries.Wikipedia.index import forget_wiki_index
     from App_Function_Libraries.Wikipedia.layout import WikiIndexError
     settings = get_settings()
-    out = settings.resolve_path(args.out) if args.out else settings.resolve_path(settings.wikipedia.index_dir)
-    source = DEMO_CORPUS if args.demo else args.input
+    out = _cli_path(args.out) if args.out else settings.resolve_path(settings.wikipedia.index_dir)
+    source = DEMO_CORPUS if args.demo else _cli_path(args.input)
+    try:
+        force = demo_may_replace(out, args.force) if args.demo else args.force
+    except WikiIndexError as exc:
+        return _fail(exc, out)
     bar = tqdm(unit="passage", desc="embedding", dynamic_ncols=True)
 
     def progress(done: int, total: int | None) -> None:
@@ -83,8 +94,8 @@ def run_build(args) -> int:
         bar.update(done - bar.n)
 
     try:
-        report = build_index(source, out, _build_embedder(args, settings), fmt=args.format,
-                             force=args.force or args.demo, progress=progress, fts=not args.no_fts)
+        report = build_index(source, out, _build_embedder(args, settings), fmt=args.format, force=force,
+                             progress=progress, fts=not args.no_fts, demo=args.demo)
     except (WikiIndexError, EmbeddingError, sqlite3.DatabaseError) as exc:
         bar.close()
         return _fail(exc, out)

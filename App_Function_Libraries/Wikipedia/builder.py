@@ -19,7 +19,7 @@ import numpy as np
 
 from App_Function_Libraries.Wikipedia import quantize
 from App_Function_Libraries.Wikipedia.layout import (BUILD_DIR, FAISS_FILE, MANIFEST_FILE, STORE_FILE, USEARCH_FILE,
-                                                     BuildInputError, Manifest, library_versions)
+                                                     BuildInputError, Manifest, index_files_in, library_versions)
 from App_Function_Libraries.Wikipedia.readers import InputPassage, count_passages, iter_passages
 from App_Function_Libraries.Wikipedia.store import NewPassage, PassageStoreWriter
 
@@ -61,20 +61,22 @@ class _State:
 class IndexBuilder:
     def __init__(self, input_path: Path, out_dir: Path, embedder=None, fmt: str = "auto", model_label: str = "",
                  query_prompt: str = "", progress: Progress | None = None, chunk_rows: int = CHUNK_ROWS,
-                 calibration_rows: int = CALIBRATION_ROWS, fts: bool = True):
+                 calibration_rows: int = CALIBRATION_ROWS, fts: bool = True, demo: bool = False):
         self.input, self.out, self.fmt = Path(input_path), Path(out_dir), fmt
         self.embedder = embedder
         self.model_label = model_label or (embedder.label if embedder is not None else "")
         self.query_prompt = query_prompt if query_prompt or embedder is None else embedder.query_prompt
         self.progress = progress or (lambda done, total: None)
-        self.chunk_rows, self.calibration_rows, self.fts = chunk_rows, calibration_rows, fts
+        self.chunk_rows, self.calibration_rows, self.fts, self.demo = chunk_rows, calibration_rows, fts, demo
         self.work = self.out / BUILD_DIR
 
     # ------------------------------------------------------------ driver
     def build(self, force: bool = False) -> BuildReport:
         start = time.time()
-        if (self.out / MANIFEST_FILE).exists() and not force:
-            raise BuildInputError(f"{self.out} already holds an index; pass --force to replace it")
+        existing = index_files_in(self.out)
+        if existing and not force:
+            raise BuildInputError(f"{self.out} already holds an index ({', '.join(existing)}); pass --force to "
+                                  f"replace it")
         records = iter_passages(self.input, self.fmt)
         state = self._open_state()
         resumed_from = state.rows_done
@@ -161,6 +163,7 @@ class IndexBuilder:
             raise BuildInputError(f"{self.input}: some rows lack emb_ubinary/emb_int8 while others have them")
         if state.rows_done == 0:
             state.dimension = int(chunk[0].int8.size)
+            self._check_precomputed_dimension(state.dimension)
         for i, p in enumerate(chunk):
             if p.int8.size != state.dimension or p.ubinary.size * 8 != state.dimension:
                 raise BuildInputError(f"{self.input}: passage {state.rows_done + i} ({p.pid}) has {p.int8.size} "
@@ -168,6 +171,16 @@ class IndexBuilder:
                                       f"{state.dimension} for both")
         return (np.vstack([p.ubinary for p in chunk]).astype(np.uint8, copy=False),
                 np.vstack([p.int8 for p in chunk]).astype(np.int8, copy=False))
+
+    def _check_precomputed_dimension(self, dimension: int) -> None:
+        """Precomputed vectors are labelled with the model given for the build: it must make vectors of their
+        dimension (questions are embedded with it), so a mismatch is refused before anything is written."""
+        if self.embedder is None:
+            return
+        if self.embedder.dimension != dimension:
+            raise BuildInputError(f"{self.input}: the precomputed vectors (emb_ubinary/emb_int8) have {dimension} "
+                                  f"dimensions, but the embedding model {self.model_label!r} makes "
+                                  f"{self.embedder.dimension}; name the model that made them with --model")
 
     # ------------------------------------------------------------ final files
     def _write_vector_indexes(self, state: _State) -> None:
@@ -182,7 +195,7 @@ class IndexBuilder:
             (self.work / name).replace(self.out / name)
         Manifest(model=self.model_label, dimension=state.dimension, count=state.rows_done, documents=documents,
                  query_prompt=self.query_prompt, calibration=state.calibration, int8_rows_in_key_order=True,
-                 fts=self.fts, source=str(self.input), versions=library_versions()).save(self.out)
+                 fts=self.fts, source=str(self.input), demo=self.demo, versions=library_versions()).save(self.out)
         shutil.rmtree(self.work, ignore_errors=True)
 
 

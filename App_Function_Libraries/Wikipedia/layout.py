@@ -23,6 +23,7 @@ COMPAT_MAPPING_FILE = "document-url-mappings.sqlite"
 COMPAT_TEXT_DIRS = ("wikipedia-en-text", "wikipedia-2023-11-en-text", "text")
 BUILD_DIR = ".build"
 FORMAT_VERSION = 1
+INDEX_FILES = (MANIFEST_FILE, FAISS_FILE, USEARCH_FILE, STORE_FILE, COMPAT_MAPPING_FILE)  # either layout
 
 
 class WikiIndexError(RuntimeError):
@@ -60,6 +61,7 @@ class Manifest:
     int8_rows_in_key_order: bool = True  # usearch slots == keys: int8 rows can be read by position
     fts: bool = True
     source: str = ""
+    demo: bool = False  # built from the demo encyclopedia shipped with Quarry
     versions: dict = field(default_factory=dict)
     created_at: float = field(default_factory=time.time)
     format_version: int = FORMAT_VERSION
@@ -94,6 +96,11 @@ def library_versions() -> dict:
 
 def is_quarry_index(folder: Path) -> bool:
     return (folder / MANIFEST_FILE).is_file()
+
+
+def index_files_in(folder: Path) -> list[str]:
+    """The index files (of either layout) that folder holds."""
+    return [name for name in INDEX_FILES if (folder / name).exists()]
 
 
 def is_compat_index(folder: Path) -> bool:
