@@ -3,6 +3,7 @@ resuming an interrupted build, and bad input."""
 from __future__ import annotations
 
 import json
+import zlib
 
 import numpy as np
 import pyarrow as pa
@@ -217,3 +218,44 @@ def test_the_demo_replaces_only_an_earlier_demo_index(tmp_path, make_settings, c
     assert cli_main(cfg + ["wiki", "build", "--demo", "--out", str(tmp_path / "real")]) == 1
     assert "not the demo encyclopedia" in capsys.readouterr().err
     assert file_digests(tmp_path / "real") == before
+
+
+class HashEmbedder(FakeModel):
+    """A deterministic stand-in for an embedding model: each text's vector comes from its CRC."""
+
+    def encode(self, texts, **kw):
+        vecs = np.vstack([np.random.default_rng(zlib.crc32(t.encode())).standard_normal(self.dimension)
+                          for t in texts]).astype(np.float32)
+        return vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
+
+
+def test_embedding_builds_commit_and_report_every_batch_even_before_calibration(tmp_path):
+    recs, _ = records(50)
+    for r in recs:
+        del r["emb_ubinary"], r["emb_int8"]
+    write_jsonl(tmp_path / "in.jsonl", recs)
+    kw = dict(chunk_rows=8, calibration_rows=20)
+    calls = []
+
+    def stop_after_two_batches(done, total):
+        calls.append((done, total))
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):  # 16 rows in: the int8 ranges are not calibrated yet
+        build_index(tmp_path / "in.jsonl", tmp_path / "idx", HashEmbedder(DIM), progress=stop_after_two_batches, **kw)
+    assert calls == [(8, 50), (16, 50)]
+    calls.clear()
+    report = build_index(tmp_path / "in.jsonl", tmp_path / "idx", HashEmbedder(DIM),
+                         progress=lambda *call: calls.append(call), **kw)
+    assert report.resumed_from == 16 and [c[0] for c in calls] == [24, 32, 40, 48, 50]
+    fresh = build_index(tmp_path / "in.jsonl", tmp_path / "fresh", HashEmbedder(DIM), **kw)
+    for name in ("faiss-ubinary.index", "usearch-int8.index"):
+        assert (tmp_path / "idx" / name).read_bytes() == (tmp_path / "fresh" / name).read_bytes()
+    assert Manifest.load(tmp_path / "idx").calibration == Manifest.load(tmp_path / "fresh").calibration
+    small = build_index(tmp_path / "in.jsonl", tmp_path / "small", HashEmbedder(DIM), chunk_rows=8,
+                        calibration_rows=1000)  # fewer passages than the calibration sample
+    assert small.count == 50 and Manifest.load(tmp_path / "small").calibration is not None
+    index = WikiIndex.open(tmp_path / "small", embedder=None)
+    query = HashEmbedder(DIM).encode([recs[7]["text"]])[0]
+    assert index.vectors.search(query, 1, 10)[0][0] == 7

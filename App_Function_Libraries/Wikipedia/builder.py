@@ -1,9 +1,12 @@
 """Building a local Wikipedia index from passages: stream, embed in batches, quantize, write, resume.
 
 Work happens in `<out>/.build/`: the passage store and two append-only code files (packed bits, int8)
-grow one committed batch at a time, and `state.json` records how many rows are safely written. An
-interrupted build started again with the same input and model resumes from there. The faiss and usearch
-files, the FTS table and the manifest are written at the end, then moved into `<out>`.
+grow one committed batch (CHUNK_ROWS passages) at a time, and `state.json` records how many rows are safely
+written. The int8 ranges are calibrated on the first CALIBRATION_ROWS embeddings: until then each batch's
+float embeddings are committed to `floats.bin`, and once enough are in, they are calibrated and quantized
+in one go. An interrupted build started again with the same input and model resumes from the last
+committed batch. The faiss and usearch files, the FTS table and the manifest are written at the end, then
+moved into `<out>`.
 """
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 import numpy as np
 
@@ -24,7 +27,8 @@ from App_Function_Libraries.Wikipedia.readers import InputPassage, count_passage
 from App_Function_Libraries.Wikipedia.store import NewPassage, PassageStoreWriter
 
 Progress = Callable[[int, int | None], None]  # (rows done, total rows or None)
-CHUNK_ROWS = 256
+CHUNK_ROWS = 256  # passages per committed batch (and per progress report)
+FLOATS_FILE = "floats.bin"
 CALIBRATION_ROWS = 10_000
 # The usearch file serves as a memory-mapped int8 store that Quarry reads by row; its HNSW graph is never
 # walked, so it is built thin (and single-threaded, which keeps slots in key order).
@@ -52,10 +56,48 @@ class _State:
     precomputed: bool = False
     calibration: dict | None = None
 
+    @property
+    def needs_calibration(self) -> bool:
+        """Embedded here, and the int8 ranges not calibrated yet (the rows' floats wait in floats.bin)."""
+        return not self.precomputed and self.calibration is None
+
     def save(self, work: Path) -> None:
         tmp = work / "state.json.tmp"
         tmp.write_text(json.dumps(self.__dict__), encoding="utf-8")
         tmp.replace(work / "state.json")
+
+
+class _WorkFiles:
+    """The append-only files of a build: packed bits, int8 codes and, until calibration, float embeddings.
+    Each append is flushed, so a committed batch is on disk before state.json counts it."""
+
+    def __init__(self, work: Path):
+        self.work = work
+        self.handles = {name: open(work / name, "ab") for name in ("ubinary.bin", "int8.bin", FLOATS_FILE)}
+
+    def __enter__(self) -> "_WorkFiles":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for fh in self.handles.values():
+            fh.close()
+
+    def _append(self, name: str, data: np.ndarray) -> None:
+        self.handles[name].write(np.ascontiguousarray(data).tobytes())
+        self.handles[name].flush()
+
+    def append_codes(self, bits: np.ndarray, int8: np.ndarray) -> None:
+        self._append("ubinary.bin", bits)
+        self._append("int8.bin", int8)
+
+    def append_floats(self, emb: np.ndarray) -> None:
+        self._append(FLOATS_FILE, emb.astype(np.float32, copy=False))
+
+    def floats(self, rows: int, dimension: int) -> np.ndarray:
+        return np.fromfile(self.work / FLOATS_FILE, dtype=np.float32, count=rows * dimension).reshape(rows, dimension)
+
+    def drop_floats(self) -> None:
+        self.handles[FLOATS_FILE].truncate(0)
 
 
 class IndexBuilder:
@@ -85,10 +127,12 @@ class IndexBuilder:
         store = PassageStoreWriter(self.work / STORE_FILE)
         store.truncate(state.rows_done)
         remaining = itertools.islice(records, state.rows_done, None)
-        with open(self.work / "ubinary.bin", "ab") as fbin, open(self.work / "int8.bin", "ab") as fint:
-            for chunk in self._chunks(remaining, state):
-                self._write_chunk(chunk, state, store, fbin, fint)
+        with _WorkFiles(self.work) as files:
+            while chunk := list(itertools.islice(remaining, self.chunk_rows)):
+                self._write_chunk(chunk, state, store, files)
                 self.progress(state.rows_done, total)
+            if state.rows_done and state.needs_calibration:  # fewer passages than CALIBRATION_ROWS
+                self._calibrate(state, files)
         if state.rows_done == 0:
             store.finish(fts=False)
             shutil.rmtree(self.work, ignore_errors=True)
@@ -115,48 +159,54 @@ class IndexBuilder:
         return fresh
 
     def _prepare_files(self, state: _State) -> None:
-        """Cut the code files back to the last committed row (an interruption may have left a partial batch)."""
-        width_bits, width_i8 = state.dimension // 8, state.dimension
-        for name, width in (("ubinary.bin", width_bits), ("int8.bin", width_i8)):
+        """Cut the work files back to the last committed row (an interruption may have left a partial batch)."""
+        coded = 0 if state.needs_calibration else state.rows_done
+        floats = state.rows_done if state.needs_calibration else 0
+        sizes = (("ubinary.bin", state.dimension // 8, coded), ("int8.bin", state.dimension, coded),
+                 (FLOATS_FILE, state.dimension * 4, floats))
+        for name, row_bytes, rows in sizes:
             path = self.work / name
             path.touch()
             with path.open("r+b") as fh:
-                fh.truncate(state.rows_done * width)
+                fh.truncate(rows * row_bytes)
 
     # ------------------------------------------------------------ batches
-    def _chunks(self, records: Iterator[InputPassage], state: _State) -> Iterator[list[InputPassage]]:
-        if state.rows_done == 0:  # the first chunk also calibrates the int8 ranges: make it big enough
-            first = list(itertools.islice(records, max(self.calibration_rows, self.chunk_rows)))
-            if not first:
-                return
-            yield first
-        while chunk := list(itertools.islice(records, self.chunk_rows)):
-            yield chunk
-
-    def _write_chunk(self, chunk: list[InputPassage], state: _State, store: PassageStoreWriter, fbin, fint) -> None:
-        bits, int8 = self._codes(chunk, state)
-        fbin.write(bits.tobytes())
-        fint.write(int8.tobytes())
-        fbin.flush()
-        fint.flush()
+    def _write_chunk(self, chunk: list[InputPassage], state: _State, store: PassageStoreWriter,
+                     files: "_WorkFiles") -> None:
+        if state.rows_done == 0:
+            state.precomputed = chunk[0].int8 is not None and chunk[0].ubinary is not None
+        if state.precomputed:
+            files.append_codes(*self._precomputed_codes(chunk, state))
+        else:
+            self._embed_chunk(chunk, state, files)
         store.add(state.rows_done, [NewPassage(p.pid, p.title, p.url, p.text) for p in chunk])
         store.commit()
         state.rows_done += len(chunk)
         state.save(self.work)
+        if state.needs_calibration and state.rows_done >= self.calibration_rows:
+            self._calibrate(state, files)
 
-    def _codes(self, chunk: list[InputPassage], state: _State) -> tuple[np.ndarray, np.ndarray]:
-        if state.rows_done == 0:
-            state.precomputed = chunk[0].int8 is not None and chunk[0].ubinary is not None
-        if state.precomputed:
-            return self._precomputed_codes(chunk, state)
+    def _embed_chunk(self, chunk: list[InputPassage], state: _State, files: "_WorkFiles") -> None:
+        """Embed a batch: quantized once the int8 ranges are calibrated, kept as floats until then."""
         if self.embedder is None:
             raise BuildInputError("the input has no emb_ubinary/emb_int8 columns and no embedding model was given")
         emb = self.embedder.encode([p.text for p in chunk])
         if state.rows_done == 0:
             state.dimension = int(emb.shape[1])
-            state.calibration = quantize.calibrate(emb).to_dict()
-        calib = quantize.Calibration.from_dict(state.calibration)
-        return quantize.to_ubinary(emb), quantize.to_int8(emb, calib)
+        if state.needs_calibration:
+            files.append_floats(emb)
+        else:
+            calib = quantize.Calibration.from_dict(state.calibration)
+            files.append_codes(quantize.to_ubinary(emb), quantize.to_int8(emb, calib))
+
+    def _calibrate(self, state: _State, files: "_WorkFiles") -> None:
+        """Calibrate the int8 ranges on the embeddings committed so far and quantize them."""
+        emb = files.floats(state.rows_done, state.dimension)
+        calib = quantize.calibrate(emb)
+        files.append_codes(quantize.to_ubinary(emb), quantize.to_int8(emb, calib))
+        state.calibration = calib.to_dict()
+        state.save(self.work)
+        files.drop_floats()
 
     def _precomputed_codes(self, chunk: list[InputPassage], state: _State) -> tuple[np.ndarray, np.ndarray]:
         if any(p.int8 is None or p.ubinary is None for p in chunk):
