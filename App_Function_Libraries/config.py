@@ -188,6 +188,7 @@ class WikipediaSettings:
     top_k_related_documents: int = _f(1, min=0, max=100)
     top_k_related_nodes: int = _f(3, min=0, max=100)
     hybrid: bool = _f(True)
+    relevance_floor: float = _f(0.35, min=0.0, max=1.0)  # answers use no passage less similar to the question
 
 
 @dataclass
@@ -195,6 +196,7 @@ class DocumentSettings:
     index_dir: str = _f("Databases/documents", path=True)
     contextual_annotation: bool = _f(False)
     annotation_patterns: str = _f("Config_Files/chunk_annotation_patterns.yml", path=True)
+    relevance_floor: float = _f(0.35, min=0.0, max=1.0)  # answers use no chunk less similar to the question
 
 
 @dataclass

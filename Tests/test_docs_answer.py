@@ -112,3 +112,15 @@ def test_cli_round_trip(make_settings, tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["--config", cfg, "docs", "search", "x", "--after", "not-a-date"])
     assert "not a date" in capsys.readouterr().err
+
+
+def test_a_question_the_documents_do_not_answer_is_refused_plainly(make_settings, tmp_path):
+    from App_Function_Libraries.Documents.answer import NO_ANSWER
+    lib = DocumentLibrary(make_settings())
+    lib.add([corpus(tmp_path / "files")])
+    answer = lib.ask("What is the capital of Mongolia?")
+    assert answer.mode == "none" and not answer.sources and not answer.citations
+    assert answer.markdown.startswith(NO_ANSWER) and "Closest passages, not used:" in answer.markdown
+    assert "[1]" not in answer.markdown
+    assert lib.ask("How long should coffee steep in a French press?").sources  # answerable: still answered
+    lib.close()

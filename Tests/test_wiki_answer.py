@@ -2,6 +2,7 @@
 OpenAI-compatible server, the CLI, model/dimension mismatches and over-long questions."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 
@@ -146,7 +147,28 @@ def test_the_demo_encyclopedia_builds_and_answers(make_settings, tmp_path):
     answer = answer_question("Who first reached the summit of Mount Everest?", settings, llm=None)
     assert answer.sources[0].title == "Mount Everest"
     assert "Tenzing Norgay" in answer.markdown
+    check_the_relevance_floor(settings)
     forget_wiki_index()
+
+
+def check_the_relevance_floor(settings) -> None:
+    """On the demo index: what it cannot answer is said plainly, with the closest passages marked as not used;
+    the team's answerable questions all clear the floor, and most unanswerable ones do not."""
+    answer = answer_question("What is the capital of Mongolia?", settings, llm=None)
+    assert answer.mode == "none" and not answer.sources and not answer.passages and not answer.citations
+    assert answer.markdown.startswith("The index has no passage that answers this question")
+    assert "Closest passages, not used:" in answer.markdown and "[1]" not in answer.markdown
+    assert answer.closest and all(h.vector_score < settings.wikipedia.relevance_floor for h in answer.closest)
+    index, params = get_wiki_index(settings), SearchParams.from_settings(settings)
+    questions = json.loads((DEMO_CORPUS.parent / "questions.json").read_text(encoding="utf-8"))
+    best = {kind: [max(h.vector_score for h in index.search(q, params)) for q in questions[kind]]
+            for kind in ("answerable", "unanswerable")}
+    floor = settings.wikipedia.relevance_floor
+    assert min(best["answerable"]) >= floor
+    assert sum(b < floor for b in best["unanswerable"]) >= 0.4 * len(best["unanswerable"])  # 47.6% measured
+    with_floor_off = dataclasses.replace(settings, wikipedia=dataclasses.replace(settings.wikipedia,
+                                                                                relevance_floor=0.0))
+    assert answer_question("What is the capital of Mongolia?", with_floor_off, llm=None).sources
 
 
 def test_the_index_query_prompt_wins_and_a_broken_cross_encoder_falls_back(wiki, make_settings, tmp_path):

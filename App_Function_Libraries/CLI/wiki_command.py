@@ -134,6 +134,8 @@ def run_search(args) -> int:
         print(f"    {h.text[:300]}{'…' if len(h.text) > 300 else ''}")
     if not hits:
         print("no passages found")
+    print(f"index opened in {index.open_seconds:.2f} s, embedding model loaded in {index.model_seconds:.2f} s",
+          file=sys.stderr)
     return 0
 
 
@@ -151,7 +153,8 @@ def run_ask(args) -> int:
         print(json.dumps({"question": answer.question, "markdown": answer.markdown, "mode": answer.mode,
                           "sources": [s.__dict__ for s in answer.sources],
                           "citations": [c.__dict__ for c in answer.citations], "errors": answer.errors,
-                          "timings": answer.timings}, indent=1, ensure_ascii=False))
+                          "closest": [h.__dict__ for h in answer.closest], "timings": answer.timings},
+                         indent=1, ensure_ascii=False))
         return 0
     print(answer.markdown)
     print()

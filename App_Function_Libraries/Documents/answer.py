@@ -1,19 +1,26 @@
 """Answers from the retrieved chunks with `[n]` citations to file and location, verified like the web
 report: an LLM writes when one is configured, otherwise an extractive answer is built from the chunks'
-own sentences. Chunk text is untrusted data inside the prompt.
+own sentences. Chunk text is untrusted data inside the prompt. Chunks whose cosine similarity to the question
+is below [documents] relevance_floor are not used; when none reaches it, the answer says so and lists the
+closest chunks as not used.
 """
 from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
+
 from App_Function_Libraries.Documents.doc_types import DocAnswer, SearchHit
 from App_Function_Libraries.LLM import prompts
 from App_Function_Libraries.LLM.base import LLMClient, LLMError
 from App_Function_Libraries.LLM.context import fit_evidence
-from App_Function_Libraries.Retrieval.citations import CitableSource, extractive_answer, verify_citations
+from App_Function_Libraries.Retrieval.citations import (CitableSource, extractive_answer, no_answer_markdown,
+                                                        verify_citations)
 from App_Function_Libraries.Retrieval.passages import split_sentences
 
 NO_HITS = "Nothing in your documents matches this question."
+NO_ANSWER = "Nothing in your documents answers this question"
+CLOSEST_SHOWN = 3
 
 
 def citable_sources(hits: list[SearchHit]) -> list[CitableSource]:
@@ -24,10 +31,21 @@ def citable_sources(hits: list[SearchHit]) -> list[CitableSource]:
 
 
 def answer_from_hits(question: str, hits: list[SearchHit], llm: LLMClient | None, embedder=None,
-                     on_token: Callable[[str], None] | None = None) -> DocAnswer:
-    """A cited answer to the question from the hits (best first)."""
+                     on_token: Callable[[str], None] | None = None, relevance_floor: float | None = None) -> DocAnswer:
+    """A cited answer to the question from the hits (best first) that reach the relevance floor (default: the
+    configured [documents] relevance_floor; it needs the embedder)."""
     if not hits:
         return DocAnswer(question=question, markdown=NO_HITS)
+    if relevance_floor is None:
+        from App_Function_Libraries.config import get_settings
+        relevance_floor = get_settings().documents.relevance_floor
+    if embedder is not None and relevance_floor > 0:
+        similarity = hit_similarities(question, hits, embedder)
+        relevant = [h for h, s in zip(hits, similarity) if s >= relevance_floor]
+        if not relevant:
+            return DocAnswer(question=question, markdown=closest_unused(hits, similarity, relevance_floor),
+                             mode="none")
+        hits = relevant
     errors: list[str] = []
     if llm is not None:
         try:
@@ -37,6 +55,18 @@ def answer_from_hits(question: str, hits: list[SearchHit], llm: LLMClient | None
             errors.append(f"the LLM could not answer ({exc}); this answer is extractive")
     markdown = extractive_answer(question, citable_sources(hits), embedder)
     return _verified(question, markdown, hits, embedder, "extractive", errors)
+
+
+def hit_similarities(question: str, hits: list[SearchHit], embedder) -> np.ndarray:
+    """Cosine similarity of the question to each hit's text (the embedder's unit vectors)."""
+    return embedder.encode([h.text for h in hits]) @ embedder.encode_query(question)
+
+
+def closest_unused(hits: list[SearchHit], similarity: np.ndarray, floor: float) -> str:
+    """The answer when no chunk reaches the floor: says so, and lists the closest chunks as not used."""
+    statement = f"{NO_ANSWER}: no chunk reaches the relevance floor ({floor:.2f} cosine similarity to the question)."
+    best = np.argsort(-similarity, kind="stable")[:CLOSEST_SHOWN]
+    return no_answer_markdown(statement, [(hits[i].citation_target, float(similarity[i]), hits[i].text) for i in best])
 
 
 def _llm_answer(question: str, hits: list[SearchHit], llm: LLMClient,

@@ -257,3 +257,16 @@ def extractive_answer(question: str, sources: list[CitableSource], embedder=None
     if not chosen:
         return "The sources found do not contain text that answers this question."
     return "\n".join(f"- {s.rstrip()} [{n}]" for s, n in chosen)
+
+
+def no_answer_markdown(statement: str, closest: list[tuple[str, float, str]], words: int = 20) -> str:
+    """An answer saying plainly that no source answers the question, then the closest passages as
+    (where, similarity, text), listed as not used: no [n], since nothing is cited."""
+    lines = [statement]
+    if closest:
+        lines += ["", "Closest passages, not used:"]
+    for where, similarity, text in closest:
+        split = text.split()
+        lines.append(f"- {where} (similarity {similarity:.2f}): {' '.join(split[:words])}"
+                     f"{' …' if len(split) > words else ''}")
+    return "\n".join(lines)

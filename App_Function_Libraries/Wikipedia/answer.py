@@ -1,9 +1,12 @@
 """Answering a question from the local Wikipedia index, with [n] citations that resolve to articles.
 
-search (two-stage vectors, BM25 fusion) -> rerank (cross-encoder when configured, else embedding + BM25
-fusion) -> keep top_k_nodes -> related-node expansion (the best other passages of the top documents) ->
-group by article -> with an LLM: condense each article, then answer citing [n]; without one: an extractive
-answer made of the passages' own sentences. Every answer's citations are verified against the passages.
+search (sign scan, int8 rescoring, BM25 fusion) -> drop passages below the relevance floor (an estimated
+cosine similarity to the question, [wikipedia] relevance_floor) -> rerank (cross-encoder when configured,
+else embedding + BM25 fusion) -> keep top_k_nodes -> related-node expansion (the best other passages of the
+top documents) -> group by article -> with an LLM: condense each article, then answer citing [n]; without
+one: an extractive answer made of the passages' own sentences. Every answer's citations are verified
+against the passages. When no passage clears the floor, the answer says the index has none that answers
+the question and lists the closest passages as not used.
 """
 from __future__ import annotations
 
@@ -15,13 +18,16 @@ import numpy as np
 from App_Function_Libraries.LLM import prompts
 from App_Function_Libraries.LLM.base import LLMError
 from App_Function_Libraries.Retrieval.bm25 import BM25
-from App_Function_Libraries.Retrieval.citations import CitableSource, extractive_answer, verify_citations
+from App_Function_Libraries.Retrieval.citations import (CitableSource, extractive_answer, no_answer_markdown,
+                                                        verify_citations)
 from App_Function_Libraries.Retrieval.fusion import reciprocal_rank_fusion
 from App_Function_Libraries.Web_Search.research_types import Citation
 from App_Function_Libraries.Wikipedia.index import SearchParams, WikiHit, WikiIndex, get_wiki_index
 
 USE_CONFIGURED_LLM = object()
 RELATIVE_SCORE_FLOOR = 0.5  # candidates below half the best passage's similarity are dropped before reranking
+NO_ANSWER = "The index has no passage that answers this question"
+CLOSEST_SHOWN = 3
 
 
 @dataclass
@@ -31,10 +37,11 @@ class WikiAnswer:
     sources: list[CitableSource]
     citations: list[Citation] = field(default_factory=list)
     passages: list[WikiHit] = field(default_factory=list)  # the passages the answer was written from
-    mode: str = "extractive"  # or "llm"
+    mode: str = "extractive"  # or "llm", or "none" when no passage cleared the relevance floor
     invalid_citations_removed: int = 0
     timings: dict[str, float] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    closest: list[WikiHit] = field(default_factory=list)  # with mode "none": the nearest passages, not used
 
 
 # ---------------------------------------------------------------- ranking
@@ -59,8 +66,10 @@ def rerank_scores(question: str, texts: list[str], embedding_scores: list[float]
 
 def select_passages(question: str, hits: list[WikiHit], index: WikiIndex, settings,
                     errors: list[str]) -> list[WikiHit]:
-    """The top_k_nodes reranked hits, then the best other passages of the top documents."""
+    """The top_k_nodes reranked hits at or above the relevance floor, then the best other passages of the top
+    documents (none when no hit clears the floor)."""
     w = settings.wikipedia
+    hits = [h for h in hits if h.vector_score >= w.relevance_floor]
     best = max((h.vector_score for h in hits), default=0.0)
     if best > 0:  # passages far less similar than the best one are noise, not evidence
         hits = [h for h in hits if h.vector_score >= RELATIVE_SCORE_FLOOR * best]
@@ -139,6 +148,13 @@ def llm_answer(question: str, sources: list[CitableSource], llm, errors: list[st
     return reply.text.strip() if hasattr(reply, "text") else str(reply).strip()
 
 
+def closest_unused(closest: list[WikiHit], floor: float) -> str:
+    """The answer when no passage reaches the floor: says so, and lists the closest passages as not used."""
+    statement = (f"{NO_ANSWER}: no passage reaches the relevance floor ({floor:.2f} estimated similarity to the "
+                 f"question).")
+    return no_answer_markdown(statement, [(h.title, h.vector_score, h.text) for h in closest])
+
+
 def answer_question(question: str, settings=None, index: WikiIndex | None = None, llm=USE_CONFIGURED_LLM,
                     embedder=None) -> WikiAnswer:
     """Search, rerank, expand, and write a cited answer (LLM when one is configured, else extractive)."""
@@ -158,6 +174,10 @@ def answer_question(question: str, settings=None, index: WikiIndex | None = None
     passages = select_passages(question, hits, index, settings, errors)
     sources = group_by_article(passages)
     timings["rerank"] = time.perf_counter() - t
+    if not passages:
+        closest = sorted(hits, key=lambda h: -h.vector_score)[:CLOSEST_SHOWN]
+        return WikiAnswer(question, closest_unused(closest, settings.wikipedia.relevance_floor), [],
+                          mode="none", closest=closest, timings=timings, errors=errors)
     t = time.perf_counter()
     markdown, mode = "", "extractive"
     if llm is not None and sources:
