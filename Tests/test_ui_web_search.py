@@ -252,3 +252,12 @@ def test_a_profile_chosen_for_a_role_does_its_work_in_the_pipeline(make_settings
     extraction = {m for p, m in model_of.items() if prompts.EXTRACTION_SYSTEM[:60] in p}
     report = {m for p, m in model_of.items() if prompts.REPORT_RULES[:60] in p}
     assert extraction == {"big-model"} and report == {"small-model"}
+
+
+def test_an_answer_with_no_relevant_passage_says_so_under_it():
+    from App_Function_Libraries.Gradio_UI.wikipedia_tab import answer_view as wiki_view
+    from App_Function_Libraries.Wikipedia.answer import WikiAnswer
+    none = WikiAnswer("What is the capital of Mongolia?", "The index has no passage that answers this.", [],
+                      mode="none", timings={"search": 0.01})
+    assert "*No answer: no passage reached the relevance floor · search 0.01 s*" in wiki_view(none)
+    assert "*Extractive answer · search 0.01 s*" in wiki_view(WikiAnswer("Q", "A", [], timings={"search": 0.01}))

@@ -86,6 +86,15 @@ def cited_numbers(markdown: str) -> set[int]:
     return {n for m in CITATION.finditer(markdown or "") for n in parse_group(m.group(1))}
 
 
+MODE_LABELS = {"llm": "LLM answer", "extractive": "Extractive answer",
+               "none": "No answer: no passage reached the relevance floor"}
+
+
+def mode_label(mode: str) -> str:
+    """How an answer was made, for the line under it ("none": nothing was relevant enough to use)."""
+    return MODE_LABELS.get(mode, "Extractive answer")
+
+
 def answer_markdown(markdown: str, sources: list[SourceRef], anchor_prefix: str = "src") -> str:
     """The answer with linked citations followed by the sources it cites (all of them when it cites none;
     the tab's table lists the rest)."""

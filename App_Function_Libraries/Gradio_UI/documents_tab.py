@@ -13,7 +13,7 @@ from pathlib import Path
 
 import gradio as gr
 
-from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, answer_markdown, problems_markdown
+from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, answer_markdown, mode_label, problems_markdown
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, user_errors
 
 COLLECTION_HEADERS = ["id", "name", "type", "pages", "words", "chunks", "added", "path"]
@@ -127,7 +127,7 @@ def select_document(ids: list[int], evt: gr.SelectData):
 def answer_view(answer) -> str:
     refs = [SourceRef(n, f"{h.name} ({h.location})", h.citation_target) for n, h in enumerate(answer.sources, 1)]
     text = answer_markdown(answer.markdown, refs, "doc")
-    footer = f"*{'LLM' if answer.mode == 'llm' else 'Extractive'} answer from {len(refs)} passage(s)*"
+    footer = f"*{mode_label(answer.mode)} · {len(refs)} passage(s) used*"
     notes = problems_markdown(answer.errors, answer.invalid_citations_removed)
     return "\n\n".join(p for p in (text, notes, footer) if p)
 

@@ -9,7 +9,7 @@ import dataclasses
 
 import gradio as gr
 
-from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, answer_markdown, problems_markdown
+from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, answer_markdown, mode_label, problems_markdown
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, user_errors
 
 PASSAGE_HEADERS = ["n", "article", "link", "score", "similarity", "passage"]
@@ -62,7 +62,7 @@ def answer_view(answer) -> str:
     refs = [SourceRef(s.n, s.title, s.url) for s in answer.sources]
     text = answer_markdown(answer.markdown, refs, "wiki")
     timing = " · ".join(f"{k} {v:.2f} s" for k, v in answer.timings.items())
-    footer = f"*{'LLM' if answer.mode == 'llm' else 'Extractive'} answer · {timing}*"
+    footer = f"*{mode_label(answer.mode)} · {timing}*"
     notes = problems_markdown(answer.errors, answer.invalid_citations_removed)
     return "\n\n".join(p for p in (text, notes, footer) if p)
 
