@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import configparser
 import dataclasses
+import logging
 import os
 import re
 import threading
@@ -300,10 +301,18 @@ def _build_section(cls: type, values: dict[str, str], where_prefix: str, base: A
     return cls(**kwargs)
 
 
+# Keys an earlier Quarry had: ignored with a warning (an old config file still loads), never an error
+RETIRED_KEYS = {"similarity_search_hamming_candidates": "the vector search's first stage now scores every "
+                                                        "passage's sign bits; the line can be removed"}
+
+
 def _unknown_keys(cls: type, values: dict[str, str], where_prefix: str) -> None:
     known = {f.name for f in dataclasses.fields(cls)}
     for key in values:
-        if key not in known:
+        if key in RETIRED_KEYS:
+            logging.getLogger(__name__).warning("config: %s %s is no longer used (%s)", where_prefix, key,
+                                                RETIRED_KEYS[key])
+        elif key not in known:
             raise ConfigError(f"{where_prefix} {key}: unknown key (known keys: {', '.join(sorted(known))})")
 
 

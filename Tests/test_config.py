@@ -142,3 +142,12 @@ def test_bf16_is_auto_by_default_and_follows_the_cpu(monkeypatch):
     assert embeddings.Embedder(bf16="true").uses_bf16 and not embeddings.Embedder(bf16="false").uses_bf16
     assert embeddings.Embedder(bf16=True).uses_bf16 and not embeddings.Embedder(bf16=False).uses_bf16
     assert isinstance(embeddings.cpu_has_native_bf16(), bool)
+
+
+def test_a_retired_key_is_ignored_with_a_warning_and_a_misspelt_one_is_an_error(tmp_path, caplog):
+    p = write(tmp_path, "[wikipedia]\nsimilarity_search_hamming_candidates = 6000\n"
+                        "similarity_search_top_k_nodes = 50\n")
+    assert load_settings(p, env={}).wikipedia.similarity_search_top_k_nodes == 50
+    assert "similarity_search_hamming_candidates is no longer used" in caplog.text
+    with pytest.raises(ConfigError, match="similarity_search_hamming_candidate: unknown key"):
+        load_settings(write(tmp_path, "[wikipedia]\nsimilarity_search_hamming_candidate = 6000\n"), env={})
