@@ -51,3 +51,18 @@ def test_missing_gguf_file_is_a_clear_error(make_settings, tmp_path):
     s = make_settings({"llm": {"provider": "llamacpp", "llamacpp_model_path": str(tmp_path / "none.gguf")}})
     with pytest.raises(LLMModelNotFound, match="GGUF model file not found"):
         make_client(s.llm_for("final_answer"), "final_answer").complete("x")
+
+
+def test_loaded_models_are_freed_before_interpreter_shutdown(gguf_path, monkeypatch):
+    """llama-cpp-python's own finalizer, when it runs during interpreter shutdown, can print a traceback; the
+    provider frees its models at exit (registered when the first one loads) while the interpreter is whole."""
+    import atexit
+
+    from App_Function_Libraries.LLM import llamacpp_provider as provider
+    registered = []
+    monkeypatch.setattr(atexit, "register", registered.append)
+    monkeypatch.setattr(provider, "_models", {})
+    model, _ = provider._load(gguf_path, 256, 1, "")
+    assert registered == [provider.close_models] and model._model.model is not None
+    provider.close_models()
+    assert provider._models == {} and model._model.model is None

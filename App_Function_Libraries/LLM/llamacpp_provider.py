@@ -5,6 +5,7 @@ instruction-tuned) set `llamacpp_completion_mode`: chats are then written out as
 """
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 from pathlib import Path
@@ -34,8 +35,23 @@ def _load(path: str, n_ctx: int, threads: int, chat_format: str):
                 model = llama_cpp.Llama(**kwargs)
             except (ValueError, RuntimeError) as exc:
                 raise LLMBadResponse(f"llama.cpp could not load {path}: {exc}") from exc
+            if not _models:
+                atexit.register(close_models)
             _models[key] = (model, threading.Lock())
         return _models[key]
+
+
+def close_models() -> None:
+    """Free every loaded model now, while the interpreter is whole (llama-cpp-python's own finalizer, run
+    during interpreter shutdown, fails on half-torn-down modules and prints a traceback)."""
+    with _models_lock:
+        models = list(_models.values())
+        _models.clear()
+    for model, lock in models:
+        with lock:
+            close = getattr(model, "close", None)
+            if close is not None:
+                close()
 
 
 def completion_prompt(messages: list[Message]) -> str:
