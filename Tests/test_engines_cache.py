@@ -78,3 +78,37 @@ def test_cache_rows_hold_no_key_even_when_the_server_echoes_it(world, make_setti
     assert KEY not in stored and LLM_KEY not in stored and "page 2 failed" in stored
     again = perform_websearch("google", "solar power", "US", "en", "en", 15, settings=settings)
     assert again["cached"] is True and KEY not in json.dumps(again)
+
+
+def test_a_placeholder_llm_key_is_no_secret_results_keep_the_word(world, make_settings, tmp_path):
+    """Local servers take any key; users set `api_key = ollama`. Results, the cache, a saved run and its
+    export keep the word (URLs included), while a credential-looking key is still removed."""
+    from App_Function_Libraries.DB.export import export_report
+    from App_Function_Libraries.DB.redact import configured_secrets
+    from App_Function_Libraries.DB.research_store import get_research_store
+    from App_Function_Libraries.Web_Search.research_types import ResearchResult, Source
+    apis = SearchAPIs(world).install()
+    config = apis.config(search_cache_ttl_seconds=3600)
+    config["llm"] = {"api_key": "ollama"}
+    settings = make_settings(config)
+    serve_google = apis.google
+
+    def about_ollama(req):
+        body = json.loads(serve_google(req).body)
+        body["items"][0].update(link="https://ollama.com/library/llama3", title="llama3 on ollama",
+                                snippet=f"running models with ollama, not {KEY}")
+        return Response.json(body)
+    world.route("GET", PATHS["google"], about_ollama)
+    first = perform_websearch("google", "ollama models", "US", "en", "en", 3, settings=settings)["results"][0]
+    assert first["url"] == "https://ollama.com/library/llama3" and first["title"] == "llama3 on ollama"
+    assert "with ollama" in first["content"] and KEY not in first["content"]
+    again = perform_websearch("google", "ollama models", "US", "en", "en", 3, settings=settings)
+    assert again["cached"] is True and again["results"][0]["url"] == "https://ollama.com/library/llama3"
+    result = ResearchResult(question="What is ollama?", report_markdown="ollama runs models locally [1].",
+                            sources=[Source("llama3 on ollama", "https://ollama.com/library/llama3", n=1)])
+    secrets = configured_secrets(settings)
+    assert "ollama" in secrets
+    store = get_research_store(settings)
+    saved = store.load_report(store.save_research(result))
+    assert saved.sources[0].url == "https://ollama.com/library/llama3" and "ollama runs" in saved.report_markdown
+    assert "https://ollama.com/library/llama3" in export_report(result, "md", secrets=secrets)

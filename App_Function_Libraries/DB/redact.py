@@ -3,8 +3,10 @@
 Two guards, applied to plain data (dicts, lists, strings) before it is written or exported:
 - a field whose name says it holds a credential (`api_key`, `token`, `secret`, `password`, `authorization`,
   ...) is dropped; counters such as `max_tokens` or `prompt_tokens` are not credentials and stay;
-- every configured key value (settings and QUARRY_*_KEY environment variables) is replaced wherever it
-  appears inside a string, and so are `key=`/`token=` query parameters and bearer tokens in error messages.
+- every configured key value (settings and QUARRY_*_KEY environment variables) is replaced in messages, and
+  so are `key=`/`token=` query parameters and bearer tokens; in content (titles, snippets, URLs, report text)
+  only values that look like credentials are replaced: a local server's placeholder key such as `ollama` or
+  `lm-studio` is no secret, and blanking it would corrupt every URL and sentence that names the product.
 """
 from __future__ import annotations
 
@@ -16,6 +18,8 @@ from typing import Any, Iterable
 
 REDACTED = "[redacted]"
 MIN_SECRET_LENGTH = 6  # shorter values would blank out ordinary words
+CREDENTIAL_LENGTH = 24  # this long, any key value is taken for a credential ...
+CREDENTIAL_MIN_LENGTH = 12  # ... from this long, one that mixes letters and digits is too
 
 _SECRET_WORDS = {"key", "apikey", "secret", "secrets", "password", "passwd", "token", "authorization",
                  "credential", "credentials", "cookie", "bearer"}
@@ -59,6 +63,20 @@ def configured_secrets(settings: Any = None, env: dict[str, str] | None = None) 
     return {s for s in found if len(s) >= MIN_SECRET_LENGTH}
 
 
+def looks_like_credential(value: str) -> bool:
+    """Real API keys are long random strings (`sk-…`, `BSA…`, 32 hex digits); placeholders that local servers
+    accept (`ollama`, `lm-studio`, `sk-no-key-required`) are words."""
+    if len(value) >= CREDENTIAL_LENGTH:
+        return True
+    return len(value) >= CREDENTIAL_MIN_LENGTH and any(c.isdigit() for c in value) and \
+        any(c.isalpha() for c in value)
+
+
+def content_secrets(secrets: Iterable[str]) -> tuple[str, ...]:
+    """The secrets to replace in content (see the module's docstring); messages get them all."""
+    return tuple(s for s in secrets if looks_like_credential(s))
+
+
 def scrub_text(text: str, secrets: Iterable[str]) -> str:
     """`text` with every secret value replaced."""
     for secret in sorted(secrets, key=len, reverse=True):
@@ -75,8 +93,8 @@ def scrub_message(text: str, secrets: Iterable[str]) -> str:
 
 
 def scrub(data: Any, secrets: Iterable[str]) -> Any:
-    """A copy of plain data without credential-named fields and without secret values in any string."""
-    secrets = tuple(secrets)
+    """A copy of plain data without credential-named fields and without credential values in any string."""
+    secrets = content_secrets(secrets)
     if isinstance(data, dict):
         return {k: scrub(v, secrets) for k, v in data.items() if not (isinstance(k, str) and is_secret_name(k))}
     if isinstance(data, (list, tuple)):

@@ -23,7 +23,7 @@ from typing import Any, Iterable
 from App_Function_Libraries.DB.connection import (NotFoundError, StoreError, open_store_database, shared_store,
                                                    write_transaction)
 from App_Function_Libraries.DB.file_errors import report_file_errors
-from App_Function_Libraries.DB.redact import configured_secrets, scrub_result_dict, scrub_text
+from App_Function_Libraries.DB.redact import configured_secrets, content_secrets, scrub_result_dict, scrub_text
 from App_Function_Libraries.Web_Search.research_types import VERDICTS, Citation, ResearchResult, Source
 
 COMPONENT = "research"
@@ -253,7 +253,7 @@ class ResearchStore:
     def put_page(self, page: PageRecord) -> None:
         """Store (or refresh) a fetched page in the cache."""
         row = asdict(page)
-        secrets = self._current_secrets()
+        secrets = content_secrets(self._current_secrets())
         row = {k: scrub_text(v, secrets) if isinstance(v, str) else v for k, v in row.items()}
         row["fetched_at"] = float(page.fetched_at or time.time())
         db = self._db()

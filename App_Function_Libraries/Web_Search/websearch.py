@@ -25,7 +25,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 from App_Function_Libraries.config import EngineSettings, Settings, get_settings
-from App_Function_Libraries.DB.redact import configured_secrets, scrub_message
+from App_Function_Libraries.DB.redact import configured_secrets, content_secrets, scrub_message
 from App_Function_Libraries.Web_Search.engines import (ENGINE_MODULES, connection_for, load_engine,
                                                        missing_setting_message)
 from App_Function_Libraries.Web_Search.engines.base import (Hit, SearchOptions, page_count_note,
@@ -229,11 +229,13 @@ def redact(text: str, secrets: list[str]) -> str:
 
 
 def redact_answer(answer: dict[str, Any], secrets: list[str]) -> dict[str, Any]:
-    """The answer, in place, with no key left in its messages or results (also what the cache stores)."""
+    """The answer, in place, with no key left in its messages or credential in its results (also what the
+    cache stores). Results lose only credential-looking values: a placeholder key such as `ollama` is no
+    secret, and replacing it would break every result URL that names the product."""
     for key in ("error", "processing_error"):
         if answer[key]:
             answer[key] = redact(answer[key], secrets)
-    answer["results"] = _without_secrets(answer["results"], secrets)
+    answer["results"] = _without_secrets(answer["results"], content_secrets(secrets))
     return answer
 
 
