@@ -44,8 +44,10 @@ def content_hash(text: str) -> str:
 
 
 def load_page(url: str, fetcher: PageFetcher, cache=None, cache_ttl: float = 0,
-              cancel: threading.Event | None = None) -> LoadedPage:
-    """Stage 4 for one URL: the cached page when fresh, else fetched and its main text extracted."""
+              cancel: threading.Event | None = None,
+              on_extracting: Callable[[], None] | None = None) -> LoadedPage:
+    """Stage 4 for one URL: the cached page when fresh, else fetched and its main text extracted
+    (`on_extracting` is called when the download is done and extraction begins)."""
     cached = _cache_get(cache, url, cache_ttl)
     if cached is not None:
         return cached
@@ -54,6 +56,8 @@ def load_page(url: str, fetcher: PageFetcher, cache=None, cache_ttl: float = 0,
     if page.error:
         out.error = page.error
         return out
+    if on_extracting is not None:
+        on_extracting()
     try:
         extracted = extract_content(page.body, page.content_type, page.header_charset, out.final_url)
     except ExtractionFailed as exc:
@@ -155,8 +159,7 @@ def read_pages(sources: list[Source], cfg: StreamConfig) -> StreamReport:
     """Stages 4-6 over these sources (fetched concurrently, ranked as they arrive, condensed at once)."""
     report, clock = StreamReport(), _Clock()
     arrived: queue.Queue = queue.Queue()
-    settings = cfg.fetcher.settings
-    watch = _Overdue(settings.total_timeout_seconds + settings.extract_timeout_seconds)
+    watch = _Overdue(cfg.fetcher.settings.extract_timeout_seconds)
     counts = {"fetch": 0, "rank": 0, "extract": 0}
     lock = threading.Lock()
     total = len(sources)
@@ -168,8 +171,7 @@ def read_pages(sources: list[Source], cfg: StreamConfig) -> StreamReport:
 
     def load(source: Source) -> None:
         started = time.monotonic()
-        watch.start(source, started)
-        page = load_page_safely(source.url, cfg)
+        page = load_page_safely(source.url, cfg, lambda: watch.start(source, time.monotonic()))
         clock.mark("fetch", started, time.monotonic())
         if watch.arrive(source):  # else it was already given up as overdue
             arrived.put((source, page))
@@ -186,12 +188,9 @@ def read_pages(sources: list[Source], cfg: StreamConfig) -> StreamReport:
         clock.mark("extract", started, time.monotonic())
         bump("extract")
 
-    workers = max(1, min(total, 4 * cfg.fetcher.settings.concurrency))
-    fetch_pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="page")
+    _start_page_workers(sources, load, max(1, min(total, 4 * cfg.fetcher.settings.concurrency)), cfg.cancel)
     llm_pool = ThreadPoolExecutor(max_workers=MAX_PARALLEL_LLM_CALLS, thread_name_prefix="notes")
     try:
-        for source in sources:
-            fetch_pool.submit(load, source)
         pending = total
         while pending and not _cancelled(cfg.cancel):
             batch = _next_batch(arrived) + watch.give_up(time.monotonic(), bump)
@@ -210,19 +209,41 @@ def read_pages(sources: list[Source], cfg: StreamConfig) -> StreamReport:
                     bump("extract")
         llm_pool.shutdown(wait=not _cancelled(cfg.cancel), cancel_futures=_cancelled(cfg.cancel))
     finally:
-        fetch_pool.shutdown(wait=False, cancel_futures=True)
         llm_pool.shutdown(wait=False, cancel_futures=True)
     report.timings = clock.timings()
     return report
 
 
+def _start_page_workers(sources: list[Source], load: Callable[[Source], None], workers: int,
+                        cancel: threading.Event | None) -> None:
+    """Daemon threads that load the sources, each taking the next one until none is left or the run is
+    cancelled. Daemon threads, not a ThreadPoolExecutor: the interpreter joins an executor's threads at exit,
+    so a page whose parser never returns would keep `python app.py research` from ever exiting."""
+    todo: queue.Queue = queue.Queue()
+    for source in sources:
+        todo.put(source)
+
+    def work() -> None:
+        while not _cancelled(cancel):
+            try:
+                source = todo.get_nowait()
+            except queue.Empty:
+                return
+            load(source)
+
+    for i in range(workers):
+        threading.Thread(target=work, name=f"page-{i}", daemon=True).start()
+
+
 class _Overdue:
-    """Pages past their deadline (download plus text extraction, from when their load began): a library stuck
-    on hostile bytes cannot hold up the run. A given-up page is recorded as failed; its late result is dropped."""
+    """Pages whose text extraction has run past its deadline (from the end of the download; downloads have
+    their own timeouts in the fetcher): a library stuck on hostile bytes cannot hold up the run. A given-up
+    page is recorded as failed; its late result is dropped."""
 
     def __init__(self, seconds: float):
         self.seconds = seconds
         self.started: dict[int, tuple[Source, float]] = {}
+        self.given_up: set[int] = set()
         self.lock = threading.Lock()
 
     def start(self, source: Source, at: float) -> None:
@@ -232,25 +253,27 @@ class _Overdue:
     def arrive(self, source: Source) -> bool:
         """False when the page was already given up."""
         with self.lock:
-            return self.started.pop(id(source), None) is not None
+            self.started.pop(id(source), None)
+            return id(source) not in self.given_up
 
     def give_up(self, now: float, bump: Callable[[str], None]) -> list[tuple[Source, LoadedPage]]:
         with self.lock:
             late = [(key, s) for key, (s, at) in self.started.items() if now - at > self.seconds]
             for key, _ in late:
                 del self.started[key]
+                self.given_up.add(key)
         for _ in late:
             bump("fetch")
-        return [(s, LoadedPage(url=s.url, error=f"gave up after {self.seconds:g} s: the page could not be read "
-                                                "in time ([fetch] total_timeout_seconds + extract_timeout_seconds)"))
+        return [(s, LoadedPage(url=s.url, error=f"gave up after {self.seconds:g} s reading the page's text "
+                                                "([fetch] extract_timeout_seconds)"))
                 for _, s in late]
 
 
-def load_page_safely(url: str, cfg: StreamConfig) -> LoadedPage:
+def load_page_safely(url: str, cfg: StreamConfig, on_extracting: Callable[[], None] | None = None) -> LoadedPage:
     """load_page, with any unexpected failure (a bug, or hostile bytes breaking a library) recorded as this
     page's error: one page never stops the run, and the stream always hears back about every page."""
     try:
-        return load_page(url, cfg.fetcher, cfg.cache, cfg.cache_ttl, cfg.cancel)
+        return load_page(url, cfg.fetcher, cfg.cache, cfg.cache_ttl, cfg.cancel, on_extracting)
     except Exception as exc:  # noqa: BLE001 - kept as the source's error, with its type and first line
         return LoadedPage(url=url, error=f"could not read the page: unexpected {_one_line(exc)}")
 
