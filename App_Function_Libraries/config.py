@@ -252,6 +252,7 @@ def _convert(raw: str, ftype: Any, meta: dict, where: str) -> Any:
         value = _typed(raw, ftype)
     except ValueError as exc:
         raise ConfigError(f"{where} = {raw!r}: {exc}") from None
+    value = _as_true_false_choice(value, meta.get("choices"))
     if meta.get("choices") and value not in meta["choices"]:
         raise ConfigError(f"{where} = {raw!r}: allowed values are {', '.join(meta['choices'])}")
     if meta.get("check"):
@@ -264,6 +265,17 @@ def _convert(raw: str, ftype: Any, meta: dict, where: str) -> Any:
         rng = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
         raise ConfigError(f"{where} = {raw!r}: must be {rng}")
     return value
+
+
+def _as_true_false_choice(value: Any, choices: tuple[str, ...] | None) -> Any:
+    """A setting that grew from true/false to more choices (bf16: auto, true, false) still takes every
+    spelling of true and false it took before (yes, on, 1, ...)."""
+    if not choices or "true" not in choices or "false" not in choices or not isinstance(value, str):
+        return value
+    try:
+        return "true" if _typed(value, "bool") else "false"
+    except ValueError:
+        return value.lower() if value.lower() in choices else value
 
 
 def _typed(raw: str, ftype: Any) -> Any:

@@ -151,3 +151,9 @@ def test_a_retired_key_is_ignored_with_a_warning_and_a_misspelt_one_is_an_error(
     assert "similarity_search_hamming_candidates is no longer used" in caplog.text
     with pytest.raises(ConfigError, match="similarity_search_hamming_candidate: unknown key"):
         load_settings(write(tmp_path, "[wikipedia]\nsimilarity_search_hamming_candidate = 6000\n"), env={})
+
+
+@pytest.mark.parametrize("raw, value", [("yes", "true"), ("1", "true"), ("On", "true"), ("True", "true"),
+                                        ("no", "false"), ("0", "false"), ("off", "false"), ("AUTO", "auto")])
+def test_bf16_still_takes_every_true_false_spelling_of_the_old_setting(tmp_path, raw, value):
+    assert load_settings(write(tmp_path, f"[embeddings]\nbf16 = {raw}\n"), env={}).embeddings.bf16 == value
