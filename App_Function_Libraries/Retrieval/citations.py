@@ -178,19 +178,24 @@ def verify_citations(markdown: str, sources: list[CitableSource], embedder=None)
 #     with an embedding model, it is at least MIN_UNSHARED_SIMILARITY close to it in meaning.
 
 _ADDRESSEE = r"(?:ai|a\.i\.|assistant|chatbot|(?:large\s+)?language\s+model|llm|gpt|chatgpt|claude|gemini|copilot)"
+# where an imperative starts: a clause's start, or after a word that introduces an order ("please ignore …",
+# "you must ignore …"), so "patients who forget their previous instructions" is not taken for an order
+_IMPERATIVE = r"(?:^|[:;.!?\"'(]\s*|\b(?:and|then|now|please|must|should|to)\s+)"
 _ORDER_PATTERNS = [re.compile(p, re.IGNORECASE) for p in (
     # overriding what the reader was told before
-    r"\b(?:ignore|disregard|forget|override|bypass)\b[\w\s,'-]{0,40}?\b(?:previous|prior|above|earlier|preceding|"
-    r"original|system|all|any|your)\b[\w\s,'-]{0,20}?\b(?:instructions?|prompts?|rules|directions|guidelines|"
-    r"directives|context|messages?)\b",
+    _IMPERATIVE + r"(?:ignore|disregard|forget|override|bypass)\b[\w\s,'-]{0,40}?\b(?:previous|prior|above|"
+    r"earlier|preceding|original|system|your)\b[\w\s,'-]{0,20}?\b(?:instructions?|prompts?|rules|directions|"
+    r"guidelines|directives|context|messages?)\b",
     # a new role or mode for the reader
     r"\byou\s+(?:are|will\s+be)\s+now\s+(?:in|an?|the|acting|operating|running|free|no\s+longer|unrestricted|"
     r"jailbroken|dan)\b|\byou\s+(?:will|must)\s+now\s+(?:act|behave|respond|answer|reply|obey)\b",
     r"\b(?:act|behave|respond)\s+as\s+(?:if\s+you\s+(?:are|were)|an?\s+" + _ADDRESSEE + r")\b|"
-    r"\bpretend\s+(?:to\s+be|you\s+are)\b",
+    + _IMPERATIVE + r"pretend\s+(?:to\s+be|you\s+are)\b",
     r"\b(?:enter|enable|activate|switch\s+(?:on|to|into))\s+(?:developer|maintenance|debug|god|jailbreak|dan)\s+"
-    r"mode\b|\bsystem\s+prompt\b|"
-    r"\b(?:new|hidden|secret|updated)\s+instructions\b",
+    r"mode\b|" + _IMPERATIVE + r"(?:reveal|print|show|repeat|output|leak)\s+(?:your|the)\s+(?:system\s+)?"
+    r"(?:prompt|instructions)\b|"
+    r"\b(?:new|hidden|secret|updated)\s+instructions\s*:|\bfollow\s+(?:these|the|my)\s+(?:new|hidden|secret)\s+"
+    r"instructions\b",
     # what the answer must be
     r"(?:^|[:;,.!?]\s*|\b(?:and|then|now|please|must|should)\s+)(?:reply|respond|answer|output|say|print|write|"
     r"return)\s+(?:only\s+with|with\s+only|only\s+the\s+words?|nothing\s+but|exactly\s+(?:with|the\s+words?))\b",
@@ -228,8 +233,9 @@ def rank_sentences(question: str, sources: list[CitableSource], embedder=None,
         return []
     texts = [s for s, _ in items]
     lexical = BM25(texts).scores(question)
-    dense = embedder.encode(texts) @ embedder.encode_query(question) if embedder is not None else None
-    topic_dense = embedder.encode(texts) @ embedder.encode_query(topic) if embedder is not None and topic else dense
+    vectors = embedder.encode(texts) if embedder is not None else None
+    dense = vectors @ embedder.encode_query(question) if vectors is not None else None
+    topic_dense = vectors @ embedder.encode_query(topic) if vectors is not None and topic else dense
     asked = _content_words(topic or question)
     related = [i for i, text in enumerate(texts) if asked & _content_words(text)
                or (topic_dense is not None and topic_dense[i] >= MIN_UNSHARED_SIMILARITY)]
