@@ -1,6 +1,7 @@
 """Cited answers from local documents (scripted LLM and extractive), and the `docs` CLI."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -123,4 +124,17 @@ def test_a_question_the_documents_do_not_answer_is_refused_plainly(make_settings
     assert answer.markdown.startswith(NO_ANSWER) and "Closest passages, not used:" in answer.markdown
     assert "[1]" not in answer.markdown
     assert lib.ask("How long should coffee steep in a French press?").sources  # answerable: still answered
+    lib.close()
+
+
+def test_the_library_answers_with_its_own_relevance_floor(make_settings, tmp_path):
+    """A library built with floor 0 (no floor) answers even an unrelated question, whatever the process-wide
+    settings say (they keep the default floor here)."""
+    from App_Function_Libraries import config as config_mod
+    no_floor = make_settings({"documents": {"relevance_floor": "0"}})
+    config_mod.set_settings(dataclasses.replace(no_floor, documents=config_mod.DocumentSettings()))  # default floor
+    lib = DocumentLibrary(no_floor)
+    lib.add([corpus(tmp_path / "files")])
+    assert config_mod.get_settings().documents.relevance_floor > 0
+    assert lib.ask("What is the capital of Mongolia?").mode == "extractive"
     lib.close()

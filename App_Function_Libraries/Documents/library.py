@@ -135,7 +135,8 @@ class DocumentLibrary:
         if use_llm:
             from App_Function_Libraries.LLM.registry import get_llm
             llm = get_llm("final_answer", self.settings)
-        return answer_from_hits(question, hits, llm, self.embedder, on_token)
+        return answer_from_hits(question, hits, llm, self.embedder, on_token,
+                                relevance_floor=self.settings.documents.relevance_floor)
 
     def reindex(self, progress: Progress | None = None) -> int:
         """Embed every stored node again with the configured model. Returns the number of nodes."""
