@@ -146,3 +146,25 @@ def test_sharded_search_rescores_the_rows_one_shard_would(vector_folder, monkeyp
             assert set(one.search(q, 20, 300)[0].tolist()) == set(rows.tolist())
     assert same_candidates >= 5
     four.close()
+
+
+def test_a_big_index_is_packed_in_bounded_shards_taken_in_turn_by_the_threads(monkeypatch):
+    """No shard over MAX_SHARD_ROWS (packing one needs a second copy of its codes); more shards than threads
+    still give the same rows as one shard."""
+    monkeypatch.setattr(signscan, "MIN_SHARD_ROWS", 200)
+    monkeypatch.setattr(signscan, "MAX_SHARD_ROWS", 640)
+    for threads in (1, 2):
+        bounds = signscan.shard_bounds(3000, threads)
+        assert bounds[0][0] == 0 and bounds[-1][1] == 3000 and len(bounds) % threads == 0
+        assert all(end - start <= 640 and start % 32 == 0 for start, end in bounds)
+    v = unit_vectors(3000)
+    calib = quantize.calibrate(v)
+    one = SignScan(quantize.to_ubinary(v), calib.binary_scale, threads=1)
+    two = SignScan(quantize.to_ubinary(v), calib.binary_scale, threads=2)
+    assert len(one.shards) >= 5 and len(two.shards) % 2 == 0 and two.workers.threads == 2
+    assert all(index.ntotal <= 640 for _, index in one.shards + two.shards)
+    q = unit_vectors(1, seed=300)[0]
+    rows1, scores1 = one.search(q, 100)
+    rows2, scores2 = two.search(q, 100)
+    assert sorted(scores1.tolist()) == sorted(scores2.tolist())
+    two.close()

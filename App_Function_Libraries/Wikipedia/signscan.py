@@ -9,13 +9,16 @@ passage as a Hamming scan, and far better ordered than Hamming distance, since t
 
 The rows are cut into shards searched in parallel threads (faiss releases the GIL); each shard keeps its
 best k, and the union's best k is exactly the unsharded search's best k (the lookup tables, and so the
-scores, depend only on the query).
+scores, depend only on the query). No shard is larger than MAX_SHARD_ROWS, so a big index has more shards
+than threads, taken in turn by the threads.
 
-The codes are read from the faiss file through a memory map while the shards are packed, so opening never
-holds two copies in memory.
+The codes are read from the faiss file through a memory map and packed one shard at a time: packing passes
+through a plain copy of that shard's codes, so opening holds at most one shard's codes twice (48 MiB for a
+million 384-bit rows), never the whole index's.
 """
 from __future__ import annotations
 
+import itertools
 import os
 import struct
 from concurrent.futures import ThreadPoolExecutor
@@ -31,6 +34,7 @@ FLAT_BINARY_FOURCC = b"IBxF"
 FLAT_BINARY_HEADER = struct.Struct("<4siiqbiQ")
 BLOCK_ROWS = 32  # faiss fast-scan packs codes in blocks of 32 rows
 MIN_SHARD_ROWS = 65_536  # smaller shards cost more in thread hand-offs than they save
+MAX_SHARD_ROWS = 1 << 20  # bounds the memory packing a shard needs on top of the index (see above)
 PACK_ROWS = 65_536
 MAX_AUTO_THREADS = 8
 # With a rescoring step, each shard rescores its best k / shards x this many rows itself (the merge keeps
@@ -100,17 +104,20 @@ def fast_scan_index(codes: np.ndarray, centroids: np.ndarray):
 
 
 def shard_bounds(rows: int, threads: int) -> list[tuple[int, int]]:
-    """[start, end) row ranges: one per thread, none under MIN_SHARD_ROWS (one shard for a small index)."""
+    """[start, end) row ranges: one per thread, none under MIN_SHARD_ROWS (one shard for a small index) and
+    none over MAX_SHARD_ROWS (then a multiple of the threads)."""
     if rows == 0:
         return [(0, 0)]
     shards = max(1, min(threads, rows // MIN_SHARD_ROWS))
+    shards *= -(-rows // (shards * MAX_SHARD_ROWS))  # rounds of `threads` shards until none is too large
     step = -(-rows // shards)
     step = -(-step // BLOCK_ROWS) * BLOCK_ROWS
     return [(start, min(start + step, rows)) for start in range(0, rows, step)]
 
 
 class Workers:
-    """Runs one call per item in parallel: the first item on the calling thread, the others in a pool."""
+    """Runs one call per item on `threads` threads, the calling thread among them; each thread takes the next
+    item until none is left (a big index has more shards than threads)."""
 
     def __init__(self, threads: int):
         self.threads = threads
@@ -119,8 +126,17 @@ class Workers:
     def map(self, fn, items: list) -> list:
         if self.pool is None or len(items) < 2:
             return [fn(item) for item in items]
-        later = [self.pool.submit(fn, item) for item in items[1:]]
-        return [fn(items[0])] + [f.result() for f in later]
+        results: list = [None] * len(items)
+        taken = itertools.count()  # next() on it is atomic: each item goes to exactly one thread
+
+        def drain() -> None:
+            while (i := next(taken)) < len(items):
+                results[i] = fn(items[i])
+        helpers = [self.pool.submit(drain) for _ in range(min(self.threads, len(items)) - 1)]
+        drain()
+        for helper in helpers:
+            helper.result()
+        return results
 
     def close(self) -> None:
         if self.pool is not None:
@@ -135,7 +151,7 @@ class SignScan:
         self.count = len(codes)
         self.shards = [(start, fast_scan_index(codes[start:end], centroids))
                        for start, end in shard_bounds(self.count, threads)]
-        self.workers = Workers(len(self.shards))
+        self.workers = Workers(min(max(1, threads), len(self.shards)))
 
     def search(self, query: np.ndarray, k: int, rescore: Rescore | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(rows, scores) of the k rows whose sign scores are highest, unordered. The scores are the sign-scan
