@@ -68,6 +68,17 @@ def test_search_finds_the_right_article_and_the_index_stays_loaded(wiki):
     assert vector_only[0].title == "Lighthouse" and vector_only[0].bm25 is None
 
 
+def test_an_index_replaced_by_a_settings_change_still_serves_a_search_in_flight(wiki):
+    """Another UI thread may hold the old index when a settings change opens a new one: it keeps working."""
+    import dataclasses
+    old = get_wiki_index(wiki)
+    changed = dataclasses.replace(wiki, wikipedia=dataclasses.replace(wiki.wikipedia, search_threads=3))
+    new = get_wiki_index(changed)
+    assert new is not old
+    hits = old.search("What guides ships at night?", SearchParams.from_settings(wiki))
+    assert hits[0].title == "Lighthouse" and old.store.passages([hits[0].row])
+
+
 def test_extractive_answer_cites_the_articles_it_quotes(wiki):
     answer = answer_question("How does sourdough bread rise?", wiki, llm=None)
     assert answer.mode == "extractive"

@@ -216,7 +216,9 @@ def get_wiki_index(settings=None) -> WikiIndex:
     with _lock:
         if key not in _cache:
             for old in [k for k in _cache if k[0] == key[0]]:
-                _cache.pop(old).close()
+                # dropped, not closed: a search in another thread may still be using it; it is freed when
+                # the last one is done with it
+                del _cache[old]
             _cache[key] = WikiIndex.open(folder, embedder, threads)
         return _cache[key]
 
