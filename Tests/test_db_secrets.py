@@ -92,9 +92,9 @@ def test_database_and_every_export_hold_no_key(keyed_settings, tmp_path):
 
 def test_secret_field_names():
     for name in ("api_key", "google_api_key", "apiKey", "X-Subscription-Token", "token", "client_secret",
-                 "password", "Authorization", "access_token"):
+                 "password", "Authorization", "access_token", "auth", "sig", "signature", "X-Auth"):
         assert is_secret_name(name), name
-    for name in ("max_tokens", "prompt_tokens", "keywords", "question", "content_hash", "monkey"):
+    for name in ("max_tokens", "prompt_tokens", "keywords", "question", "content_hash", "monkey", "author", "signal"):
         assert not is_secret_name(name), name
 
 

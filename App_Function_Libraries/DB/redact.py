@@ -22,7 +22,7 @@ CREDENTIAL_LENGTH = 24  # this long, any key value is taken for a credential ...
 CREDENTIAL_MIN_LENGTH = 12  # ... from this long, one that mixes letters and digits is too
 
 _SECRET_WORDS = {"key", "apikey", "secret", "secrets", "password", "passwd", "token", "authorization",
-                 "credential", "credentials", "cookie", "bearer"}
+                 "credential", "credentials", "cookie", "bearer", "auth", "sig", "signature"}
 _SECRET_PHRASES = ("api_key", "apikey", "access_key", "secret", "password", "auth_token", "access_token")
 _QUERY_SECRET = re.compile(
     r"(?i)([?&](?:api[_-]?key|key|token|access[_-]?token|auth|secret|password|sig|signature)=)[^&\s\"'<>]+")
