@@ -1,0 +1,229 @@
+"""End-to-end answer quality: the real research pipeline on a frozen web with known answers.
+
+    python bench/research_qa.py [--limit 300] [--seed 13] [--llm] [--config PATH]
+
+The web is built at run time from the SQuAD v1.1 dev articles in ../shared/data/wiki_qa/ (see
+bench/qa_web.py): pages of three paragraphs in real-looking boilerplate, and a SearXNG-format search server
+that ranks by title + snippet-sized excerpts and mixes in distractors. For a seeded sample of questions,
+`process_question` runs whole (sub-queries, search, relevance, fetch, text extraction, passage ranking, report,
+citation verification), in extractive mode and, with --llm, with the LLM of Config_Files/config.txt (or
+--config) as well.
+
+Per mode:
+  answer_recall       the report contains a gold answer (SQuAD normalisation: lower case, no punctuation,
+                      no articles, whitespace collapsed);
+  cited_correctly     a report sentence containing a gold answer cites the page holding the gold paragraph;
+  citation_precision  of all stored citations, the share whose quote is text of the cited page and supports the
+                      sentence: at least half of the sentence's content words are in the quote (the verifier
+                      stores the best-supporting passage; this checks it really is from that page and on point);
+  median_s, p90_s     wall time per question; llm_calls, llm_tokens per question.
+Baselines in the same run, on the same questions and search server:
+  snippets            answer recall of the top-10 search snippets for the question;
+  bm25_sentences      the top-10 result pages' text (Quarry's extraction), sentences ranked by BM25 against the
+                      question, the best six as the answer.
+What it does not measure: each answer sits in one paragraph of one page (no synthesis across sources), and
+SQuAD questions share many words with their paragraph (lexical questions favour BM25 and extractive answers).
+
+Last line per mode:
+    research_qa: mode=<m> answer_recall=<r> cited_correctly=<c> citation_precision=<p> median_s=<s> n=<n>
+Exits 0 with a note when the shared data is absent.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import statistics
+import string
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+
+import qa_web  # noqa: E402
+
+
+# ---------------------------------------------------------------- SQuAD normalisation and matching
+
+def normalize(text: str) -> str:
+    text = text.lower()
+    text = "".join(ch for ch in text if ch not in set(string.punctuation))
+    text = re.sub(r"\b(a|an|the)\b", " ", text)
+    return " ".join(text.split())
+
+
+def contains_answer(text: str, answers: list[str]) -> bool:
+    padded = f" {normalize(text)} "
+    return any(f" {normalize(a)} " in padded for a in answers if normalize(a))
+
+
+def content_words(text: str) -> set[str]:
+    from App_Function_Libraries.Retrieval.bm25 import tokenize
+    return set(tokenize(text))
+
+
+# ---------------------------------------------------------------- one research run, scored
+
+def score_run(result, question: qa_web.Question, gold_url: str, page_text: dict[str, str]) -> dict:
+    from App_Function_Libraries.Retrieval.citations import cited_sentences
+    report = result.report_markdown
+    by_n = {s.n: s for s in result.sources if s.n is not None}
+    correct = False
+    for sentence, numbers in cited_sentences(report):
+        if contains_answer(sentence, question.answers) and any(
+                by_n.get(n) is not None and by_n[n].url == gold_url for n in numbers):
+            correct = True
+    supported = 0
+    for c in result.citations:
+        text = normalize(page_text.get(c.url, ""))
+        quote = normalize(c.quote)
+        words = content_words(c.sentence)
+        on_point = bool(words) and len(words & content_words(c.quote)) >= 0.5 * len(words)
+        supported += bool(quote) and quote in text and on_point
+    usage = result.llm_usage or {}
+    return {"recall": contains_answer(report, question.answers), "correct": correct,
+            "citations": len(result.citations), "supported": supported,
+            "calls": usage.get("calls", 0),
+            "tokens": usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)}
+
+
+def page_texts(pages: list[qa_web.QAPage], search: qa_web.QASearch) -> dict[str, str]:
+    """The page text each URL really holds (its paragraphs), to check quotes against."""
+    return {search.url_of(p): "\n\n".join([p.article, p.heading] + p.paragraphs) for p in pages}
+
+
+# ---------------------------------------------------------------- baselines
+
+def baselines(questions, search: qa_web.QASearch, html_of: dict[str, str]) -> dict[str, float]:
+    from App_Function_Libraries.Retrieval.bm25 import BM25
+    from App_Function_Libraries.Retrieval.passages import split_sentences
+    from App_Function_Libraries.Web_Search.extract import extract_html
+    text_cache: dict[str, str] = {}
+    snippet_hits = bm25_hits = 0
+    for q in questions:
+        results = search.results(q.text)
+        snippet_hits += contains_answer(" \n ".join(r["content"] for r in results), q.answers)
+        sentences = []
+        for r in results:
+            if r["url"] not in text_cache:
+                text_cache[r["url"]] = extract_html(html_of[r["url"]], r["url"])[1]
+            sentences += [s for s in split_sentences(text_cache[r["url"]]) if len(s.split()) >= 4]
+        if sentences:
+            scores = BM25(sentences).scores(q.text)
+            best = sorted(range(len(sentences)), key=lambda i: -scores[i])[:6]
+            bm25_hits += contains_answer(" ".join(sentences[i] for i in best), q.answers)
+    n = len(questions) or 1
+    return {"snippets": snippet_hits / n, "bm25_sentences": bm25_hits / n}
+
+
+# ---------------------------------------------------------------- setup
+
+def make_settings(world, workdir: Path, llm_from: Path | None):
+    from App_Function_Libraries import config
+    values = {
+        "search": {"search_provider_default": "searxng", "search_max_retries": 0},
+        "engines": {"searxng_api_url": world.url("/searxng")},
+        "fetch": {"allow_private_addresses": "true", "per_host_concurrency": 4},
+        "databases": {"research_db": str(workdir / "qa.db"), "notes_db": str(workdir / "qa.db")},
+        "llm": {"provider": "none"},
+    }
+    extra = ""
+    if llm_from is not None:  # the configured LLM; everything else points at the QA web
+        values.pop("llm")
+        block = re.search(r"^\[llm\][^\[]*", llm_from.read_text(encoding="utf-8"), re.M)
+        extra = block.group(0) if block else ""
+    path = workdir / "config.txt"
+    path.write_text("".join(f"[{s}]\n" + "".join(f"{k} = {v}\n" for k, v in kv.items()) for s, kv in values.items())
+                    + extra, encoding="utf-8")
+    settings = config.load_settings(path, env=dict(os.environ))
+    config.set_settings(settings)
+    return settings
+
+
+def run_mode(mode: str, settings, questions, search, texts) -> dict:
+    from App_Function_Libraries.Web_Search.fetch import PageFetcher
+    from App_Function_Libraries.Web_Search.pipeline import Services, process_question
+    from App_Function_Libraries.Web_Search.research_params import ResearchParams
+    services = Services.from_settings(settings, use_llm=(mode == "llm"))
+    services.fetcher = PageFetcher(settings.fetch, resolver=qa_web.resolver)
+    services.embedder()  # load the model before timing
+    params = ResearchParams.from_settings(settings, use_cache=False, use_llm=(mode == "llm"))
+    rows, seconds = [], []
+    for i, q in enumerate(questions, 1):
+        started = time.perf_counter()
+        result = process_question(q.text, params, services=services)
+        seconds.append(time.perf_counter() - started)
+        rows.append(score_run(result, q, search.url_of_path(q.page), texts))
+        if i % 10 == 0 or i == len(questions):
+            done = rows
+            print(f"  {mode}: {i}/{len(questions)} recall={sum(r['recall'] for r in done) / i:.3f} "
+                  f"cited_correctly={sum(r['correct'] for r in done) / i:.3f}", flush=True)
+    n = len(rows) or 1
+    cites = sum(r["citations"] for r in rows)
+    return {"mode": mode, "n": len(rows), "answer_recall": sum(r["recall"] for r in rows) / n,
+            "cited_correctly": sum(r["correct"] for r in rows) / n,
+            "citation_precision": sum(r["supported"] for r in rows) / cites if cites else 0.0,
+            "median_s": statistics.median(seconds) if seconds else 0.0,
+            "p90_s": sorted(seconds)[int(0.9 * (len(seconds) - 1))] if seconds else 0.0,
+            "llm_calls": sum(r["calls"] for r in rows) / n, "llm_tokens": sum(r["tokens"] for r in rows) / n}
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--limit", type=int, default=300, help="questions in the seeded sample")
+    parser.add_argument("--seed", type=int, default=13, help="seed of the question sample")
+    parser.add_argument("--llm", action="store_true", help="also run in LLM mode with the configured LLM")
+    parser.add_argument("--config", type=Path, default=ROOT / "Config_Files" / "config.txt",
+                        help="config file whose [llm] section --llm uses")
+    args = parser.parse_args(argv)
+    articles = qa_web.load_squad()
+    if not articles:
+        print(f"research_qa: skipped, no SQuAD data at {qa_web.DATA}")
+        return 0
+    from Tests.support.testworld import TestWorld
+    pages, all_questions = qa_web.build_pages(articles)
+    questions = random.Random(args.seed).sample(all_questions, min(args.limit, len(all_questions)))
+    world = TestWorld().start()
+    try:
+        search = qa_web.install(world, pages)
+        texts = page_texts(pages, search)
+        html_of = {search.url_of(p): world_html(world, p) for p in pages}
+        print(f"web: {len(pages)} pages from {len(articles)} articles; {len(questions)} of {len(all_questions)} "
+              f"questions (seed {args.seed})", flush=True)
+        base = baselines(questions, search, html_of)
+        print(f"baselines: snippets answer_recall={base['snippets']:.3f} "
+              f"bm25_sentences answer_recall={base['bm25_sentences']:.3f}", flush=True)
+        modes = ["extractive"] + (["llm"] if args.llm else [])
+        results = []
+        with tempfile.TemporaryDirectory() as tmp:
+            for mode in modes:
+                settings = make_settings(world, Path(tmp), args.config if mode == "llm" else None)
+                results.append(run_mode(mode, settings, questions, search, texts))
+    finally:
+        world.stop()
+    for r in results:
+        print(f"detail: mode={r['mode']} p90_s={r['p90_s']:.2f} llm_calls={r['llm_calls']:.1f} "
+              f"llm_tokens={r['llm_tokens']:.0f}")
+    for r in results:
+        print(f"research_qa: mode={r['mode']} answer_recall={r['answer_recall']:.3f} "
+              f"cited_correctly={r['cited_correctly']:.3f} citation_precision={r['citation_precision']:.3f} "
+              f"median_s={r['median_s']:.2f} n={r['n']}")
+    return 0
+
+
+def world_html(world, page: qa_web.QAPage) -> str:
+    import urllib.request
+    with urllib.request.urlopen(world.url("/" + page.path), timeout=10) as resp:
+        return resp.read().decode("utf-8")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
