@@ -15,6 +15,7 @@ import numpy as np
 from App_Function_Libraries.Retrieval.bm25 import BM25, tokenize
 from App_Function_Libraries.Retrieval.fusion import reciprocal_rank_fusion
 from App_Function_Libraries.Retrieval.passages import split_sentences
+from App_Function_Libraries.Retrieval.quotable import answer_shape, asked_for, reads_as_sentence
 from App_Function_Libraries.Web_Search.research_types import Citation
 
 # [1]  [1, 3]  [1-3]  [1–3]  [1,2, 5-6]  [1000]   (not [^1] footnotes, not [text](links)); a number of any
@@ -176,6 +177,9 @@ def verify_citations(markdown: str, sources: list[CitableSource], embedder=None)
 #     toward keeping ordinary prose: a how-to's "you" alone does not trigger it.
 #  2. A quoted sentence must relate to the question: it shares a content word with it (plurals folded), or,
 #     with an embedding model, it is at least MIN_UNSHARED_SIMILARITY close to it in meaning.
+#  3. It reads as a sentence (Retrieval/quotable.py: nothing lost in extraction), unless no sentence does; and
+#     sentences with what the question asks for (a year for "when", a name for "who"…) rank above those that
+#     only repeat its words: a third ranking fused with the lexical and the semantic one.
 
 _ADDRESSEE = r"(?:ai|a\.i\.|assistant|chatbot|(?:large\s+)?language\s+model|llm|gpt|chatgpt|claude|gemini|copilot)"
 # where an imperative starts: a clause's start, or after a word that introduces an order ("please ignore …",
@@ -229,6 +233,8 @@ def rank_sentences(question: str, sources: list[CitableSource], embedder=None,
     as the topic."""
     items = [(s, src.n) for src in sources for passage in src.passages for s in split_sentences(passage)
              if len(s.split()) >= 4 and not gives_orders(s)]
+    whole = [item for item in items if reads_as_sentence(item[0])]
+    items = whole or items  # broken sentences only when nothing else was found
     if not items:
         return []
     texts = [s for s, _ in items]
@@ -242,7 +248,10 @@ def rank_sentences(question: str, sources: list[CitableSource], embedder=None,
     rankings = [sorted(related, key=lambda i: -lexical[i])]
     if dense is not None:
         rankings.append(sorted(related, key=lambda i: -dense[i]))
-    fused = reciprocal_rank_fusion(rankings)
+    kind = asked_for(question)
+    shape = {i: answer_shape(question, texts[i], kind) for i in related}
+    rankings.append(sorted(related, key=lambda i: (-shape[i], -(dense[i] if dense is not None else lexical[i]))))
+    fused = sorted(reciprocal_rank_fusion(rankings), key=lambda pair: (-round(pair[1], 9), -shape[int(pair[0])]))
     return [(items[int(i)][0], items[int(i)][1], score) for i, score in fused]
 
 

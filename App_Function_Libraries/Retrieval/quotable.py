@@ -1,0 +1,99 @@
+"""Which source sentences an extractive answer may quote, and which of them answer the question.
+
+Without an LLM an answer is made of sentences copied from the sources, so a sentence that lost part of itself
+on the way from the page (a formula or markup dropped by text extraction, a heading glued to the text after
+it, the debris of a list) would be quoted broken. `reads_as_sentence` keeps only sentences that read as
+sentences. The rule, each part a sign of text that lost something:
+  1. wiki edit markers or list debris ("[edit]", "[citation needed]", a leading "- ", a "•" inside);
+  2. doubled or orphaned punctuation (",,", ", .", "( )", a space before a comma or full stop), where an
+     inline formula or link text was removed;
+  3. a dangling connective: it starts with a lower-case word or a joining word with nothing before it
+     ("and the matrices."), or a joining word has no word after it ("the ,", "of ."), or a relative word is
+     followed straight by its verb with no subject between ("where denotes", "then is");
+  4. heading residue: it opens with a title-cased run glued to the sentence after it with no punctuation
+     ("Reality of quadratic forms A square matrix …");
+  5. too few letters: under 20 letters, or letters under 55% of its characters (numbers, symbols, markup);
+  6. no end: the last character is not a full stop, question or exclamation mark (or one followed by a
+     closing quote or bracket), as with headings, menu lines and cut text.
+
+`answer_shape` says whether a sentence has what the question asks for: a year or date for "when", a number
+for "how many/much/long…", a name for "who", a place for "where", and, for any question, words the question
+does not already have. Sentences that merely repeat the question's words rank below those that add to them.
+"""
+from __future__ import annotations
+
+import re
+
+from App_Function_Libraries.Retrieval.bm25 import tokenize
+
+_MARKERS = re.compile(r"\[\s*(?:edit|citation needed|clarification needed|when\?|who\?|dubious)\s*\]|^[-–•·▪*]\s|"
+                      r"\s[•·▪]\s", re.IGNORECASE)
+_BROKEN_PUNCT = re.compile(r"[,;:]\s*[,;:.!?]|\.\s+,|\(\s*[,;.]?\s*\)|\[\s*\]|\s[,;:](?!\d)|\s\.(?![\d.])")
+# a joining word with nothing after it (lower case only: "Plan A." and "Vitamin A." are whole)
+_DANGLING_END = re.compile(r"\b(?:and|or|nor|of|the|an|a|with|by|from)\s*[,;:.!?]")
+_NO_SUBJECT = re.compile(r"\b(?:where|which|then|that|if|when)\s*,?\s+(?:denotes?|equals?|represents?)\b|"
+                         r"\bwhere\s+(?:is|are)\s+(?:a|an|the)\b", re.IGNORECASE)
+# a lower-case word run straight into a new sentence's opening word: "… quadratic forms A square matrix"
+_HEADING_GLUE = re.compile(r"\b[a-z]+\s+(?:A|An|The|This|These|It|In|Each|Every)\s+[a-z]")
+HEADING_WORDS = 10
+_END = re.compile(r"[.!?。！？][\"'”’)\]]*$")
+MIN_LETTERS, MIN_LETTER_SHARE = 20, 0.55
+
+
+def reads_as_sentence(sentence: str) -> bool:
+    """True when the sentence can be quoted as it is (see the rule above)."""
+    s = " ".join(sentence.split())
+    letters = sum(ch.isalpha() for ch in s)
+    if letters < MIN_LETTERS or letters < MIN_LETTER_SHARE * len(s.replace(" ", "")):
+        return False
+    if not _END.search(s) or s[0].islower():
+        return False
+    if _MARKERS.search(s) or _BROKEN_PUNCT.search(s) or _NO_SUBJECT.search(s) or _DANGLING_END.search(s):
+        return False
+    return not _HEADING_GLUE.search(" ".join(s.split()[:HEADING_WORDS]))
+
+
+# ---------------------------------------------------------------- what the question asks for
+
+_YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\b\d{1,2}(?:st|nd|rd|th)\s+century\b|\bcentury\b", re.I)
+_MONTH = re.compile(r"\b(?:January|February|March|April|May|June|July|August|September|October|November|"
+                    r"December)\b")
+_NUMBER = re.compile(r"\b\d[\d,.]*\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                     r"twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen|half)\b", re.I)
+_ASKS = (
+    ("when", re.compile(r"^\s*(?:when\b|in what (?:year|decade|century)|what (?:year|decade|century|date|day)|"
+                        r"(?:which|what) (?:period|era))", re.I)),
+    ("number", re.compile(r"\bhow (?:many|much|long|far|old|large|big|high|tall|deep|often|fast)\b|"
+                          r"\bwhat (?:percentage|percent|number|amount|proportion|fraction)\b", re.I)),
+    ("who", re.compile(r"^\s*(?:who|whom|whose)\b|\bwhich (?:person|man|woman|king|queen|president|author|"
+                       r"company|team|group|organization|organisation)\b", re.I)),
+    ("where", re.compile(r"^\s*where\b|\bin (?:what|which) (?:city|country|state|region|place|town)\b", re.I)),
+)
+
+
+def asked_for(question: str) -> str:
+    """'when', 'number', 'who', 'where', or '' when the question's form does not say."""
+    for kind, pattern in _ASKS:
+        if pattern.search(question):
+            return kind
+    return ""
+
+
+def answer_shape(question: str, sentence: str, kind: str | None = None) -> int:
+    """2: the sentence has what the question asks for and adds to the question's words; 1: it adds at least
+    three content words the question does not have; 0: it mostly repeats the question."""
+    kind = asked_for(question) if kind is None else kind
+    asked = set(tokenize(question))
+    new = [w for w in tokenize(sentence) if w not in asked]
+    if len(new) < 3:
+        return 0
+    if not kind:
+        return 1
+    if kind == "when":
+        hit = _YEAR.search(sentence) or _MONTH.search(sentence)
+    elif kind == "number":
+        hit = _NUMBER.search(sentence)
+    else:
+        names = {w.strip(".,;:!?\"'()[]").lower() for w in sentence.split()[1:] if w[:1].isupper()}
+        hit = bool(names - asked - {""})
+    return 2 if hit else 1

@@ -1,0 +1,74 @@
+"""Which sentences an extractive answer may quote (Retrieval/quotable.py), and which answer the question."""
+import pytest
+
+from App_Function_Libraries.Retrieval.citations import CitableSource, extractive_answer, rank_sentences
+from App_Function_Libraries.Retrieval.quotable import answer_shape, asked_for, reads_as_sentence
+
+BROKEN = [
+    "If the matrix is Hermitian, that is,, then is a Hermitian positive semi-definite matrix.",
+    "Reality of quadratic forms[edit] A square matrix is called positive definite when it is symmetric.",
+    "- and the matrices. - where denotes the complex number.",
+    "where denotes the conjugate transpose of the vector.",
+    "The sum of the squares of , and is always positive.",
+    "The determinant ( ) is then the product of the eigenvalues.",
+    "Reality of quadratic forms A square matrix is called positive definite.",
+    "The river flows through the region and .",
+    "Home | About | Contact | Privacy policy | Terms of use",
+    "Related articles",
+    "x = 3.14 * (2 + 7) / 45 = 0.63 [1].",
+    "and the treaty was signed by both nations in the spring.",
+    "• Free shipping on all orders over fifty dollars.",
+]
+WHOLE = [
+    "The treaty was signed in Paris in 1783, ending the war.",
+    "Many plants, e.g., ferns and mosses, reproduce with spores.",
+    "Children need vitamin A. Adults need it too.",
+    "The expedition – which lasted two years – mapped the coast.",
+    "\"The work is finished at last,\" the architect told the crowd.",
+    "Marie Curie won the Nobel Prize in Physics in 1903 (with Pierre Curie).",
+    "The population grew to 8,400,000 by the year 2000.",
+    "Is this the largest lake in Africa?",
+]
+
+
+@pytest.mark.parametrize("sentence", BROKEN)
+def test_sentences_that_lost_part_of_themselves_are_not_quoted(sentence):
+    assert not reads_as_sentence(sentence)
+
+
+@pytest.mark.parametrize("sentence", WHOLE)
+def test_ordinary_sentences_are_quoted(sentence):
+    assert reads_as_sentence(sentence)
+
+
+def test_what_the_question_asks_for():
+    assert asked_for("When did the war end?") == "when"
+    assert asked_for("In what year was the bridge built?") == "when"
+    assert asked_for("How many people live in Warsaw?") == "number"
+    assert asked_for("Who designed the bridge?") == "who"
+    assert asked_for("Where is the castle?") == "where"
+    assert asked_for("Why do leaves fall?") == ""
+
+
+def test_a_sentence_with_the_asked_for_shape_scores_above_one_that_repeats_the_question():
+    q = "When was the Golden Gate Bridge opened to traffic?"
+    assert answer_shape(q, "The Golden Gate Bridge was opened to traffic on May 28, 1937, after four years.") == 2
+    assert answer_shape(q, "The Golden Gate Bridge was opened to traffic amid great public celebration.") == 1
+    assert answer_shape(q, "The Golden Gate Bridge opened to traffic.") == 0
+    assert answer_shape("Who designed the bridge?", "The bridge was designed by Joseph Strauss, an engineer.") == 2
+
+
+def test_rank_prefers_the_sentence_that_answers_and_never_quotes_a_broken_one():
+    q = "When was the Golden Gate Bridge opened to traffic?"
+    sources = [CitableSource(1, "http://a.test/", "A", [
+        "The Golden Gate Bridge was opened to traffic amid much celebration by the city. "
+        "The bridge opened to traffic , and was then the longest suspension span.",
+        "Construction began in January 1933 and the bridge opened to traffic on May 28, 1937."])]
+    ranked = rank_sentences(q, sources)
+    assert ranked[0][0].startswith("Construction began in January 1933")
+    assert all(" ," not in s for s, _, _ in ranked)
+
+
+def test_broken_sentences_are_used_when_nothing_else_is_found():
+    sources = [CitableSource(1, "http://a.test/", "A", ["The bridge opened to traffic , in 1937 after four years."])]
+    assert "[1]" in extractive_answer("When did the bridge open to traffic?", sources)
