@@ -16,6 +16,8 @@ BLOCKED = {
     "::ffff:10.1.2.3": "private", "::ffff:169.254.169.254": "link-local", "fe80::1": "link-local",
     "fc00::1": "private", "0.0.0.0": "unspecified", "224.0.0.1": "multicast", "240.0.0.1": "reserved",
     "100.64.0.1": "shared", "64:ff9b::7f00:1": "loopback", "2002:7f00:1::": "loopback",
+    "fec0::1": "site-local", "feff:ffff::1": "site-local", "192.88.99.1": "6to4 relay",
+    "192.88.99.255": "6to4 relay", "::ffff:192.88.99.1": "6to4 relay", "2002:c058:6301::": "6to4 relay",
 }
 
 
@@ -26,14 +28,15 @@ def test_forbidden_addresses(address, kind):
 
 
 @pytest.mark.parametrize("address", ["8.8.8.8", "172.32.0.1", "93.184.216.34", "2606:4700::1111",
-                                     "::ffff:8.8.8.8"])
+                                     "::ffff:8.8.8.8", "192.88.98.1", "192.88.100.1"])
 def test_public_addresses_pass(address):
     assert forbidden_reason(address) is None
 
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1/", "http://10.0.0.5:8080/admin", "http://172.16.3.4/",
                                  "http://192.168.0.1/", "http://169.254.169.254/latest/meta-data/",
-                                 "http://[::1]:8000/", "http://[::ffff:127.0.0.1]/", "http://[::ffff:7f00:1]/"])
+                                 "http://[::1]:8000/", "http://[::ffff:127.0.0.1]/", "http://[::ffff:7f00:1]/",
+                                 "http://[fec0::1]/", "http://192.88.99.1/"])
 def test_private_urls_blocked_without_dns(url):
     with pytest.raises(SSRFBlocked):
         check_url(url, allow_private=False, resolver=lambda h, p: pytest.fail("an IP needs no lookup"))

@@ -16,6 +16,8 @@ import sys
 from dataclasses import asdict
 from datetime import datetime
 
+from App_Function_Libraries.CLI.terminal import say
+
 
 def register(sub) -> None:
     p = sub.add_parser("docs", help="index your own documents and answer from them")
@@ -80,7 +82,7 @@ def _guarded(action):
     try:
         return action()
     except (DocumentsError, EmbeddingError) as exc:
-        print(f"docs: {exc}", file=sys.stderr)
+        say(f"docs: {exc}", file=sys.stderr)
         return 1
     except sqlite3.DatabaseError as exc:
         from App_Function_Libraries.config import get_settings
@@ -88,13 +90,13 @@ def _guarded(action):
         from App_Function_Libraries.Documents.store import DB_NAME
         settings = get_settings()
         path = settings.resolve_path(settings.documents.index_dir) / DB_NAME
-        print(f"docs: {unusable_message(path, '[documents] index_dir', exc)}", file=sys.stderr)
+        say(f"docs: {unusable_message(path, '[documents] index_dir', exc)}", file=sys.stderr)
         return 1
 
 
 def _progress(done: int, total: int, path: str) -> None:
     if path:
-        print(f"[{done + 1}/{total}] {path}", file=sys.stderr, flush=True)
+        say(f"[{done + 1}/{total}] {path}", file=sys.stderr, flush=True)
 
 
 def run_add(args) -> int:
@@ -115,16 +117,16 @@ def run_add(args) -> int:
 
 def _print_report(report) -> None:
     for info in report.added:
-        print(f"added     #{info.id} {info.path} ({_counts(info.nodes)})")
+        say(f"added     #{info.id} {info.path} ({_counts(info.nodes)})")
     for info in report.replaced:
-        print(f"replaced  #{info.id} {info.path} ({_counts(info.nodes)})")
+        say(f"replaced  #{info.id} {info.path} ({_counts(info.nodes)})")
     for skip in report.skipped:
-        print(f"skipped   {skip.path}: {skip.reason}")
+        say(f"skipped   {skip.path}: {skip.reason}")
     for warning in report.warnings:
-        print(f"warning   {warning}")
+        say(f"warning   {warning}")
     if report.annotation_calls:
-        print(f"contextual annotation: {report.annotation_calls} LLM call(s)")
-    print(report.summary())
+        say(f"contextual annotation: {report.annotation_calls} LLM call(s)")
+    say(report.summary())
 
 
 def _counts(nodes: dict[str, int]) -> str:
@@ -141,12 +143,12 @@ def run_list(args) -> int:
                               "skipped": [{"path": p, "reason": r} for p, r in skipped]}, indent=2))
             return 0
         if not docs:
-            print("No documents indexed yet. Add some with: python app.py docs add PATH")
+            say("No documents indexed yet. Add some with: python app.py docs add PATH")
         for d in docs:
             pages = f", {d.pages} pages" if d.pages else ""
-            print(f"#{d.id:<4} {d.file_type:<4} {d.words:>7} words{pages}  {d.path}  ({_counts(d.nodes)})")
+            say(f"#{d.id:<4} {d.file_type:<4} {d.words:>7} words{pages}  {d.path}  ({_counts(d.nodes)})")
         for path, reason in skipped:
-            print(f"skipped  {path}: {reason}")
+            say(f"skipped  {path}: {reason}")
         return 0
     return _guarded(action)
 
@@ -159,12 +161,12 @@ def run_remove(args) -> int:
             for ref in args.refs:
                 try:
                     info = lib.remove(ref)
-                    print(f"removed #{info.id} {info.path}")
+                    say(f"removed #{info.id} {info.path}")
                 except Exception as exc:
                     from App_Function_Libraries.Documents.doc_types import DocumentNotFound
                     if not isinstance(exc, DocumentNotFound):
                         raise
-                    print(f"docs: {exc}", file=sys.stderr)
+                    say(f"docs: {exc}", file=sys.stderr)
                     failed += 1
         finally:
             lib.close()
@@ -191,11 +193,11 @@ def run_search(args) -> int:
             print(json.dumps([asdict(h) | {"location": h.location} for h in hits], indent=2))
             return 0
         if not hits:
-            print("No matching chunks.")
+            say("No matching chunks.")
         for rank, h in enumerate(hits, start=1):
             ranks = f"bm25 #{h.bm25_rank or '-'}, vector #{h.vector_rank or '-'}"
-            print(f"{rank:>2}. {h.citation_target}  (score {h.score:.4g}; {ranks})")
-            print("    " + _preview(h.text))
+            say(f"{rank:>2}. {h.citation_target}  (score {h.score:.4g}; {ranks})")
+            say("    " + _preview(h.text))
         return 0
     return _guarded(action)
 
@@ -217,14 +219,14 @@ def run_ask(args) -> int:
             print(json.dumps(asdict(answer), indent=2, default=str))
             return 0
         from App_Function_Libraries.Documents.answer import format_sources
-        print(answer.markdown)
+        say(answer.markdown)
         if answer.sources:
-            print("\nSources:\n" + format_sources(answer))
+            say("\nSources:\n" + format_sources(answer))
         for err in answer.errors:
-            print(f"note: {err}", file=sys.stderr)
+            say(f"note: {err}", file=sys.stderr)
         if answer.invalid_citations_removed:
-            print(f"note: {answer.invalid_citations_removed} citation(s) naming no source were removed",
-                  file=sys.stderr)
+            say(f"note: {answer.invalid_citations_removed} citation(s) naming no source were removed",
+                file=sys.stderr)
         return 0
     return _guarded(action)
 
@@ -236,6 +238,6 @@ def run_reindex(args) -> int:
             count = lib.reindex()
         finally:
             lib.close()
-        print(f"re-embedded {count} chunks")
+        say(f"re-embedded {count} chunks")
         return 0
     return _guarded(action)

@@ -2,8 +2,9 @@
 fetch and extraction code the research pipeline uses (so extraction quality can be measured on any pages)."""
 from __future__ import annotations
 
-import json
 import sys
+
+from App_Function_Libraries.CLI.terminal import clean, json_text, one_line
 
 
 def register(sub) -> None:
@@ -66,9 +67,9 @@ def _extract_one(location: str, fetcher) -> tuple[str, str, str]:
 
 def _print_result(location: str, title: str, text: str, error: str, as_json: bool) -> None:
     if error:
-        print(f"{location}: {error}", file=sys.stderr, flush=True)
+        print(f"{location}: {clean(error)}", file=sys.stderr, flush=True)  # the page's words cleaned, not yours
     if as_json:
         record = {"source": location, "title": title, "text": text, **({"error": error} if error else {})}
-        print(json.dumps(record, ensure_ascii=False), flush=True)
+        print(json_text(record), flush=True)
     elif not error:
-        print(f"==> {location} <==\n# {title}\n\n{text}\n", flush=True)
+        print(f"==> {location} <==\n# {one_line(title)}\n\n{clean(text)}\n", flush=True)

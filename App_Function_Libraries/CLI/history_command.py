@@ -7,9 +7,8 @@
 """
 from __future__ import annotations
 
-import json
-
 from App_Function_Libraries.CLI.notes_command import guarded, note_from_report, when, write_output
+from App_Function_Libraries.CLI.terminal import json_text, one_line, say
 
 
 def register(sub) -> None:
@@ -56,13 +55,12 @@ def _store():
 def run_list(args) -> int:
     reports = _store().list_reports(limit=args.limit, offset=args.offset, query=args.search)
     if args.json:
-        print(json.dumps([r.__dict__ for r in reports], indent=2, ensure_ascii=False))
+        print(json_text([r.__dict__ for r in reports], indent=2))
         return 0
     if not reports:
         print("no saved searches" + (" match" if args.search else " yet"))
     for r in reports:
-        print(f"{r.id[:8]}  {when(r.created_at)}  {r.source_count:3d} sources  {r.mode:10s}  "
-              f"{' '.join(r.question.split())}")
+        say(f"{r.id[:8]}  {when(r.created_at)}  {r.source_count:3d} sources  {r.mode:10s}  {one_line(r.question)}")
     return 0
 
 
@@ -70,14 +68,14 @@ def run_list(args) -> int:
 def run_show(args) -> int:
     from App_Function_Libraries.DB.export import export_report
     store = _store()
-    write_output(export_report(store.load_report(store.resolve_id(args.id)), args.format), args.output)
+    write_output(export_report(store.load_report(store.resolve_id(args.id)), args.format), args.output, args.format)
     return 0
 
 
 @guarded
 def run_note(args) -> int:
     note = note_from_report(args.id, args.title, args.keywords)
-    print(f"saved as note {note.id} ({note.title})")
+    say(f"saved as note {note.id} ({one_line(note.title)})")
     return 0
 
 

@@ -8,14 +8,15 @@
     notes delete ID [--permanent]    notes restore ID    notes keywords
     notes export DIR_OR_ZIP [--include-deleted]    notes import PATH
 
-IDs may be shortened to their first characters, as `notes list` prints them.
+IDs may be shortened to their first characters, as `notes list` prints them. Printed text has terminal control
+characters removed (see terminal.py); `--output FILE` writes a note exactly as stored.
 """
 from __future__ import annotations
 
-import json
 import sqlite3
 import sys
-import time
+
+from App_Function_Libraries.CLI.terminal import clean, escape_json, json_text, one_line, say
 
 
 def register(sub) -> None:
@@ -111,28 +112,32 @@ def guarded(func):
         try:
             return int(func(args) or 0)
         except (StoreError, OSError, UnicodeDecodeError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            say(f"error: {exc}", file=sys.stderr)
             return 1
         except sqlite3.DatabaseError as exc:
-            print(f"error: the database could not be used ({' '.join(str(exc).split())})", file=sys.stderr)
+            say(f"error: the database could not be used ({' '.join(str(exc).split())})", file=sys.stderr)
             return 1
     wrapper.__name__ = func.__name__
     wrapper.__doc__ = func.__doc__
     return wrapper
 
 
-def write_output(text: str, output: str | None) -> None:
-    """Print `text`, or write it to the file `output` and say where."""
+def write_output(text: str, output: str | None, fmt: str = "md") -> None:
+    """Write `text` exactly to the file `output` and say where, or print it without terminal control
+    characters (JSON, `fmt` "json", stays exact: those characters are written as \\u escapes)."""
     if output:
         with open(output, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
         print(f"wrote {output}")
     else:
+        text = escape_json(text) if fmt == "json" else clean(text)
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
 
 
 def when(epoch: float | None) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch)) if epoch else "-"
+    """Local date and time of `epoch`; "-" when there is none, "?" when it is not a valid time."""
+    from App_Function_Libraries.DB.timestamps import format_epoch
+    return format_epoch(epoch, invalid="?") if epoch else "-"
 
 
 def _content(args) -> str | None:
@@ -146,14 +151,13 @@ def _content(args) -> str | None:
 
 def _print_notes(notes, as_json: bool) -> None:
     if as_json:
-        print(json.dumps([{k: v for k, v in n.to_dict().items() if k != "report"} for n in notes],
-                         indent=2, ensure_ascii=False))
+        print(json_text([{k: v for k, v in n.to_dict().items() if k != "report"} for n in notes], indent=2))
         return
     if not notes:
         print("no notes")
     for note in notes:
         keywords = f"  [{', '.join(note.keywords)}]" if note.keywords else ""
-        print(f"{note.id[:8]}  {when(note.updated_at)}  v{note.version}  {note.title}{keywords}")
+        say(f"{note.id[:8]}  {when(note.updated_at)}  v{note.version}  {one_line(note.title)}{keywords}")
 
 
 # ---------------------------------------------------------------- commands
@@ -169,18 +173,19 @@ def run_list(args) -> int:
 @guarded
 def run_search(args) -> int:
     """Matches in bold on a terminal; JSON gives the snippet's text and the (start, end) of each match."""
-    from App_Function_Libraries.DB.snippets import for_terminal, plain
+    from App_Function_Libraries.DB.snippets import END, START, for_terminal, plain
     hits = _store().search_notes(args.query, limit=args.limit, offset=args.offset)
     if args.json:
         rows = [(h, *plain(h.snippet)) for h in hits]
-        print(json.dumps([{"id": h.note.id, "title": h.note.title, "snippet": text, "matches": spans,
-                           "score": h.score} for h, text, spans in rows], indent=2, ensure_ascii=False))
+        print(json_text([{"id": h.note.id, "title": h.note.title, "snippet": text, "matches": spans,
+                          "score": h.score} for h, text, spans in rows], indent=2))
         return 0
     if not hits:
         print("no matching notes")
     bold = sys.stdout.isatty()
     for hit in hits:
-        print(f"{hit.note.id[:8]}  {hit.note.title}\n          {for_terminal(hit.snippet, bold)}")
+        snippet = for_terminal(clean(hit.snippet, keep=START + END), bold)  # marks kept; BOLD added after
+        print(f"{one_line(hit.note.id[:8])}  {one_line(hit.note.title)}\n          {snippet}")
     return 0
 
 
@@ -188,7 +193,7 @@ def run_search(args) -> int:
 def run_show(args) -> int:
     from App_Function_Libraries.DB.export import export_note
     store = _store()
-    write_output(export_note(store.get_note(store.resolve_id(args.id)), args.format), args.output)
+    write_output(export_note(store.get_note(store.resolve_id(args.id)), args.format), args.output, args.format)
     return 0
 
 
@@ -211,7 +216,7 @@ def run_add(args) -> int:
             print("error: notes add needs --title and --content (or --file, or --from-report)", file=sys.stderr)
             return 2
         note = _store().add_note(args.title, content, args.keywords)
-    print(f"added note {note.id} ({note.title})")
+    say(f"added note {note.id} ({one_line(note.title)})")
     return 0
 
 
@@ -225,7 +230,7 @@ def run_edit(args) -> int:
         return 2
     version = note.version if args.expected_version is None else args.expected_version
     note = store.update_note(note.id, version, title=args.title, content=content, keywords=args.keywords)
-    print(f"note {note.id[:8]} is now at version {note.version}")
+    say(f"note {note.id[:8]} is now at version {note.version}")
     return 0
 
 
@@ -237,11 +242,11 @@ def run_delete(args) -> int:
     try:
         store.delete_note(note_id, permanent=args.permanent)
     except AlreadyInTrashError:
-        print(f"note {note_id[:8]} is already in the trash (python app.py notes restore {note_id[:8]} brings it "
-              f"back; notes delete {note_id[:8]} --permanent erases it)", file=sys.stderr)
+        say(f"note {note_id[:8]} is already in the trash (python app.py notes restore {note_id[:8]} brings it "
+            f"back; notes delete {note_id[:8]} --permanent erases it)", file=sys.stderr)
         return 1
-    print(f"erased note {note_id}" if args.permanent else
-          f"moved note {note_id[:8]} to the trash (python app.py notes restore {note_id[:8]} brings it back)")
+    say(f"erased note {note_id}" if args.permanent else
+        f"moved note {note_id[:8]} to the trash (python app.py notes restore {note_id[:8]} brings it back)")
     return 0
 
 
@@ -249,7 +254,7 @@ def run_delete(args) -> int:
 def run_restore(args) -> int:
     store = _store()
     note = store.restore_note(store.resolve_id(args.id))
-    print(f"restored note {note.id[:8]} ({note.title})")
+    say(f"restored note {note.id[:8]} ({one_line(note.title)})")
     return 0
 
 
@@ -259,7 +264,7 @@ def run_keywords(args) -> int:
     if not keywords:
         print("no keywords")
     for keyword, uses in keywords:
-        print(f"{uses:5d}  {keyword}")
+        say(f"{uses:5d}  {one_line(keyword)}")
     return 0
 
 
@@ -267,7 +272,7 @@ def run_keywords(args) -> int:
 def run_export(args) -> int:
     from App_Function_Libraries.DB.notes_io import export_notes
     count = export_notes(_store(), args.destination, include_deleted=args.include_deleted)
-    print(f"exported {count} notes to {args.destination}")
+    say(f"exported {count} notes to {args.destination}")
     return 0
 
 
@@ -275,7 +280,7 @@ def run_export(args) -> int:
 def run_import(args) -> int:
     from App_Function_Libraries.DB.notes_io import import_notes
     summary = import_notes(_store(), args.path)
-    print(f"import from {args.path}: {summary.line()}")
+    say(f"import from {args.path}: {summary.line()}")
     for error in summary.errors:
-        print(f"  skipped {error}", file=sys.stderr)
+        say(f"  skipped {one_line(error)}", file=sys.stderr)
     return 1 if summary.errors else 0

@@ -2,13 +2,15 @@
 web and print a cited report. Progress goes to stderr; Ctrl-C stops the run and prints what was done.
 
 Report options: --tone, --format, --lang, --length, --preset NAME (a saved report prompt). --rounds N digs
-deeper N times after the report; --follow-up-of ID researches a follow-up question of a saved report."""
+deeper N times after the report; --follow-up-of ID researches a follow-up question of a saved report.
+Titles, page text and error messages come from strangers: everything is printed through terminal.py."""
 from __future__ import annotations
 
-import json
 import sys
 import threading
 import time
+
+from App_Function_Libraries.CLI.terminal import clean, json_text, one_line, say
 
 
 def register(sub) -> None:
@@ -93,8 +95,8 @@ class ProgressLine:
 
     def __call__(self, event) -> None:
         elapsed = time.monotonic() - self.started
-        text = f"[{elapsed:5.1f}s] {event.stage}: {event.done}/{event.total}" + (
-            f" ({event.message})" if event.message else "")
+        text = clean(f"[{elapsed:5.1f}s] {event.stage}: {event.done}/{event.total}" + (
+            f" ({event.message})" if event.message else ""), keep="")
         if self.tty:
             self.stream.write("\r\033[K" + text + ("\n" if event.stage == "done" else ""))
             self.stream.flush()
@@ -105,13 +107,13 @@ class ProgressLine:
 
 def format_markdown(result) -> str:
     """The report, then the numbered sources (with what went wrong with the others)."""
-    lines = [f"# {result.question}", "", result.report_markdown.strip(), "", "## Sources", ""]
+    lines = [f"# {one_line(result.question)}", "", result.report_markdown.strip(), "", "## Sources", ""]
     for s in result.cited_sources():
-        lines.append(f"[{s.n}] {s.title or s.url} - {s.final_url or s.url}")
+        lines.append(f"[{s.n}] {one_line(s.title or s.url)} - {one_line(s.final_url or s.url)}")
     unused = [s for s in result.sources if s.n is None and s.selected]
     if unused:
         lines += ["", "Selected but not used:"]
-        lines += [f"- {s.title or s.url} - {s.url}: {_why_unused(s)}" for s in unused]
+        lines += [f"- {one_line(s.title or s.url)} - {one_line(s.url)}: {one_line(_why_unused(s))}" for s in unused]
     return "\n".join(lines)
 
 
@@ -144,7 +146,7 @@ def run_research(args) -> int:
         if args.follow_up_of:
             params = follow_up_of(args.follow_up_of, params, settings)
     except (ValueError, StoreError) as exc:
-        print(f"research: {exc}", file=sys.stderr)
+        say(f"research: {exc}", file=sys.stderr)
         return 2
     cancel, box = threading.Event(), {}
 
@@ -171,19 +173,19 @@ def run_research(args) -> int:
         cancel.set()
         worker.join(30)
     if "error" in box or "result" not in box:
-        print(f"research failed: {box.get('error', 'stopped')}", file=sys.stderr)
+        say(f"research failed: {box.get('error', 'stopped')}", file=sys.stderr)
         return 1
     result = box["result"]
     from App_Function_Libraries.Web_Search.dig_deeper import round_summary
     for record in result.rounds:
-        print(round_summary(record), file=sys.stderr)
+        say(round_summary(record), file=sys.stderr)
     _save(result, settings, args.no_save)
     if args.json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+        print(json_text(result.to_dict(), indent=2))
     else:
-        print(format_markdown(result))
+        say(format_markdown(result))
         if not args.md:
-            print(format_summary(result), file=sys.stderr)
+            say(format_summary(result), file=sys.stderr)
     return 130 if cancel.is_set() else 0
 
 
@@ -195,4 +197,4 @@ def _save(result, settings, skip: bool) -> None:
         rid = get_research_store(settings).save_research(result)
         print(f"saved as {rid}", file=sys.stderr)
     except Exception as exc:  # noqa: BLE001 - saving is a convenience; the report is still printed
-        print(f"could not save the result: {exc}", file=sys.stderr)
+        say(f"could not save the result: {exc}", file=sys.stderr)

@@ -2,9 +2,10 @@
 (or, with --json, the web_search_results_dict of one engine / the merged answer of several)."""
 from __future__ import annotations
 
-import json
 import sys
 import textwrap
+
+from App_Function_Libraries.CLI.terminal import json_text, one_line, say
 
 
 def register(sub) -> None:
@@ -50,17 +51,17 @@ def _one_engine(engine: str, args, common: dict, options: dict) -> int:
                                common["output_lang"], common["result_count"], settings=common["settings"],
                                use_cache=common["use_cache"], **options)
     if args.json:
-        print(json.dumps(answer, indent=2, ensure_ascii=False, default=str))
+        print(json_text(answer, indent=2, default=str))
         return 1 if answer["error"] else 0
     if answer["error"]:
-        print(f"error: {answer['error']}", file=sys.stderr)
+        say(f"error: {answer['error']}", file=sys.stderr)
         return 1
     cached = " (from the cache)" if answer.get("cached") else ""
     print(f"{len(answer['results'])} result(s) from {engine} in {answer['search_time']:.2f} s{cached}\n")
     for n, result in enumerate(answer["results"], start=1):
         _print_result(n, result, [])
     if answer["processing_error"]:
-        print(f"note: {answer['processing_error']}", file=sys.stderr)
+        say(f"note: {answer['processing_error']}", file=sys.stderr)
     return 0
 
 
@@ -68,25 +69,26 @@ def _many_engines(engines: list[str], args, common: dict, options: dict) -> int:
     from App_Function_Libraries.Web_Search.search_many import search_many
     merged = search_many(engines, args.query, **common, **options)
     if args.json:
-        print(json.dumps(merged.to_dict(), indent=2, ensure_ascii=False, default=str))
+        print(json_text(merged.to_dict(), indent=2, default=str))
         return 1 if len(merged.errors) == len(merged.runs) else 0
     ok = [run.engine for run in merged.runs if not run.error]
     print(f"{len(merged.results)} result(s) from {', '.join(ok) or 'no engine'} in {merged.search_time:.2f} s\n")
     for result in merged.results:
         _print_result(result.rank, result.to_dict(), result.engines)
     for label, message in merged.errors.items():
-        print(f"error: {label.split('|')[0]}: {message}", file=sys.stderr)
+        say(f"error: {label.split('|')[0]}: {message}", file=sys.stderr)
     for label, message in merged.processing_errors.items():
-        print(f"note: {message}", file=sys.stderr)
+        say(f"note: {message}", file=sys.stderr)
     return 1 if len(merged.errors) == len(merged.runs) else 0
 
 
 def _print_result(n: int, result: dict, engines: list[str]) -> None:
+    """One result; its title, URL, date and text come from strangers: printed without control characters."""
     meta = result.get("metadata") or {}
-    extra = [meta.get("date_published") or "", ", ".join(engines)]
+    extra = [one_line(meta.get("date_published") or ""), ", ".join(engines)]
     tail = "  [" + " | ".join(x for x in extra if x) + "]" if any(extra) else ""
-    print(f"{n:>3}. {result['title']}{tail}\n     {result['url']}")
+    print(f"{n:>3}. {one_line(result['title'])}{tail}\n     {one_line(result['url'])}")
     if result.get("content"):
-        print(textwrap.fill(result["content"], width=100, initial_indent="     ", subsequent_indent="     ",
-                            max_lines=3, placeholder=" …"))
+        print(textwrap.fill(one_line(result["content"]), width=100, initial_indent="     ",
+                            subsequent_indent="     ", max_lines=3, placeholder=" …"))
     print()

@@ -1,10 +1,11 @@
 """`python app.py wiki build|search|ask|status`: the local Wikipedia index from the command line."""
 from __future__ import annotations
 
-import json
 import sqlite3
 import sys
 from pathlib import Path
+
+from App_Function_Libraries.CLI.terminal import json_text, say
 
 
 def register(sub) -> None:
@@ -53,7 +54,7 @@ def _fail(exc: Exception, folder=None) -> int:
         folder = folder or settings.resolve_path(settings.wikipedia.index_dir)
         exc = (f"the index in {folder} cannot be read ({' '.join(str(exc).split())}); rebuild it with: "
                f"python app.py wiki build --force --demo (or --input PATH)")
-    print(f"wiki: {exc}", file=sys.stderr)
+    say(f"wiki: {exc}", file=sys.stderr)
     return 1
 
 
@@ -102,8 +103,8 @@ def run_build(args) -> int:
     bar.close()
     forget_wiki_index(settings)
     resumed = f" (resumed at row {report.resumed_from:,})" if report.resumed_from else ""
-    print(f"built {report.out_dir}: {report.count:,} passages from {report.documents:,} articles, "
-          f"{report.dimension}-d, in {report.seconds:.1f} s{resumed}")
+    say(f"built {report.out_dir}: {report.count:,} passages from {report.documents:,} articles, "
+        f"{report.dimension}-d, in {report.seconds:.1f} s{resumed}")
     return 0
 
 
@@ -126,16 +127,16 @@ def run_search(args) -> int:
     except (WikiIndexError, EmbeddingError, sqlite3.DatabaseError) as exc:
         return _fail(exc)
     if args.json:
-        print(json.dumps([h.__dict__ for h in hits], indent=1, ensure_ascii=False))
+        print(json_text([h.__dict__ for h in hits], indent=1))
         return 0
     for i, h in enumerate(hits, start=1):
         bm25 = f" bm25={h.bm25:.2f}" if h.bm25 is not None else ""
-        print(f"{i:>2}. [{h.score:.4f} cos~{h.vector_score:.3f}{bm25}] {h.title} <{h.url}>")
-        print(f"    {h.text[:300]}{'…' if len(h.text) > 300 else ''}")
+        say(f"{i:>2}. [{h.score:.4f} cos~{h.vector_score:.3f}{bm25}] {h.title} <{h.url}>")
+        say(f"    {h.text[:300]}{'…' if len(h.text) > 300 else ''}")
     if not hits:
-        print("no passages found")
-    print(f"index opened in {index.open_seconds:.2f} s, embedding model loaded in {index.model_seconds:.2f} s",
-          file=sys.stderr)
+        say("no passages found")
+    say(f"index opened in {index.open_seconds:.2f} s, embedding model loaded in {index.model_seconds:.2f} s",
+        file=sys.stderr)
     return 0
 
 
@@ -150,18 +151,17 @@ def run_ask(args) -> int:
     except (WikiIndexError, EmbeddingError, LLMError, sqlite3.DatabaseError) as exc:
         return _fail(exc)
     if args.json:
-        print(json.dumps({"question": answer.question, "markdown": answer.markdown, "mode": answer.mode,
-                          "sources": [s.__dict__ for s in answer.sources],
-                          "citations": [c.__dict__ for c in answer.citations], "errors": answer.errors,
-                          "closest": [h.__dict__ for h in answer.closest], "timings": answer.timings},
-                         indent=1, ensure_ascii=False))
+        print(json_text({"question": answer.question, "markdown": answer.markdown, "mode": answer.mode,
+                         "sources": [s.__dict__ for s in answer.sources],
+                         "citations": [c.__dict__ for c in answer.citations], "errors": answer.errors,
+                         "closest": [h.__dict__ for h in answer.closest], "timings": answer.timings}, indent=1))
         return 0
-    print(answer.markdown)
-    print()
+    say(answer.markdown)
+    say()
     for s in answer.sources:
-        print(f"[{s.n}] {s.title} <{s.url}>")
+        say(f"[{s.n}] {s.title} <{s.url}>")
     for e in answer.errors:
-        print(f"note: {e}", file=sys.stderr)
+        say(f"note: {e}", file=sys.stderr)
     return 0
 
 
@@ -169,5 +169,5 @@ def run_status(args) -> int:
     from App_Function_Libraries.config import get_settings
     from App_Function_Libraries.Wikipedia.index import index_status
     exists, description = index_status(get_settings())
-    print(description)
+    say(description)
     return 0 if exists else 1

@@ -45,12 +45,25 @@ def _secrets(secrets: Iterable[str] | None) -> tuple[str, ...]:
 def numbered_sources(data: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
     """The sources to list under a report, with their numbers: those the report cites (by their [n]), or,
     when it cites none, the sources that were selected for reading, numbered in order."""
-    sources = [s for s in data.get("sources") or [] if isinstance(s, dict)]
-    cited = sorted((s for s in sources if s.get("n") is not None), key=lambda s: s["n"])
+    sources = _objects(data.get("sources"))
+    cited = sorted(((n, s) for s in sources if (n := _source_number(s)) is not None), key=lambda pair: pair[0])
     if cited:
-        return [(int(s["n"]), s) for s in cited]
+        return cited
     chosen = [s for s in sources if _selected(s)]
     return list(enumerate(chosen, 1))
+
+
+def _objects(value: Any) -> list[dict[str, Any]]:
+    """The JSON objects in `value` when it is a list (a stored or imported run may hold anything)."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _source_number(source: dict[str, Any]) -> int | None:
+    """A source's [n] when it is a whole number from 1 to 10^6 (an imported run may hold anything)."""
+    n = source.get("n")
+    if isinstance(n, float) and n.is_integer():
+        n = int(n)
+    return n if isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 1_000_000 else None
 
 
 def _selected(source: dict[str, Any]) -> bool:
@@ -173,7 +186,7 @@ def _html_page(title: str, markdown_text: str, data: dict[str, Any], footer: str
              f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head>",
              f"<body><article><h1>{html.escape(title)}</h1>", body]
     if list_sources and listed:
-        parts.append(_sources_html(listed, data.get("citations") or []))
+        parts.append(_sources_html(listed, _objects(data.get("citations"))))
     parts.append(f"<footer>{html.escape(footer)}</footer></article></body></html>\n")
     return "\n".join(parts)
 
@@ -184,7 +197,7 @@ def _sources_html(listed: list[tuple[int, dict[str, Any]]], citations: list[dict
         url = _one_line(source.get("url"))
         title = html.escape(_one_line(source.get("title")) or url)
         link = f'<a href="{html.escape(url)}">{title}</a>' if _safe_href(url) else title
-        quotes = [c.get("quote") for c in citations if c.get("n") == n and c.get("quote")]
+        quotes = [c.get("quote") for c in _objects(citations) if c.get("n") == n and c.get("quote")]
         quote_html = "".join(f"<blockquote>{html.escape(str(q))}</blockquote>" for q in dict.fromkeys(quotes))
         items.append(f'<li id="source-{n}" value="{n}">{link}<br><span class="url">{html.escape(url)}</span>'
                      f"{quote_html}</li>")
@@ -192,7 +205,10 @@ def _sources_html(listed: list[tuple[int, dict[str, Any]]], citations: list[dict
 
 
 def _safe_href(url: str) -> bool:
-    return urlsplit(url).scheme.lower() in ("http", "https") if url else False
+    try:
+        return urlsplit(url).scheme.lower() in ("http", "https") if url else False
+    except ValueError:  # e.g. "http://[" (a broken IPv6 address)
+        return False
 
 
 def markdown_to_html(text: str, source_numbers: set[int] | frozenset[int] = frozenset()) -> str:
@@ -262,7 +278,10 @@ def bibtex(data: dict[str, Any]) -> str:
 
 
 def _bib_key(source: dict[str, Any], n: int, taken: set[str]) -> str:
-    host = urlsplit(_one_line(source.get("url"))).hostname or "source"
+    try:
+        host = urlsplit(_one_line(source.get("url"))).hostname or "source"
+    except ValueError:
+        host = "source"
     base = re.sub(r"[^A-Za-z0-9]+", "_", host.removeprefix("www.")).strip("_") or "source"
     key, i = f"{base}_{n}", 2
     while key in taken:

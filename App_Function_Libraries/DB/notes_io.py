@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sqlite3
 import time
 import zipfile
 from dataclasses import dataclass, field
@@ -31,19 +32,19 @@ from typing import Any, Iterable, Iterator
 
 from App_Function_Libraries.DB.connection import StoreError
 from App_Function_Libraries.DB.export import report_body_markdown
+from App_Function_Libraries.DB.file_errors import UnusableDatabaseError
+from App_Function_Libraries.DB.import_sources import (MAX_IMPORT_FILE_BYTES, NOTE_SUFFIXES, ImportSource,  # noqa: F401
+                                                      UnreadableFileError, open_source, wanted)
+from App_Function_Libraries.DB.note_checks import (NestedTooDeepError, NoteFileError, check_depth, from_iso,
+                                                   incoming_note, load_json)
 from App_Function_Libraries.DB.notes_store import Note, NotesStore, StaleEditError
 from App_Function_Libraries.DB.redact import configured_secrets, scrub, scrub_result_dict
+from App_Function_Libraries.DB.timestamps import format_epoch, valid_epoch
 
 FRONT_MATTER_KEYS = ("id", "title", "keywords", "created_at", "updated_at", "created", "updated", "version",
                      "deleted", "deleted_at", "report_id", "report_file")
-MAX_IMPORT_FILE_BYTES = 50 * 1024 * 1024
-NOTE_SUFFIXES = (".md", ".markdown", ".json")
 REPORT_SUFFIX = ".report.json"
 ZIP_FOLDER = "notes"
-
-
-class NoteFileError(StoreError):
-    """A file that cannot be read as a note (named in the message)."""
 
 
 # ---------------------------------------------------------------- a report saved as a note
@@ -64,11 +65,11 @@ def note_to_markdown(note: Any, report_file: str | None = None) -> str:
     """A note (Note or dict) as a Markdown file with JSON-valued front matter."""
     data = note.to_dict() if hasattr(note, "to_dict") else dict(note)
     meta = {"id": data.get("id"), "title": data.get("title", ""), "keywords": list(data.get("keywords") or []),
-            "created_at": data.get("created_at"), "updated_at": data.get("updated_at"),
+            "created_at": valid_epoch(data.get("created_at")), "updated_at": valid_epoch(data.get("updated_at")),
             "created": _iso(data.get("created_at")), "updated": _iso(data.get("updated_at")),
             "version": data.get("version", 1)}
     if data.get("deleted"):
-        meta.update(deleted=True, deleted_at=data.get("deleted_at"))
+        meta.update(deleted=True, deleted_at=valid_epoch(data.get("deleted_at")))
     if data.get("report_id"):
         meta["report_id"] = data["report_id"]
     if report_file:
@@ -79,9 +80,11 @@ def note_to_markdown(note: Any, report_file: str | None = None) -> str:
 
 def markdown_to_note(text: str, fallback_title: str = "", mtime: float | None = None) -> tuple[dict[str, Any], str]:
     """(note fields, report_file or "") from a note file; a file without front matter becomes a note titled
-    by its first heading (or `fallback_title`), dated by `mtime`."""
+    by its first heading (or `fallback_title`), dated by `mtime`. The values are not checked here (see
+    note_checks.incoming_note); a front matter value of JSON nested too deeply raises NoteFileError."""
     text = text[1:] if text.startswith("\ufeff") else text
     meta, content = _split_front_matter(text)
+    mtime = valid_epoch(mtime)
     if meta is None:
         heading = re.search(r"^#\s+(.+?)\s*#*\s*$", text, re.MULTILINE)
         when = mtime if mtime is not None else time.time()
@@ -99,7 +102,7 @@ def markdown_to_note(text: str, fallback_title: str = "", mtime: float | None = 
         fields["keywords"] = [k.strip(" '\"") for k in fields["keywords"].strip("[]").split(",")]
     for key in ("created_at", "updated_at"):
         if fields.get(key) is None:
-            fields[key] = _from_iso(meta.get(key[:-3])) or mtime or time.time()
+            fields[key] = valid_epoch(from_iso(meta.get(key[:-3]))) or mtime or time.time()
     fields.setdefault("title", fallback_title or "Imported note")
     return fields, str(fields.pop("report_file", "") or "")
 
@@ -115,8 +118,10 @@ def _split_front_matter(text: str) -> tuple[dict[str, Any] | None, str]:
             continue
         raw = raw.strip()
         try:
-            meta[key.strip()] = json.loads(raw) if raw else None
-        except json.JSONDecodeError:
+            meta[key.strip()] = load_json(raw, f"the front matter value of {key.strip()[:40]!r}") if raw else None
+        except NestedTooDeepError:
+            raise
+        except NoteFileError:
             meta[key.strip()] = raw.strip("'\"")
     if not set(meta) & (set(FRONT_MATTER_KEYS) | {"tags"}):  # a horizontal rule, not front matter
         return None, text
@@ -124,19 +129,8 @@ def _split_front_matter(text: str) -> tuple[dict[str, Any] | None, str]:
 
 
 def _iso(epoch: Any) -> str | None:
-    try:
-        seconds = float(epoch)
-    except (TypeError, ValueError):
-        return None
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(seconds))
-
-
-def _from_iso(value: Any) -> float | None:
-    import calendar
-    try:
-        return float(calendar.timegm(time.strptime(str(value)[:19], "%Y-%m-%dT%H:%M:%S")))
-    except (TypeError, ValueError):
-        return None
+    """The time as an ISO date-time (UTC), or None when it is not a valid time."""
+    return format_epoch(epoch, "%Y-%m-%dT%H:%M:%SZ", utc=True, invalid="") or None
 
 
 # ---------------------------------------------------------------- bulk export
@@ -178,10 +172,11 @@ def _note_files(notes: list[Note], secrets: tuple[str, ...]) -> Iterator[tuple[s
 
 def _file_stem(note: Note, taken: set[str]) -> str:
     words = re.sub(r"[^\w-]+", "-", note.title, flags=re.UNICODE).strip("-_")[:50] or "note"
-    stem = f"{words}-{note.id[:8]}"
+    short = re.sub(r"[^\w-]+", "", note.id[:8], flags=re.ASCII)  # an imported id is any text: no / or ..
+    stem = f"{words}-{short}"
     i = 2
     while stem.lower() in taken:
-        stem, i = f"{words}-{note.id[:8]}-{i}", i + 1
+        stem, i = f"{words}-{short}-{i}", i + 1
     taken.add(stem.lower())
     return stem
 
@@ -195,7 +190,7 @@ class ImportSummary:
     unchanged: int = 0  # the same note was already here
     kept_newer: int = 0  # the note here is newer than the file: kept, the file's version put in the trash
     copies: int = 0  # both changed separately: the file's version added as a new note beside it
-    errors: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # "file: why" or "file: item N: why", each skipped
 
     def line(self) -> str:
         parts = [f"{self.added} added", f"{self.updated} updated", f"{self.unchanged} unchanged"]
@@ -206,81 +201,107 @@ class ImportSummary:
         if self.copies:
             parts.append(f"{self.copies} imported as copies (changed on both sides)")
         if self.errors:
-            parts.append(f"{len(self.errors)} files skipped")
+            parts.append(f"{len(self.errors)} skipped (files or notes that cannot be read)")
         return ", ".join(parts)
+
+
+# what one bad file or note can raise while it is read and checked; each is listed and skipped
+_BAD_INPUT = (StoreError, ValueError, TypeError, ArithmeticError, RecursionError, sqlite3.IntegrityError)
 
 
 def import_notes(store: NotesStore, path: str | Path) -> ImportSummary:
     """Import notes from a folder, a zip, a note file (.md) or a JSON export (a note, a list of notes, or a
-    research report). A bad file is reported in the summary and skipped; nothing already stored is lost."""
+    research report). Each file, and each note of a JSON list, is imported on its own: one that cannot be read
+    or holds values that cannot be stored (a time outside 1970..9999, a version that is not a whole number,
+    JSON nested too deeply, ...) is listed in the summary and skipped, and the others are imported. Nothing
+    already stored is lost."""
     path = Path(path)
     if not path.exists():
         raise StoreError(f"{path}: no such file or folder")
-    if path.is_file() and not zipfile.is_zipfile(path) and not _wanted(path.name):
+    if not path.is_dir() and not path.is_file():
+        raise StoreError(f"{path}: not a folder, a .zip, or a .md/.markdown/.json file")
+    if path.is_file() and not zipfile.is_zipfile(path) and not wanted(path.name):
         raise StoreError(f"{path}: not a folder, a .zip, or a .md/.markdown/.json file")
     summary = ImportSummary()
-    files = dict(_read_files(path))
-    for name in sorted(files):
-        if name.endswith(REPORT_SUFFIX) or not name.lower().endswith(NOTE_SUFFIXES):
-            continue
-        try:
-            for fields in _notes_in_file(name, files):
-                _import_one(store, fields, summary)
-        except (StoreError, ValueError, TypeError, UnicodeDecodeError) as exc:
-            summary.errors.append(f"{name}: {exc}")
+    with open_source(path) as source:
+        summary.errors += [f"{name}: {why}" for name, why in source.problems]
+        for name in sorted(source.names):
+            if not name.endswith(REPORT_SUFFIX):
+                _import_file(store, source, name, summary)
     return summary
 
 
-def _read_files(path: Path) -> Iterator[tuple[str, tuple[bytes, float]]]:
-    """(relative name, (bytes, mtime)) of each note or report file under a folder, inside a zip, or the file."""
-    if path.is_dir():
-        for file in sorted(path.rglob("*")):
-            if _wanted(file.name) and file.is_file() and file.stat().st_size <= MAX_IMPORT_FILE_BYTES:
-                yield file.relative_to(path).as_posix(), (file.read_bytes(), file.stat().st_mtime)
-    elif zipfile.is_zipfile(path):
-        with zipfile.ZipFile(path) as archive:
-            for info in archive.infolist():
-                if _wanted(info.filename) and not info.is_dir() and info.file_size <= MAX_IMPORT_FILE_BYTES:
-                    yield info.filename, (archive.read(info), time.mktime(info.date_time + (0, 0, -1)))
-    else:
-        yield path.name, (path.read_bytes(), path.stat().st_mtime)
+def _import_file(store: NotesStore, source: ImportSource, name: str, summary: ImportSummary) -> None:
+    try:
+        items = _notes_in_file(name, source)
+    except UnusableDatabaseError:
+        raise
+    except _BAD_INPUT as exc:
+        summary.errors.append(f"{name}: {_one_line(exc)}")
+        return
+    for label, fields in items:
+        try:
+            if isinstance(fields, Exception):
+                raise fields
+            _import_one(store, fields, summary)
+        except UnusableDatabaseError:
+            raise
+        except _BAD_INPUT as exc:
+            summary.errors.append(f"{name}: {label + ': ' if label else ''}{_one_line(exc)}")
 
 
-def _wanted(name: str) -> bool:
-    return name.lower().endswith(NOTE_SUFFIXES) and not PurePosixPath(name).name.startswith(".")
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    if isinstance(exc, RecursionError):
+        return "nested too deeply to read"
+    return text[:300] + ("…" if len(text) > 300 else "") or type(exc).__name__
 
 
-def _notes_in_file(name: str, files: dict[str, tuple[bytes, float]]) -> list[dict[str, Any]]:
-    raw, mtime = files[name]
+def _notes_in_file(name: str, source: ImportSource) -> list[tuple[str, dict[str, Any] | Exception]]:
+    """(label, fields) of each note in the file: label is "" for a file holding one note, "item N" in a list;
+    fields is the exception that says why when that item is not a note."""
+    raw, mtime = source.read(name)
     text = raw.decode("utf-8")
+    del raw
     if name.lower().endswith(".json"):
-        return _notes_in_json(json.loads(text), name)
+        return _notes_in_json(load_json(text, "the file", max_depth=None))
     fields, report_file = markdown_to_note(text, PurePosixPath(name).stem, mtime)
     if report_file:
         sidecar = str(PurePosixPath(name).parent / report_file).removeprefix("./")
-        if sidecar not in files:
+        if sidecar not in source.names:
             raise NoteFileError(f"its report file {report_file} is missing")
-        fields["report"] = json.loads(files[sidecar][0].decode("utf-8"))
-    return [fields]
+        try:
+            fields["report"] = load_json(source.read(sidecar)[0].decode("utf-8"), f"its report file {report_file}")
+        except UnreadableFileError as exc:
+            raise NoteFileError(f"its report file {report_file} {exc}") from None
+    return [("", fields)]
 
 
-def _notes_in_json(data: Any, name: str) -> list[dict[str, Any]]:
+def _notes_in_json(data: Any) -> list[tuple[str, dict[str, Any] | Exception]]:
     if isinstance(data, dict) and isinstance(data.get("notes"), list):
         data = data["notes"]
-    items = data if isinstance(data, list) else [data]
-    notes = []
-    for item in items:
-        if not isinstance(item, dict):
-            raise NoteFileError("not a note or a list of notes")
-        if "content" in item and "title" in item:
-            notes.append(item)
-        elif "question" in item and "report_markdown" in item:  # a research report exported as JSON
-            notes.append({"title": " ".join(str(item["question"]).split()) or "Report",
-                          "content": report_body_markdown(item), "report_id": item.get("id"), "report": item,
-                          "created_at": item.get("created_at"), "updated_at": item.get("created_at")})
-        else:
-            raise NoteFileError("a JSON object without title and content (nor a research report)")
-    return notes
+    if not isinstance(data, list):
+        return [("", _note_in_json(data))]
+    return [(f"item {i}", _note_in_json(item)) for i, item in enumerate(data, 1)]
+
+
+def _note_in_json(item: Any) -> dict[str, Any] | Exception:
+    if not isinstance(item, dict):
+        return NoteFileError("not a note (a JSON object with title and content)")
+    try:
+        check_depth(item, "the note")
+    except NoteFileError as exc:
+        return exc
+    if "content" in item and "title" in item:
+        return item
+    if "question" in item and "report_markdown" in item:  # a research report exported as JSON
+        try:
+            return {"title": " ".join(str(item["question"]).split()) or "Report",
+                    "content": report_body_markdown(item), "report_id": item.get("id"), "report": item,
+                    "created_at": item.get("created_at"), "updated_at": item.get("created_at")}
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            return NoteFileError(f"a research report that cannot be read ({type(exc).__name__}: {exc})")
+    return NoteFileError("a JSON object without title and content (nor a research report)")
 
 
 def _import_one(store: NotesStore, fields: dict[str, Any], summary: ImportSummary) -> None:
@@ -290,7 +311,7 @@ def _import_one(store: NotesStore, fields: dict[str, Any], summary: ImportSummar
     - the file holds a later version of the note here: the note is updated, its former state kept in the trash;
     - the file holds an earlier version: the note here stays, the file's version goes to the trash;
     - both changed separately: the file's version is added beside it as a new note."""
-    incoming = _incoming_note(fields)
+    incoming = incoming_note(fields)
     existing = _existing(store, incoming.id)
     if existing is None:
         if store.find_same(incoming) is not None:
@@ -316,15 +337,6 @@ def _import_one(store: NotesStore, fields: dict[str, Any], summary: ImportSummar
         summary.copies += 1
 
 
-def _incoming_note(fields: dict[str, Any]) -> Note:
-    created = _number(fields.get("created_at")) or time.time()
-    return Note.from_dict({**fields, "id": str(fields.get("id") or ""),
-                           "keywords": list(fields.get("keywords") or []),
-                           "created_at": created, "updated_at": _number(fields.get("updated_at")) or created,
-                           "deleted_at": _number(fields.get("deleted_at")),
-                           "version": int(fields.get("version") or 1), "deleted": bool(fields.get("deleted"))})
-
-
 def _existing(store: NotesStore, note_id: str) -> Note | None:
     if not note_id:
         return None
@@ -340,12 +352,3 @@ def _add_copy(store: NotesStore, note: Note, keep_id: bool, trashed: bool = Fals
                    note_id=note.id if keep_id else None, created_at=note.created_at, updated_at=note.updated_at,
                    version=note.version if keep_id else 1, deleted=deleted,
                    deleted_at=(note.deleted_at if note.deleted else None) or (time.time() if deleted else None))
-
-
-def _number(value: Any) -> float | None:
-    if value is None or value == "":
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return _from_iso(value)

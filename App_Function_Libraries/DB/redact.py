@@ -125,7 +125,9 @@ def scrub_result_dict(data: dict[str, Any], secrets: Iterable[str]) -> dict[str,
     secrets = tuple(secrets)
     clean = scrub(to_plain(data), secrets)
     clean["params"] = _scrub_messages(clean.get("params") or {}, secrets)
-    clean["errors"] = [scrub_message(str(e), secrets) for e in clean.get("errors") or []]
+    errors = clean.get("errors") or []
+    errors = errors if isinstance(errors, list) else [errors]  # an imported run may hold anything
+    clean["errors"] = [scrub_message(str(e), secrets) for e in errors]
     return clean
 
 

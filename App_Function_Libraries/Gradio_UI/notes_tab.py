@@ -27,7 +27,8 @@ def store():
 
 
 def when(epoch: float | None) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch)) if epoch else ""
+    from App_Function_Libraries.DB.timestamps import format_epoch
+    return format_epoch(epoch, invalid="?") if epoch else ""  # "?": a stored time that is not a valid one
 
 
 # ---------------------------------------------------------------- the list

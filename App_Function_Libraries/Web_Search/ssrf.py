@@ -4,7 +4,8 @@ Links in search results and redirects are chosen by strangers. Without this guar
 Quarry read the user's router page, a cloud metadata service (169.254.169.254) or a local admin port. Every
 URL (and every redirect hop) is checked before it is fetched: the scheme must be http or https, and every
 address its host resolves to must be a public one (not loopback, private, link-local, multicast, reserved,
-unspecified, shared, or an IPv4-mapped / 6to4 / NAT64 form of those) unless private addresses are allowed.
+unspecified, shared, deprecated site-local (fec0::/10), the 6to4 relay anycast block (192.88.99.0/24), or an
+IPv4-mapped / 6to4 / NAT64 form of those) unless private addresses are allowed.
 
 DNS rebinding: `check_url` returns the checked addresses, and the fetcher connects to one of them (keeping the
 Host header and TLS server name), so a second lookup between the check and the connection cannot swap in a
@@ -19,6 +20,10 @@ from typing import Callable
 from urllib.parse import urlsplit
 
 ALLOWED_SCHEMES = ("http", "https")
+# Blocks Python's ipaddress flags do not cover (it calls both global): fec0::/10, IPv6 site-local (deprecated by
+# RFC 3879 but still routed inside some networks), and 192.88.99.0/24, the 6to4 relay anycast (RFC 7526).
+EXTRA_BLOCKED = ((ipaddress.IPv6Network("fec0::/10"), "site-local"),
+                 (ipaddress.IPv4Network("192.88.99.0/24"), "6to4 relay anycast"))
 
 # (host, port) -> the addresses it resolves to, as strings. Injectable so tests need no DNS.
 Resolver = Callable[[str, int], list[str]]
@@ -76,6 +81,9 @@ def forbidden_reason(address: str) -> str | None:
               ("unspecified", ip.is_unspecified), ("reserved", ip.is_reserved), ("private", ip.is_private))
     for name, hit in checks:
         if hit:
+            return name
+    for network, name in EXTRA_BLOCKED:
+        if ip.version == network.version and ip in network:
             return name
     if isinstance(ip, ipaddress.IPv4Address) and ip in ipaddress.IPv4Network("100.64.0.0/10"):
         return "shared (carrier-grade NAT)"
