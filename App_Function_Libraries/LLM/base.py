@@ -106,6 +106,16 @@ class LLMUnavailable(LLMError):
     made. Stages fall back to their path without an LLM; the run says why once (LLMHealth.notes)."""
 
 
+def scrub_key(text: str, key: str) -> str:
+    """Provider error text without the API key: some servers quote the credential they were sent."""
+    if key and len(key) >= 4:
+        text = text.replace(key, "[redacted]")
+    return _BEARER_RE.sub(lambda m: f"{m.group(1)} [redacted]", text)
+
+
+_BEARER_RE = re.compile(r"(?i)\b(bearer|token)\s+[A-Za-z0-9._~+/=-]{8,}")
+
+
 # ---------------------------------------------------------------- <think> stripping
 
 _THINK_RE = re.compile(r"<think>.*?(</think>|$)", re.DOTALL | re.IGNORECASE)

@@ -6,7 +6,7 @@ from typing import Iterator
 
 from App_Function_Libraries.LLM.base import (
     LLMAuthError, LLMBadResponse, LLMClient, LLMContextOverflow, LLMError, LLMModelNotFound,
-    LLMRateLimited, LLMResponse, LLMServerError, LLMTimeout, LLMUnreachable, Message)
+    LLMRateLimited, LLMResponse, LLMServerError, LLMTimeout, LLMUnreachable, Message, scrub_key)
 from App_Function_Libraries.retry import parse_retry_after
 
 _CONTEXT_WORDS = ("context length", "context_length", "maximum context", "too many tokens", "context window",
@@ -104,6 +104,12 @@ class OpenAICompatibleClient(LLMClient):
             raise self._map(exc) from exc
 
     def _map(self, exc: Exception) -> LLMError:
+        """The typed error for an SDK exception, its text cleared of the API key (some servers quote it)."""
+        err = self._typed(exc)
+        return type(err)(scrub_key(str(err), self.settings.api_key), err.retry_after,
+                         scrub_key(err.cause, self.settings.api_key))
+
+    def _typed(self, exc: Exception) -> LLMError:
         import openai
         where = self.where
         if isinstance(exc, openai.APITimeoutError):
@@ -114,7 +120,7 @@ class OpenAICompatibleClient(LLMClient):
             return LLMUnreachable(f"cannot reach the LLM server at {where}: is it running, and is base_url right?",
                                   cause="connection refused" if refused else "cannot connect")
         if isinstance(exc, openai.APIStatusError):
-            status, body = exc.status_code, _error_text(exc)
+            status, body = exc.status_code, scrub_key(_error_text(exc), self.settings.api_key)  # before any cut
             if status in (401, 403):
                 return LLMAuthError(f"LLM server at {where} refused the API key ({status}): check api_key "
                                     f"or QUARRY_LLM_API_KEY")
