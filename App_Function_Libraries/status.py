@@ -17,6 +17,7 @@ class Verdict:
 
 def check_llm_role(settings: Settings, role: str) -> Verdict:
     from App_Function_Libraries.LLM.base import LLMError
+    from App_Function_Libraries.LLM.breaker import diagnosis
     from App_Function_Libraries.LLM.registry import make_client
     s = settings.llm_for(role)
     name = f"llm {role}"
@@ -32,8 +33,8 @@ def check_llm_role(settings: Settings, role: str) -> Verdict:
             return Verdict(name, True, f"{client.where} answers; model {s.model or '(none set)'}")
         client._model()  # loads the GGUF file
         return Verdict(name, True, f"llama.cpp loaded {s.llamacpp_model_path}")
-    except LLMError as exc:
-        return Verdict(name, False, str(exc))
+    except LLMError as exc:  # worded as a research run's note says it; the provider cleared its key from it
+        return Verdict(name, False, diagnosis(exc, client.endpoint))
 
 
 def check_engine(settings: Settings, engine: str) -> Verdict:

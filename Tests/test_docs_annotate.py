@@ -113,3 +113,20 @@ def test_malformed_pattern_file_is_a_clear_error(tmp_path, content):
 def test_shipped_pattern_file_loads():
     root = Path(__file__).resolve().parent.parent
     assert PathPatterns.load(root / "Config_Files" / "chunk_annotation_patterns.yml").rules == ()
+
+
+def test_a_dead_server_is_given_up_once_while_indexing(make_settings, tmp_path):
+    from Tests.support.openai_server import DeadLLM
+    with DeadLLM("503") as dead:
+        settings = make_settings({"llm": {"provider": "openai", "base_url": dead.base_url, "model": "test-model",
+                                          "max_retries": 2, "timeout_seconds": 2}})
+        store = DocumentStore(tmp_path / "dead")
+        annotator = ChunkAnnotator(make_client(settings.llm_for("extraction"), "extraction"), store.cached_context,
+                                   store.cache_context)
+        outcome = annotator.annotate(DOC, "hash-dead", CHUNKS)
+        again = annotator.annotate(DOC, "hash-dead-2", CHUNKS)  # the next document of the same `add`
+        store.close()
+        assert dead.requests() == 3  # one call and its 2 retries, for every chunk of both documents
+    assert outcome.contexts == [None, None, None] and again.contexts == [None, None, None]
+    assert len(outcome.errors) == 1 and "is not answering (HTTP 503" in outcome.errors[0]
+    assert len(again.errors) == 1

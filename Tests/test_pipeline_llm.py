@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from App_Function_Libraries.LLM import prompts
 from App_Function_Libraries.Web_Search.pipeline import process_question, rerun_from_fetch
 from App_Function_Libraries.Web_Search.research_params import ResearchParams
 from App_Function_Libraries.Web_Search.research_types import ResearchResult
@@ -206,13 +207,30 @@ def test_search_api_faults_are_recorded_and_the_report_still_written(world, web,
 
 
 def test_llm_failure_while_writing_falls_back_to_an_extractive_brief(world, web, make_settings):
-    model = script_research(ScriptedLLM(default="?"), BEE_WORDS).install(world)
+    """A server that stops answering while the report is written: the report is extractive, one note says
+    why, and the rest of the run does not call the server again (follow-ups are derived, not asked)."""
+    model = ScriptedLLM(default="?")
+    model.when(prompts.REPORT_RULES[:60], lambda prompt: 1 / 0)  # the server fails: 500 "handler error"
+    script_research(model, BEE_WORDS).install(world)
+    make_settings(research_config(web, world.url("/v1")))  # max_retries = 0
+    result = process_question(QUESTION)
+    assert result.mode == "extractive" and result.citations
+    notes = [e for e in result.errors if "LLM" in e]
+    assert len(notes) == 1 and "is not answering (HTTP 500" in notes[0] and "this report is extractive" in notes[0]
+    report_calls = [p for p in model.prompts if prompts.REPORT_RULES[:60] in p]
+    assert len(report_calls) == 1 and not any(prompts.FOLLOW_UP_SYSTEM[:60] in p for p in model.prompts)
+    assert result.follow_ups  # derived from the passages instead
+
+
+def test_report_the_server_refuses_falls_back_with_its_reason(world, web, make_settings):
+    """A request error (the server answers, 400) is this call's failure, not the server's: said as such."""
+    script_research(ScriptedLLM(default="?"), BEE_WORDS).install(world)
     make_settings(research_config(web, world.url("/v1")))
-    world.fault("/v1/chat/completions", status=500, body=b'{"error": {"message": "boom"}}', times=None)
+    world.fault("/v1/chat/completions", status=400, body=b'{"error": {"message": "boom"}}', times=None)
     result = process_question(QUESTION)
     assert result.mode == "extractive"
     assert any(e.startswith("report: the LLM failed") for e in result.errors)
-    assert result.citations and model.calls == 0
+    assert not any("is not answering" in e for e in result.errors)
 
 
 def test_several_engines_in_their_own_formats_are_merged(world, make_settings):

@@ -6,7 +6,9 @@ pattern that matches a document's path (or its file name) adds its text.
 LLM context: for each chunk of an annotated group, the model gets the whole document (or, when that does not
 fit its window, the document's opening and the text around the chunk) plus the chunk, and answers with a
 short context. A context is kept only when it is 30-750 characters long; kept contexts are cached by the
-hash of the document, the chunk and the model, so indexing the same text again costs no calls.
+hash of the document, the chunk and the model, so indexing the same text again costs no calls. A server
+that stops answering is given up for the annotator's lifetime (one `add`): the remaining chunks are indexed
+without LLM context, and each document says so once.
 """
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ from typing import Callable
 
 from App_Function_Libraries.Documents.doc_types import PatternFileError
 from App_Function_Libraries.LLM import prompts
-from App_Function_Libraries.LLM.base import LLMClient, LLMError
+from App_Function_Libraries.LLM.base import LLMClient, LLMError, LLMUnavailable
+from App_Function_Libraries.LLM.breaker import LLMHealth, RunClient
 from App_Function_Libraries.LLM.context import fit_evidence
 
 CONTEXT_MIN_CHARS = 30
@@ -97,7 +100,9 @@ class ChunkAnnotator:
 
     def __init__(self, client: LLMClient, cache_get: Callable[[str], str | None],
                  cache_put: Callable[[str, str], None]):
-        self.client = client
+        self._health = getattr(client, "health", None) or LLMHealth()
+        self.client = RunClient(client, self._health) if isinstance(client, LLMClient) and client.health is None \
+            else client
         self._get, self._put = cache_get, cache_put
 
     @property
@@ -125,12 +130,18 @@ class ChunkAnnotator:
 
     def _ask(self, document: str, chunk: str, outcome: AnnotationOutcome) -> str | None:
         tag = prompts.new_data_tag()
+        if self._health.is_down(self.client):
+            self._given_up(outcome)
+            return None
         try:
             messages, _ = fit_evidence(
                 self.client, lambda pieces: prompts.doc_chunk_context_messages(
                     pieces[0] if pieces else "", chunk, tag), [document], max_tokens=CONTEXT_MAX_TOKENS)
             outcome.calls += 1
             answer = self.client.chat(messages, temperature=0.0, max_tokens=CONTEXT_MAX_TOKENS).text
+        except LLMUnavailable:
+            self._given_up(outcome)
+            return None
         except LLMError as exc:
             outcome.errors.append(f"contextual annotation failed: {exc}")
             return None
@@ -138,6 +149,11 @@ class ChunkAnnotator:
         if context is None:
             outcome.rejected += 1
         return context
+
+    def _given_up(self, outcome: AnnotationOutcome) -> None:
+        for note in self._health.notes("so the rest of the chunks are indexed without LLM context"):
+            if f"contextual annotation failed: {note}" not in outcome.errors:
+                outcome.errors.append(f"contextual annotation failed: {note}")
 
     def _document_fits(self, document: str) -> bool:
         budget = self.client.context_window - CONTEXT_MAX_TOKENS - 1200  # instructions and a chunk

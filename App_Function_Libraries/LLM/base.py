@@ -2,7 +2,9 @@
 
 A provider implements `_chat`, `_stream_chat` and `_complete` for a single attempt; `LLMClient` adds what
 every provider shares: retries with back-off (honouring Retry-After), `<think>` stripping, token counting,
-prompt fitting and usage counting.
+prompt fitting and usage counting. Retries happen here and nowhere else. A client may carry a run's
+`LLMHealth` (LLM/breaker.py): the retry loop then asks it before every attempt and tells it every outcome, so
+that a server that stops answering is given up once for the whole run (LLMUnavailable).
 """
 from __future__ import annotations
 
@@ -53,12 +55,14 @@ class Usage:
 # ---------------------------------------------------------------- errors
 
 class LLMError(Exception):
-    """Base of every LLM failure; str() is a message a person can act on."""
+    """Base of every LLM failure; str() is a message a person can act on; `cause` a short phrase of what
+    happened on the wire ("connection refused", "no answer within 5 s", "HTTP 503"), when there is one."""
     retryable = False
 
-    def __init__(self, message: str, retry_after: float | None = None):
+    def __init__(self, message: str, retry_after: float | None = None, cause: str = ""):
         super().__init__(message)
         self.retry_after = retry_after
+        self.cause = cause
 
 
 class LLMNotConfigured(LLMError):
@@ -95,6 +99,21 @@ class LLMContextOverflow(LLMError):
 
 class LLMBadResponse(LLMError):
     pass
+
+
+class LLMUnavailable(LLMError):
+    """This run gave up on the server (it stopped answering, or refused the key or model): the call was not
+    made. Stages fall back to their path without an LLM; the run says why once (LLMHealth.notes)."""
+
+
+def scrub_key(text: str, key: str) -> str:
+    """Provider error text without the API key: some servers quote the credential they were sent."""
+    if key and len(key) >= 4:
+        text = text.replace(key, "[redacted]")
+    return _BEARER_RE.sub(lambda m: f"{m.group(1)} [redacted]", text)
+
+
+_BEARER_RE = re.compile(r"(?i)\b(bearer|token)\s+[A-Za-z0-9._~+/=-]{8,}")
 
 
 # ---------------------------------------------------------------- <think> stripping
@@ -154,6 +173,7 @@ class LLMClient:
     """Provider-independent behaviour. Subclasses implement the single-attempt methods."""
 
     provider = "base"
+    health = None  # a run's LLMHealth (LLM/breaker.py), set on the run's RunClient; None: no breaker
 
     def __init__(self, settings: LLMSettings, role: str = "default",
                  sleep: Callable[[float], None] = time.sleep):
@@ -181,6 +201,11 @@ class LLMClient:
 
     def describe(self) -> str:
         return f"{self.provider}:{self.settings.model or self.settings.llamacpp_model_path}"
+
+    @property
+    def endpoint(self) -> str:
+        """Where calls go (a server's base URL, a model file): what a run gives up on when it stops answering."""
+        return self.describe()
 
     @property
     def context_window(self) -> int:
@@ -241,14 +266,29 @@ class LLMClient:
                 f"the input")
 
     def _with_retries(self, attempt: Callable):
+        """The one retry loop. With a run's health: no attempt once the server is given up, and while another
+        call of the run is retrying this server, wait for its outcome instead of retrying too."""
+        health, me = self.health, object()
         tries = self.settings.max_retries + 1
-        for i in range(tries):
-            try:
-                return attempt()
-            except LLMError as exc:
-                if not exc.retryable or i == tries - 1:
-                    raise
-                self._sleep(backoff_delay(i, exc.retry_after))
+        try:
+            for i in range(tries):
+                if health is not None:
+                    health.gate(self, me)
+                try:
+                    result = attempt()
+                except LLMError as exc:
+                    if health is not None:
+                        health.failed(self, me, exc, i + 1, last=i == tries - 1)  # raises when given up
+                    if not exc.retryable or i == tries - 1:
+                        raise
+                    self._sleep(backoff_delay(i, exc.retry_after))
+                    continue
+                if health is not None:
+                    health.answered(self, me)
+                return result
+        finally:
+            if health is not None:
+                health.release(self, me)
         raise AssertionError("unreachable")
 
 

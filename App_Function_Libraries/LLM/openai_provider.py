@@ -6,7 +6,7 @@ from typing import Iterator
 
 from App_Function_Libraries.LLM.base import (
     LLMAuthError, LLMBadResponse, LLMClient, LLMContextOverflow, LLMError, LLMModelNotFound,
-    LLMRateLimited, LLMResponse, LLMServerError, LLMTimeout, LLMUnreachable, Message)
+    LLMRateLimited, LLMResponse, LLMServerError, LLMTimeout, LLMUnreachable, Message, scrub_key)
 from App_Function_Libraries.retry import parse_retry_after
 
 _CONTEXT_WORDS = ("context length", "context_length", "maximum context", "too many tokens", "context window",
@@ -104,14 +104,23 @@ class OpenAICompatibleClient(LLMClient):
             raise self._map(exc) from exc
 
     def _map(self, exc: Exception) -> LLMError:
+        """The typed error for an SDK exception, its text cleared of the API key (some servers quote it)."""
+        err = self._typed(exc)
+        return type(err)(scrub_key(str(err), self.settings.api_key), err.retry_after,
+                         scrub_key(err.cause, self.settings.api_key))
+
+    def _typed(self, exc: Exception) -> LLMError:
         import openai
         where = self.where
         if isinstance(exc, openai.APITimeoutError):
-            return LLMTimeout(f"LLM server at {where} did not answer within {self.settings.timeout_seconds:g} s")
+            return LLMTimeout(f"LLM server at {where} did not answer within {self.settings.timeout_seconds:g} s",
+                              cause=f"no answer within {self.settings.timeout_seconds:g} s")
         if isinstance(exc, openai.APIConnectionError):
-            return LLMUnreachable(f"cannot reach the LLM server at {where}: is it running, and is base_url right?")
+            refused = "refused" in str(exc.__cause__ or "").lower()
+            return LLMUnreachable(f"cannot reach the LLM server at {where}: is it running, and is base_url right?",
+                                  cause="connection refused" if refused else "cannot connect")
         if isinstance(exc, openai.APIStatusError):
-            status, body = exc.status_code, _error_text(exc)
+            status, body = exc.status_code, scrub_key(_error_text(exc), self.settings.api_key)  # before any cut
             if status in (401, 403):
                 return LLMAuthError(f"LLM server at {where} refused the API key ({status}): check api_key "
                                     f"or QUARRY_LLM_API_KEY")
@@ -120,14 +129,20 @@ class OpenAICompatibleClient(LLMClient):
                                         f"name (GET {where.rstrip('/')}/models lists them)")
             if status == 429:
                 retry_after = parse_retry_after(exc.response.headers.get("retry-after"))
-                return LLMRateLimited(f"LLM server at {where} is rate limiting (429)", retry_after)
+                return LLMRateLimited(f"LLM server at {where} is rate limiting (429)", retry_after,
+                                      cause="HTTP 429, rate limited")
             if status >= 500:
-                return LLMServerError(f"LLM server at {where} failed ({status}): {body[:200]}")
+                return LLMServerError(f"LLM server at {where} failed ({status}): {body[:200]}",
+                                      cause=f"HTTP {status}" + (f": {' '.join(body.split())[:80]}" if body else ""))
             if any(w in body.lower() for w in _CONTEXT_WORDS):
                 return LLMContextOverflow(f"the prompt is longer than the context window of "
                                           f"{self.settings.model!r}: {body[:200]}")
             return LLMBadResponse(f"LLM server at {where} rejected the request ({status}): {body[:300]}")
         return LLMBadResponse(f"LLM server at {where} sent an answer Quarry could not read: {exc}")
+
+    @property
+    def endpoint(self) -> str:
+        return self.where
 
 
 def _error_text(exc) -> str:

@@ -22,11 +22,15 @@ def new_data_tag() -> str:
 
 
 def wrap_untrusted(text: str, tag: str, label: str = "") -> str:
-    """Put untrusted text between delimiters it cannot close: any look-alike marker inside it is defused."""
+    """Put untrusted text between delimiters it cannot close: any look-alike marker inside it is defused. The
+    label (which may name an untrusted title) is kept to the opening line and defused the same way."""
+    head = f"<<<DATA-{tag}" + (f" {_defuse(' '.join(label.split()), tag)}" if label.strip() else "")
+    return f"{head}\n{_defuse(text, tag)}\nDATA-{tag}>>>"
+
+
+def _defuse(text: str, tag: str) -> str:
     cleaned = re.sub(r"(<<<|>>>)", lambda m: "‹‹‹" if m.group(1) == "<<<" else "›››", text)
-    cleaned = cleaned.replace(f"DATA-{tag}", f"DATA-{tag.lower()}x")
-    head = f"<<<DATA-{tag}" + (f" {label}" if label else "")
-    return f"{head}\n{cleaned}\nDATA-{tag}>>>"
+    return cleaned.replace(f"DATA-{tag}", f"DATA-{tag.lower()}x")
 
 
 def untrusted_notice(tag: str) -> str:
@@ -289,8 +293,9 @@ WIKI_CONDENSE_SYSTEM = (
 def wiki_condense_messages(question: str, title: str, passages: str, tag: str) -> list:
     """Messages asking for the question-relevant content of one article's passages (untrusted)."""
     from App_Function_Libraries.LLM.base import Message
-    user = (f"{untrusted_notice(tag)}\n\nPassages of the article \"{title}\":\n"
-            f"{wrap_untrusted(passages, tag, 'article passages')}\n\n"
+    article = f"Title: {title}\n\n{passages}"  # a downloaded index's title is untrusted: inside the delimiters
+    user = (f"{untrusted_notice(tag)}\n\nPassages of one article:\n"
+            f"{wrap_untrusted(article, tag, 'article passages')}\n\n"
             f"Question: {question}\n\nWhat do these passages say that helps answer the question?")
     return [Message("system", WIKI_CONDENSE_SYSTEM), Message("user", user)]
 

@@ -1,11 +1,12 @@
-"""Strict parsing of LLM output that must be structured, with retries and a safe fallback."""
+"""Strict parsing of LLM output that must be structured: asked again when the answer cannot be parsed, with a
+safe fallback. A failed call is not asked again here: the client has already retried it."""
 from __future__ import annotations
 
 import json
 import re
 from typing import Any, Callable, TypeVar
 
-from App_Function_Libraries.LLM.base import LLMClient, LLMError, Message
+from App_Function_Libraries.LLM.base import LLMClient, LLMError, LLMUnavailable, Message
 
 T = TypeVar("T")
 
@@ -54,14 +55,24 @@ def ask_structured(client: LLMClient, messages: list[Message], parse: Callable[[
                    tries: int = 3, fallback: Callable[[Exception], T], temperature: float | None = None,
                    json_mode: bool = True, max_tokens: int | None = None) -> tuple[T, bool]:
     """Ask up to `tries` times until `parse` accepts the answer. Returns (value, parsed_ok); on failure
-    (unparseable answers or LLM errors) returns (fallback(last_error), False)."""
+    (unparseable answers, or a call that failed after the client's own retries) returns
+    (fallback(last_error), False). LLMUnavailable (the run gave up on the server) is raised: the caller
+    takes its path without an LLM."""
     last: Exception = StructuredOutputError("not asked")
     for _ in range(tries):
         try:
             text = client.chat(messages, temperature=temperature, json_mode=json_mode, max_tokens=max_tokens).text
             return parse(text), True
-        except (StructuredOutputError, LLMError) as exc:
+        except StructuredOutputError as exc:
             last = exc
-            if isinstance(exc, LLMError) and not exc.retryable and not isinstance(exc, StructuredOutputError):
-                break
+        except LLMUnavailable:
+            raise
+        except LLMError as exc:
+            last = exc
+            break
     return fallback(last), False
+
+
+def after_tries(exc: Exception, tries: int) -> str:
+    """' after 3 tries' when the answers could not be parsed; '' when the call itself failed (asked once)."""
+    return f" after {tries} tries" if isinstance(exc, StructuredOutputError) else ""

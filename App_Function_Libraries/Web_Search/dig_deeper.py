@@ -29,7 +29,8 @@ import time
 from typing import Any, Callable
 
 from App_Function_Libraries.LLM import prompts
-from App_Function_Libraries.LLM.structured import StructuredOutputError, ask_structured, extract_json
+from App_Function_Libraries.LLM.base import LLMUnavailable
+from App_Function_Libraries.LLM.structured import StructuredOutputError, after_tries, ask_structured, extract_json
 from App_Function_Libraries.Retrieval.citations import CITATION_GROUP_RE
 from App_Function_Libraries.Retrieval.passages import split_sentences
 from App_Function_Libraries.Web_Search import aggregate, coverage
@@ -144,14 +145,17 @@ def find_gaps(run: Run, params: ResearchParams) -> tuple[list[str], list[str]]:
     failure: list[str] = []
 
     def fallback(exc: Exception) -> tuple[list[str], list[str]]:
-        failure.append(f"dig deeper: the LLM named no usable gaps after {TRIES} tries ({exc}); "
+        failure.append(f"dig deeper: the LLM named no usable gaps{after_tries(exc, TRIES)} ({exc}); "
                        "searched the least covered sub-questions instead")
         return coverage.gap_queries(result.question, subs, result.sources, searched, MAX_GAP_QUERIES)
 
     messages = prompts.gap_messages(result.question, shown_report(result.report_markdown), searched,
                                     MAX_GAP_QUERIES, prompts.new_data_tag())
-    (gaps, queries), ok = ask_structured(llm, messages, parse_gaps, tries=TRIES, fallback=fallback,
-                                         temperature=0.0, json_mode=False)
+    try:
+        (gaps, queries), ok = ask_structured(llm, messages, parse_gaps, tries=TRIES, fallback=fallback,
+                                             temperature=0.0, json_mode=False)
+    except LLMUnavailable:  # the run gave up on the server and says so once
+        return coverage.gap_queries(result.question, subs, result.sources, searched, MAX_GAP_QUERIES)
     result.errors += failure
     if ok:
         queries = dedupe_queries(queries, exclude=searched)[:MAX_GAP_QUERIES]

@@ -1,9 +1,10 @@
 """Follow-up questions after a report, and the parameters of a research that follows up on an earlier one.
 
 With an LLM: up to 5 short questions about what the report leaves open (a JSON array, parsed strictly,
-asked up to 3 times). Without one, or when that fails: the sub-questions (or parts of the question) whose
-passages scored lowest (see coverage.py), written as questions; a single question that the passages cover
-gets none (a bag of its missing words reads as noise, not as a question worth asking).
+asked up to 3 times when the answer cannot be parsed). Without one, or when that fails: the sub-questions
+(or parts of the question) whose passages scored lowest (see coverage.py), written as questions; a single
+question that the passages cover gets none (a bag of its missing words reads as noise, not as a question
+worth asking).
 
 A follow-up research carries the earlier run's queries and answer (`follow_up_params`), so its sub-query
 step searches for what the earlier answer lacked instead of repeating it.
@@ -13,8 +14,8 @@ from __future__ import annotations
 import dataclasses
 
 from App_Function_Libraries.LLM import prompts
-from App_Function_Libraries.LLM.base import LLMClient
-from App_Function_Libraries.LLM.structured import StructuredOutputError, ask_structured, parse_string_list
+from App_Function_Libraries.LLM.base import LLMClient, LLMUnavailable
+from App_Function_Libraries.LLM.structured import StructuredOutputError, after_tries, ask_structured, parse_string_list
 from App_Function_Libraries.Web_Search import coverage
 from App_Function_Libraries.Web_Search.research_params import ResearchParams
 from App_Function_Libraries.Web_Search.research_types import ResearchResult
@@ -90,12 +91,15 @@ def suggest_follow_ups(result: ResearchResult, llm: LLMClient | None,
     failure: list[str] = []
 
     def fallback(exc: Exception) -> list[str]:
-        failure.append(f"follow-ups: the LLM gave no usable list after {TRIES} tries ({exc}); "
+        failure.append(f"follow-ups: the LLM gave no usable list{after_tries(exc, TRIES)} ({exc}); "
                        "suggested the least covered sub-questions instead")
         return derived_follow_ups(result, count)
 
     messages = prompts.follow_up_messages(result.question, shown_report(result.report_markdown), count,
                                           prompts.new_data_tag())
-    questions, _ok = ask_structured(llm, messages, _parse_questions, tries=TRIES, fallback=fallback,
-                                    temperature=llm.settings.temperature, json_mode=False)
+    try:
+        questions, _ok = ask_structured(llm, messages, _parse_questions, tries=TRIES, fallback=fallback,
+                                        temperature=llm.settings.temperature, json_mode=False)
+    except LLMUnavailable:  # the run gave up on the server and says so once
+        return derived_follow_ups(result, count), ""
     return dedupe_queries(questions, exclude=[result.question])[:count], (failure[0] if failure else "")

@@ -1,13 +1,13 @@
 """Stage 6: each page condensed to what answers the question.
 
 With an LLM the page's title, search snippet and top passages (all untrusted, inside data delimiters) are
-condensed into short notes that keep verbatim quotes. Without an LLM (or when the call fails) the notes are
-the top passages themselves.
+condensed into short notes that keep verbatim quotes. Without an LLM (or when the call fails, or the run has
+given up on the server) the notes are the top passages themselves.
 """
 from __future__ import annotations
 
 from App_Function_Libraries.LLM import prompts
-from App_Function_Libraries.LLM.base import LLMClient, LLMError
+from App_Function_Libraries.LLM.base import LLMClient, LLMError, LLMUnavailable
 from App_Function_Libraries.LLM.context import fit_evidence
 from App_Function_Libraries.Web_Search.research_types import Source
 
@@ -39,6 +39,8 @@ def extract_with_llm(llm: LLMClient, question: str, source: Source) -> tuple[str
     try:
         messages, _trimmed = fit_evidence(llm, build, [page_document(source)], max_tokens=EXTRACTION_MAX_TOKENS)
         text = llm.chat(messages, max_tokens=EXTRACTION_MAX_TOKENS).text.strip()
+    except LLMUnavailable:  # the run gave up on the server and says so once
+        return passages_as_notes(source), ""
     except LLMError as exc:
         return passages_as_notes(source), f"{source.url}: page notes fell back to its passages ({exc})"
     if not text:

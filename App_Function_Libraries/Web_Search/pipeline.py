@@ -9,7 +9,8 @@ Stages, each in its own module:
 (pages come from the page cache). Progress is reported as ProgressEvent(stage, done, total); setting the
 `cancel` event stops pending work promptly and returns what was done, with "cancelled" among the errors.
 Without an LLM every stage still works: relevance by embedding similarity, notes are the top passages, and
-the report is an extractive brief.
+the report is an extractive brief. A run whose LLM server stops answering (see LLM/breaker.py) gives it up
+once, takes those paths for the rest of the run, and says so in one note.
 """
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from App_Function_Libraries.config import Settings, get_settings
-from App_Function_Libraries.LLM.base import LLMClient, LLMError
+from App_Function_Libraries.LLM.base import LLMClient, LLMError, LLMUnavailable
+from App_Function_Libraries.LLM.breaker import LLMHealth, guarded
 from App_Function_Libraries.Web_Search import aggregate, coverage, relevance
 from App_Function_Libraries.Web_Search.fetch import PageFetcher
 from App_Function_Libraries.Web_Search.follow_ups import suggest_follow_ups
@@ -92,19 +94,22 @@ class Services:
 
 
 class Run:
-    """One run's bookkeeping: progress, timings, cancellation, LLM usage."""
+    """One run's bookkeeping: progress, timings, cancellation, LLM usage, the health of its LLM servers."""
 
     def __init__(self, result: ResearchResult, services: Services, params: ResearchParams,
                  on_progress: ProgressFn | None, cancel: threading.Event | None):
         self.result, self.services, self.params = result, services, params
         self.on_progress, self.cancel = on_progress, cancel
         self.started = time.monotonic()
-        self.llms = dict(services.llms) if params.use_llm else {}
+        self.health = LLMHealth()
+        self.llms = guarded(dict(services.llms), self.health) if params.use_llm else {}
         self._memo: MemoEmbedder | None = None
         self.usage_before = {role: _usage(c) for role, c in self.llms.items() if c is not None}
 
     def llm(self, role: str) -> LLMClient | None:
-        return self.llms.get(role)
+        """The role's client; None without an LLM, or once the run has given up on its server."""
+        client = self.llms.get(role)
+        return None if self.health.is_down(client) else client
 
     def embedder(self) -> MemoEmbedder | None:
         """The run's embedder: each text is encoded once in the whole run."""
@@ -134,6 +139,9 @@ class Run:
     def finish(self) -> ResearchResult:
         self.result.timings["total"] = round(time.monotonic() - self.started, 3)
         self.result.llm_usage = _usage_delta(self.llms, self.usage_before)
+        notes = self.health.notes("so this report is extractive" if self.result.mode == "extractive"
+                                  else "for the rest of this run")
+        self.result.errors[:0] = [n for n in notes if n not in self.result.errors]
         self.progress("done", 1, 1)
         return self.result
 
@@ -203,11 +211,15 @@ def _stage_subqueries(run: Run, params: ResearchParams) -> list[str]:
     searched too, and the extractive brief is grouped by them), else none."""
     llm = run.llm("subquery") if params.subqueries else None
     run.progress("subqueries", 0, 1)
+    subs = None
     if llm is not None:
-        subs, problem = analyze_question(run.result.question, llm, params.subquery_count,
-                                         params.previous_queries, params.previous_answer)
-        run.result.errors += [problem] if problem else []
-    else:
+        try:
+            subs, problem = analyze_question(run.result.question, llm, params.subquery_count,
+                                             params.previous_queries, params.previous_answer)
+            run.result.errors += [problem] if problem else []
+        except LLMUnavailable:  # said once, at the end of the run
+            subs = None
+    if subs is None:
         subs = coverage.question_parts(run.result.question)[:params.subquery_count] if params.subqueries else []
     run.result.sub_queries = subs
     run.progress("subqueries", 1, 1)
@@ -245,15 +257,27 @@ def stage_relevance(run: Run, params: ResearchParams, sources: list[Source],
     if not params.relevance_check or not sources:
         pass
     elif llm is not None:
-        relevance.judge_with_llm(llm, run.result.question, aspects or run.result.sub_queries, sources,
-                                 run.services.settings.research.relevance_batch_size, run.cancel,
-                                 lambda done, n: run.progress("relevance", done, n))
-    elif run.embedder() is not None:
-        relevance.judge_with_embeddings(run.embedder(), run.result.question, sources,
-                                        run.services.settings.research.relevance_embedding_threshold)
+        unasked = relevance.judge_with_llm(llm, run.result.question, aspects or run.result.sub_queries, sources,
+                                           run.services.settings.research.relevance_batch_size, run.cancel,
+                                           lambda done, n: run.progress("relevance", done, n))
+        _judge_without_llm(run, unasked)  # those it could not ask: the run gave up on the server meanwhile
+    elif run.embedder() is not None or run.health.is_down(run.llms.get("relevance")):
+        _judge_without_llm(run, sources)
     else:
         run.result.errors.append("relevance: no LLM and embeddings turned off; every result kept unjudged")
     run.progress("relevance", total, total)
+
+
+def _judge_without_llm(run: Run, sources: list[Source]) -> None:
+    """By embedding similarity; without embeddings (the LLM stopped answering) kept unjudged, saying why."""
+    if not sources:
+        return
+    if run.embedder() is None:
+        for source in sources:
+            relevance.apply_verdict(source, relevance.Verdict(None, "not judged: the LLM stopped answering"))
+        return
+    relevance.judge_with_embeddings(run.embedder(), run.result.question, sources,
+                                    run.services.settings.research.relevance_embedding_threshold)
 
 
 # ---------------------------------------------------------------- stages 4-7
@@ -304,6 +328,8 @@ def stage_report(run: Run, params: ResearchParams, on_delta, *, renumber: bool =
             result.report_markdown = aggregate.aggregate_results(result.question, result.sources, llm, options,
                                                                  queries, on_delta)
             result.mode, written = "llm", True
+        except LLMUnavailable:  # said once, at the end of the run
+            pass
         except LLMError as exc:
             result.errors.append(f"report: the LLM failed ({exc}); wrote an extractive brief instead")
     if not written:

@@ -9,7 +9,7 @@ import re
 
 from App_Function_Libraries.LLM import prompts
 from App_Function_Libraries.LLM.base import LLMClient
-from App_Function_Libraries.LLM.structured import StructuredOutputError, ask_structured, parse_string_list
+from App_Function_Libraries.LLM.structured import StructuredOutputError, after_tries, ask_structured, parse_string_list
 
 TRIES = 3
 MAX_QUERY_CHARS = 300
@@ -50,7 +50,7 @@ def analyze_question(question: str, llm: LLMClient | None, max_count: int,
     failure: list[str] = []
 
     def fallback(exc: Exception) -> list[str]:
-        failure.append(f"sub-queries: the LLM gave no usable list after {TRIES} tries ({exc}); "
+        failure.append(f"sub-queries: the LLM gave no usable list{after_tries(exc, TRIES)} ({exc}); "
                        "searched the question itself")
         return [question]
 

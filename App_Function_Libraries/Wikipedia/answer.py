@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from App_Function_Libraries.LLM import prompts
-from App_Function_Libraries.LLM.base import LLMError
+from App_Function_Libraries.LLM.base import LLMClient, LLMError, LLMUnavailable
+from App_Function_Libraries.LLM.breaker import LLMHealth, RunClient
 from App_Function_Libraries.Retrieval.bm25 import BM25
 from App_Function_Libraries.Retrieval.citations import (CitableSource, extractive_answer, no_answer_markdown,
                                                         verify_citations)
@@ -127,11 +128,17 @@ def condense(question: str, source: CitableSource, llm) -> str | None:
 
 
 def llm_answer(question: str, sources: list[CitableSource], llm, errors: list[str]) -> str:
+    """Each article condensed, then the cited answer. A server that stops answering is given up at once
+    (LLMUnavailable): one timeout-with-retries, not one per article."""
     from App_Function_Libraries.LLM.context import fit_evidence
+    if isinstance(llm, LLMClient) and llm.health is None:
+        llm = RunClient(llm, LLMHealth())
     notes = []
     for src in sources:
         try:
             note = condense(question, src, llm)
+        except LLMUnavailable:  # the server stopped answering: the whole answer is extractive
+            raise
         except LLMError as exc:
             errors.append(f"condensing [{src.n}] {src.title} failed, used its passages: {exc}")
             note = "\n".join(src.passages)
@@ -183,6 +190,8 @@ def answer_question(question: str, settings=None, index: WikiIndex | None = None
     if llm is not None and sources:
         try:
             markdown, mode = llm_answer(question, sources, llm, errors), "llm"
+        except LLMUnavailable as exc:
+            errors.append(f"{exc}: Quarry stopped calling it, so this answer is extractive")
         except LLMError as exc:
             errors.append(f"the LLM failed, answered extractively instead: {exc}")
     if not markdown:

@@ -5,10 +5,13 @@ and /v1/completions, answering by rules the test sets and recording every prompt
     llm.when("search queries", '["a", "b"]')            # prompt contains text -> reply
     llm.when(lambda prompt: "Selected" in prompt, fn)    # predicate -> reply function(prompt) -> str
     llm.install(world)                                   # base URL: world.url("/v1")
+    ScriptedLLM(echo_key=500)                            # every answer an error quoting the key it was sent
+    dead = DeadLLM("503").start()                        # a server that is down: "503", "hang" or "refused"
 """
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -26,6 +29,7 @@ class ScriptedLLM:
     api_key: str | None = None  # when set, other keys get 401
     context_tokens: int = 32768  # longer prompts get the server's context-length 400
     delay: float = 0.0  # seconds per call (latency injection)
+    echo_key: int | None = None  # answer every request with this status and an error quoting the key sent
     rules: list[tuple[Callable[[str], bool], Reply]] = field(default_factory=list)
     prompts: list[str] = field(default_factory=list)
     bodies: list[dict] = field(default_factory=list)
@@ -61,6 +65,9 @@ class ScriptedLLM:
             {"id": m, "object": "model", "created": 0, "owned_by": "test-world"} for m in self.models]})
 
     def _auth(self, req: Request) -> Response | None:
+        if self.echo_key is not None:  # some servers quote the credential back in their error text
+            return _error(self.echo_key, f"upstream refused the request made with "
+                                         f"{req.header('authorization')!r}: backend unavailable", "server_error")
         if self.api_key and req.header("authorization") != f"Bearer {self.api_key}":
             return _error(401, "Incorrect API key provided.", "invalid_request_error", "invalid_api_key")
         return None
@@ -130,3 +137,50 @@ def _sse_chunks(model: str, text: str):
         yield event({"content": text[i:i + 7]})
     yield event({}, "stop")
     yield b"data: [DONE]\n\n"
+
+
+class DeadLLM:
+    """An OpenAI-compatible address whose server is down, one of three ways, each on a server of its own so
+    that every request it counts is one the client sent:
+
+      "503"      every request is answered 503 Service Unavailable (a proxy in front of a stopped server)
+      "hang"     the connection is accepted and the request read, but no answer ever comes
+      "refused"  nothing listens on the port (the connection is refused; `requests()` is None)
+    """
+
+    def __init__(self, mode: str):
+        if mode not in ("503", "hang", "refused"):
+            raise ValueError(f"unknown mode {mode!r}")
+        self.mode = mode
+        self.world: TestWorld | None = None
+        self.base_url = ""
+
+    def start(self) -> "DeadLLM":
+        if self.mode == "refused":
+            with socket.socket() as sock:  # a port just freed: nothing listens on it
+                sock.bind(("127.0.0.1", 0))
+                self.base_url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+            return self
+        self.world = TestWorld().start()
+        self.base_url = self.world.url("/v1")
+        if self.mode == "503":
+            self.world.fault("/v1", status=503, headers={"Content-Type": "application/json"},
+                             body=json.dumps({"error": {"message": "Service Unavailable", "type": "server_error",
+                                                        "param": None, "code": None}}).encode())
+        else:
+            self.world.fault("/v1", hang=True)
+        return self
+
+    def requests(self) -> int | None:
+        """How many requests reached the server (None for "refused": none can)."""
+        return len(self.world.requests_to("/v1")) if self.world else None
+
+    def stop(self) -> None:
+        if self.world:
+            self.world.stop()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()

@@ -74,13 +74,15 @@ class Fault:
     """What a route does instead of (or before) its normal answer.
 
     delay: seconds to wait first; status/body/headers: answer this instead; reset: close the connection
-    without an answer; malformed_json: answer 200 with broken JSON; content_type: override the type;
+    without an answer; hang: read the request and never answer (the connection stays open until the world
+    stops); malformed_json: answer 200 with broken JSON; content_type: override the type;
     times: how many requests it applies to (None: all)."""
     delay: float = 0.0
     status: int | None = None
     body: bytes | None = None
     headers: dict[str, str] = field(default_factory=dict)
     reset: bool = False
+    hang: bool = False
     malformed_json: bool = False
     content_type: str | None = None
     times: int | None = None
@@ -103,6 +105,7 @@ class TestWorld:
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._stopping = threading.Event()  # releases the requests a `hang` fault holds
 
     # ------------------------------------------------------------ set-up
     def route(self, method: str, path: str, handler: Handler, prefix: bool = False) -> "TestWorld":
@@ -124,6 +127,7 @@ class TestWorld:
 
     def start(self) -> "TestWorld":
         world = self
+        self._stopping.clear()
 
         class _Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -144,6 +148,7 @@ class TestWorld:
         return self
 
     def stop(self) -> None:
+        self._stopping.set()
         if self._server:
             self._server.shutdown()
             self._server.server_close()
@@ -199,7 +204,9 @@ class TestWorld:
         fault = self._active_fault(parts.path)
         if fault and fault.delay:
             time.sleep(fault.delay)
-        if fault and fault.reset:
+        if fault and fault.hang:
+            self._stopping.wait()
+        if fault and (fault.reset or fault.hang):
             _reset(h)
             return
         handler = self._find(h.command if h.command != "HEAD" else "GET", parts.path)
