@@ -13,7 +13,7 @@ from pathlib import Path
 
 import gradio as gr
 
-from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, answer_markdown, mode_label, problems_markdown
+from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, answer_html, mode_label, problems_markdown, render
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, user_errors
 
 COLLECTION_HEADERS = ["id", "name", "type", "pages", "words", "chunks", "added", "path"]
@@ -126,10 +126,9 @@ def select_document(ids: list[int], evt: gr.SelectData):
 
 def answer_view(answer) -> str:
     refs = [SourceRef(n, f"{h.name} ({h.location})", h.citation_target) for n, h in enumerate(answer.sources, 1)]
-    text = answer_markdown(answer.markdown, refs, "doc")
     footer = f"*{mode_label(answer.mode)} · {len(refs)} passage(s) used*"
     notes = problems_markdown(answer.errors, answer.invalid_citations_removed)
-    return "\n\n".join(p for p in (text, notes, footer) if p)
+    return answer_html(answer.markdown, refs, "doc") + "\n" + render("\n\n".join(p for p in (notes, footer) if p))
 
 
 @user_errors
@@ -158,7 +157,7 @@ def build_tab(settings, shared: dict | None = None) -> None:
         with gr.Column(scale=1, min_width=200):
             k = gr.Slider(1, 50, value=10, step=1, label="Passages to answer from", elem_id="docs-k")
             go = gr.Button("Ask", variant="primary", elem_id="docs-ask")
-    answer = gr.Markdown(elem_id="docs-answer")
+    answer = gr.HTML(elem_id="docs-answer")  # safe HTML from answer_view
     with gr.Accordion("Passages used", open=False):
         sources = gr.Dataframe(headers=SOURCE_HEADERS, datatype=["number", "str", "str", "number", "str"],
                                interactive=False, wrap=True, elem_id="docs-sources",

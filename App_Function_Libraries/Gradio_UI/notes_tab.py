@@ -73,7 +73,14 @@ def note_outputs(note, fmt: str) -> list:
     info = (f"Created {when(note.created_at)} · updated {when(note.updated_at)} · version {note.version}"
             + (" · **in the trash**" if note.deleted else "")
             + (" · from a research report" if note.report_id else ""))
-    return [note.title, ", ".join(note.keywords), note.content, note.content, state, info, download_for(note, fmt)]
+    return [note.title, ", ".join(note.keywords), note.content, preview_html(note.content), state, info,
+            download_for(note, fmt)]
+
+
+def preview_html(content: str) -> str:
+    """A note's markdown as safe HTML: a note saved from a report quotes page text, which shows as text."""
+    from App_Function_Libraries.Gradio_UI.answer_view import render
+    return render(content or "")
 
 
 def download_for(note, fmt: str):
@@ -182,7 +189,7 @@ def build_tab(settings, shared: dict | None = None) -> None:
                 with gr.Tab("Edit"):
                     content = gr.Textbox(label="Markdown", lines=14, max_lines=30, elem_id="notes-content")
                 with gr.Tab("Preview") as preview_tab:
-                    preview = gr.Markdown(elem_id="notes-preview")
+                    preview = gr.HTML(elem_id="notes-preview")  # safe HTML from preview_html
             info = gr.Markdown("Open a note from the list, or write a new one.", elem_id="notes-info")
             with gr.Row():
                 save = gr.Button("Save", variant="primary", elem_id="notes-save")
@@ -212,7 +219,7 @@ def build_tab(settings, shared: dict | None = None) -> None:
         shared["tab"].select(**list_args)
     table.select(open_note, inputs=[ids, fmt], outputs=editor)
     new.click(lambda f: note_outputs(None, f), inputs=fmt, outputs=editor)
-    preview_tab.select(lambda text: text, inputs=content, outputs=preview)
+    preview_tab.select(preview_html, inputs=content, outputs=preview)
     for button, action in ((save, save_note), (delete, delete_note), (restore, restore_note)):
         inputs = [state, title, keywords, content, fmt] if action is save_note else [state, fmt]
         button.click(action, inputs=inputs, outputs=editor).then(**list_args)

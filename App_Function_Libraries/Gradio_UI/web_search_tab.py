@@ -35,7 +35,7 @@ def result_values(result) -> list:
         return [gr.skip()] * RESULT_OUTPUTS
     files = view.download_files(result)
     buttons = [gr.Button(value=label or " ", visible=bool(label)) for label in view.follow_up_labels(result)]
-    return [view.report_markdown(result), view.source_rows(result), result.to_dict(), *files,
+    return [view.report_html(result), view.source_rows(result), result.to_dict(), *files,
             view.clipboard_text(result), one_line(result.question, 120), view.follow_ups_heading(result),
             *buttons, view.rounds_markdown(result)]
 
@@ -58,7 +58,8 @@ def stream_outputs(work, settings):
     for update in stream_run(work):
         progress = update.board.markdown(cancelled=update.cancelled)
         if not update.final:
-            partial = update.partial or ("*Working…*" if first else gr.skip())
+            shown = update.partial or ("*Working…*" if first else "")
+            partial = view.report_html(None, shown) if shown else gr.skip()
             first = False
             yield [update.run_id, progress, partial] + [gr.skip()] * (RESULT_OUTPUTS - 1)
             continue
@@ -231,7 +232,7 @@ def build_tab(settings, shared: dict | None = None) -> None:
         with gr.Column(scale=1, min_width=260):
             progress = gr.Markdown("*Stages appear here while a search runs.*", elem_id="ws-progress")
         with gr.Column(scale=3):
-            report = gr.Markdown(elem_id="ws-report")
+            report = gr.HTML(elem_id="ws-report")  # safe HTML from view.report_html
             follow_heading = gr.Markdown(elem_id="ws-followups")
             follow_buttons = [gr.Button(" ", visible=False, size="sm", elem_id=f"ws-followup-{i}")
                               for i in range(view.MAX_FOLLOW_UPS)]
