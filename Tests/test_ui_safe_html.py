@@ -82,3 +82,17 @@ def test_wikipedia_and_documents_answers_show_quoted_html_as_text():
                                                      invalid_citations_removed=0))
     assert_inert(docs, {"#doc-source-1", PIXEL})
     assert 'id="doc-source-1"' in docs and "&lt;img src=x&gt;.md" in docs
+
+
+def test_an_error_quoting_a_server_shows_as_text_in_the_toast():
+    """gr.Warning renders its message as HTML; an error can quote what a server or a page sent."""
+    from App_Function_Libraries.Gradio_UI.ui_common import user_errors
+
+    @user_errors
+    def callback():
+        raise ConnectionError('the LLM server said: <img src="http://127.0.0.1:9/toast.gif"><form action=x>')
+    with pytest.warns(UserWarning) as warned:
+        callback()
+    message = str(warned[0].message)
+    assert "<img" not in message and "<form" not in message
+    assert '&lt;img src="http://127.0.0.1:9/toast.gif"&gt;&lt;form action=x&gt;' in message

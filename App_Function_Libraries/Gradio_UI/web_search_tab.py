@@ -15,7 +15,7 @@ from App_Function_Libraries.Gradio_UI import report_options
 from App_Function_Libraries.Gradio_UI import web_search_params as wp
 from App_Function_Libraries.Gradio_UI import web_search_view as view
 from App_Function_Libraries.Gradio_UI.research_runner import cancel_run, stream_run
-from App_Function_Libraries.Gradio_UI.ui_common import current_settings, log, one_line, user_errors
+from App_Function_Libraries.Gradio_UI.ui_common import current_settings, log, one_line, toast_text, user_errors
 
 OPTION_NAMES = ["engines", "result_count", "result_max", "country", "search_lang", "result_lang", "date_range",
                 "date_start", "date_end", "safesearch", "blacklist", "exact_terms", "exclude_terms",
@@ -49,7 +49,7 @@ def save_to_history(result, settings) -> None:
         get_research_store(settings).save_research(result)
     except Exception as exc:  # noqa: BLE001 - the report is still shown; saving is a convenience
         log.warning("could not save the research run: %s", exc)
-        gr.Warning(f"The report could not be saved to History: {one_line(exc, 160)}")
+        gr.Warning(toast_text(f"The report could not be saved to History: {one_line(exc, 160)}"))
 
 
 def stream_outputs(work, settings):
