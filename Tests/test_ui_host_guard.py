@@ -3,13 +3,14 @@ the guard's rules, then real HTTP requests to `python app.py` (pages, /config, /
 join and data stream, uploads) with the Host and Origin a rebinding page would send."""
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import uuid
 
 import pytest
 
-from App_Function_Libraries.Gradio_UI.host_guard import allowed_names, host_name, refusal
+from App_Function_Libraries.Gradio_UI.host_guard import HostGuard, allowed_names, host_name, refusal
 from Tests.support.app_process import start_app, stop_app
 from Tests.support.browser import write_app_config
 
@@ -50,6 +51,31 @@ def test_a_post_from_another_site_is_refused(origin, allowed):
 
 def test_the_ui_own_page_on_a_lan_address_may_post():
     assert refusal("POST", "192.168.1.20:7860", "http://192.168.1.20:7860", NAMES) is None
+
+
+def run_guard(scope: dict) -> list:
+    """What the guard sends for this ASGI scope ("app" when it lets the request through)."""
+    sent: list = []
+
+    async def app(scope, receive, send):
+        sent.append("app")
+
+    async def receive():
+        return {"type": "websocket.connect"}
+
+    async def send(message):
+        sent.append(message)
+    asyncio.run(HostGuard(app, allowed=["127.0.0.1", CONFIGURED])(scope, receive, send))
+    return sent
+
+
+def test_websockets_are_guarded_and_lifespan_passes():
+    def ws(host, origin):
+        return {"type": "websocket", "path": "/", "headers": [(b"host", host), (b"origin", origin)]}
+    assert run_guard(ws(b"evil.example:7860", b"http://evil.example:7860"))[0]["code"] == 1008
+    assert run_guard(ws(b"127.0.0.1:7860", b"http://evil.example"))[0]["type"] == "websocket.close"
+    assert run_guard(ws(b"127.0.0.1:7860", b"http://127.0.0.1:7860")) == ["app"]
+    assert run_guard({"type": "lifespan"}) == ["app"]
 
 
 # ---------------------------------------------------------------- the running app
