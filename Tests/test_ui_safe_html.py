@@ -3,6 +3,7 @@ answer (finished and while it streams), the History and Notes previews, the Wiki
 Each view is called as the UI calls it; its HTML must hold no element that loads, submits or covers anything."""
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -96,3 +97,13 @@ def test_an_error_quoting_a_server_shows_as_text_in_the_toast():
     message = str(warned[0].message)
     assert "<img" not in message and "<form" not in message
     assert '&lt;img src="http://127.0.0.1:9/toast.gif"&gt;&lt;form action=x&gt;' in message
+
+
+def test_a_server_check_quoting_html_shows_as_text_in_settings():
+    from App_Function_Libraries.Gradio_UI.settings_tab import verdict_markdown
+    from App_Function_Libraries.status import Verdict
+    text = verdict_markdown([Verdict("llm report", False, 'http://x/v1 is up but has no model \'m\' (it has: '
+                                                          '<img src="http://127.0.0.1:9/model.gif">, m_2)')])
+    assert not re.search(r"(?<!\\)[<>]", text), text  # every < and > escaped for markdown
+    assert '\\<img src="http://127.0.0.1:9/model.gif"\\>' in text
+    assert "m\\_2" in text  # markdown escaped, so it shows as the server wrote it
