@@ -107,3 +107,14 @@ def test_a_server_check_quoting_html_shows_as_text_in_settings():
     assert not re.search(r"(?<!\\)[<>]", text), text  # every < and > escaped for markdown
     assert '\\<img src="http://127.0.0.1:9/model.gif"\\>' in text
     assert "m\\_2" in text  # markdown escaped, so it shows as the server wrote it
+
+
+def test_a_note_title_written_from_page_text_shows_as_text(make_settings, capsys):
+    """A follow-up question (LLM-written from pages) becomes a report's question, then a note's title."""
+    from App_Function_Libraries.Gradio_UI import web_search_tab
+    make_settings({})
+    result = hostile_result()
+    saved = web_search_tab.save_note(result.to_dict(), result.question, "web")
+    told = capsys.readouterr().out  # gr.Info outside a request prints its message
+    assert "<img" not in told and "&lt;img src=http://127.0.0.1:9/q.gif&gt;" in told
+    assert not re.search(r"(?<!\\)[<>]", saved), saved

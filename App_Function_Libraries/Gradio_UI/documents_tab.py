@@ -14,7 +14,7 @@ from pathlib import Path
 import gradio as gr
 
 from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, answer_html, mode_label, problems_markdown, render
-from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, user_errors
+from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, toast_text, user_errors
 
 COLLECTION_HEADERS = ["id", "name", "type", "pages", "words", "chunks", "added", "path"]
 SOURCE_HEADERS = ["n", "file", "where", "score", "text"]
@@ -102,7 +102,7 @@ def add_documents(files: list | None, folder: str, progress=gr.Progress()):
     lines = [f"**Added:** {result.summary()}."]
     lines += [f"- skipped `{Path(s.path).name}`: {one_line(s.reason, 160)}" for s in result.skipped[:20]]
     lines += [f"- {one_line(w, 200)}" for w in result.warnings[:10]]
-    gr.Info(result.summary())
+    gr.Info(toast_text(result.summary()))
     return "\n".join(lines), None, ""
 
 
@@ -111,7 +111,7 @@ def remove_document(selected: int | None):
     if selected is None:
         raise ValueError("select a document in the collection first")
     info = library().remove(int(selected))
-    gr.Info(f"Removed {info.name} from the collection (the file itself is untouched).")
+    gr.Info(toast_text(f"Removed {info.name} from the collection (the file itself is untouched)."))
     return None, "Select a document to remove it."
 
 

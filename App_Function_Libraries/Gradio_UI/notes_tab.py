@@ -11,7 +11,7 @@ import time
 import gradio as gr
 
 from App_Function_Libraries.Gradio_UI.downloads import new_download_path, write_download
-from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, user_errors
+from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, toast_text, user_errors
 
 LIST_HEADERS = ["title", "keywords", "updated", "match"]
 EXPORT_FORMATS = [("Markdown (.md)", "md"), ("JSON (.json)", "json"), ("HTML (.html)", "html"),
@@ -101,10 +101,10 @@ def save_note(state: dict, title: str, keywords: str, content: str, fmt: str):
     notes = store()
     if state.get("id"):
         note = notes.update_note(state["id"], state["version"], title=title, content=content, keywords=keywords)
-        gr.Info(f"Saved “{one_line(note.title, 60)}”.")
+        gr.Info(toast_text(f"Saved “{one_line(note.title, 60)}”."))
     else:
         note = notes.add_note(title, content, keywords)
-        gr.Info(f"Created “{one_line(note.title, 60)}”.")
+        gr.Info(toast_text(f"Created “{one_line(note.title, 60)}”."))
     return note_outputs(note, fmt)
 
 
@@ -127,7 +127,7 @@ def restore_note(state: dict, fmt: str):
     if not state.get("id"):
         raise ValueError("open a note from the trash first")
     note = store().restore_note(state["id"])
-    gr.Info(f"Restored “{one_line(note.title, 60)}”.")
+    gr.Info(toast_text(f"Restored “{one_line(note.title, 60)}”."))
     return note_outputs(note, fmt)
 
 

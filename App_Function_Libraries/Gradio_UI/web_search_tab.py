@@ -14,6 +14,7 @@ from App_Function_Libraries.config import ENGINES, LLM_ROLES
 from App_Function_Libraries.Gradio_UI import report_options
 from App_Function_Libraries.Gradio_UI import web_search_params as wp
 from App_Function_Libraries.Gradio_UI import web_search_view as view
+from App_Function_Libraries.Gradio_UI.answer_view import md_text
 from App_Function_Libraries.Gradio_UI.research_runner import cancel_run, stream_run
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, log, one_line, toast_text, user_errors
 
@@ -154,8 +155,8 @@ def save_note(state: dict | None, title: str, keywords: str):
         raise ValueError("there is no report to save yet")
     note = save_report_as_note(get_notes_store(current_settings()), ResearchResult.from_dict(state), title,
                                keywords)
-    gr.Info(f"Saved to Notes as “{one_line(note.title, 60)}”.")
-    return f"Saved to Notes as “{one_line(note.title, 80)}”."
+    gr.Info(toast_text(f"Saved to Notes as “{one_line(note.title, 60)}”."))
+    return f"Saved to Notes as “{md_text(one_line(note.title, 80))}”."
 
 
 def stop(run_id: str | None) -> None:
