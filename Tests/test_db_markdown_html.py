@@ -66,6 +66,7 @@ def test_an_image_is_a_link_to_it_never_loaded():
     ("#source-2", True), ("javascript:alert(1)", False), ("JaVaScRiPt:alert(1)", False),
     ("data:text/html,<b>x</b>", False), ("vbscript:x", False), ("file:///etc/passwd", False),
     ("/gradio_api/file=x", False), ("relative/page", False), ("ftp://files.example/x", False),
+    ("http://[", True),  # markdown-it percent-encodes it: http://%5B, a harmless (dead) link
 ])
 def test_links_are_made_only_to_web_mail_and_in_page_targets(target, linked):
     out = markdown_to_html(f"[the text]({target})")
@@ -87,6 +88,10 @@ def test_citations_link_to_sources_unless_escaped_in_a_link_or_unknown():
     assert ' title="Waggle dance" target="_blank" rel="noopener noreferrer nofollow">[1]</a>.' in out
     assert "Unknown [7]. Escaped [1]." in out and "<code>code [1]</code>" in out
     assert markdown_to_html("Fact [1].", lambda n: ("javascript:alert(1)", "")) == "<p>Fact [1].</p>\n"
+
+
+def test_a_broken_address_is_text_not_an_error():
+    assert markdown_to_html("Fact [1].", lambda n: ("http://[", "t")) == "<p>Fact [1].</p>\n"
 
 
 def test_a_title_cannot_break_out_of_its_attribute():

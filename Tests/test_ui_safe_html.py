@@ -83,6 +83,8 @@ def test_wikipedia_and_documents_answers_show_quoted_html_as_text():
                                                      invalid_citations_removed=0))
     assert_inert(docs, {"#doc-source-1", PIXEL})
     assert 'id="doc-source-1"' in docs and "&lt;img src=x&gt;.md" in docs
+    broken = wikipedia_tab.answer_view(WikiAnswer("q", "Fact [1].", [CitableSource(1, "http://[", "Broken", [])]))
+    assert "Broken" in broken and 'href="http://[' not in broken  # a broken address is shown, not linked
 
 
 def test_an_error_quoting_a_server_shows_as_text_in_the_toast():

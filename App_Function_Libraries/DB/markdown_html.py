@@ -33,7 +33,10 @@ def safe_href(url: str, fragments: bool = True) -> bool:
     url = (url or "").strip()
     if fragments and url.startswith("#") and len(url) > 1:
         return True
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # e.g. "http://[" (a broken IPv6 address)
+        return False
     if parts.scheme.lower() in WEB_SCHEMES:
         return bool(parts.netloc)
     return parts.scheme.lower() == "mailto" and bool(parts.path)

@@ -27,7 +27,10 @@ class SourceRef:
 
 
 def is_web_url(url: str) -> bool:
-    return urlsplit(url or "").scheme.lower() in ("http", "https")
+    try:
+        return urlsplit(url or "").scheme.lower() in ("http", "https")
+    except ValueError:  # e.g. "http://[" (a broken IPv6 address)
+        return False
 
 
 def md_text(text: str) -> str:
