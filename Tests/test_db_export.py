@@ -32,7 +32,7 @@ def hostile_result() -> ResearchResult:
         sources=[Source(title="<script>alert(1)</script> & co", url="https://x.example/a?b=1&c=<2>", n=1),
                  Source(title="Bad link", url="javascript:alert(3)", n=2)],
         report_markdown="Text <script>alert(2)</script> and <img src=x onerror=alert(4)> [1] [2] [9].\n\n"
-                        "[click](javascript:alert(5))",
+                        "[click](javascript:alert(5)) ![pixel](http://127.0.0.1:9/pixel.png)",
         citations=[Citation(1, "Text [1].", "https://x.example/a", "quote <b>bold</b>")])
 
 
@@ -79,6 +79,7 @@ def test_html_is_self_contained_and_escaped():
     assert not any(tag in ("script", "link", "iframe", "img") for tag, _ in collector.tags)
     assert all(not (attrs.get("src") or "").startswith("http") for _, attrs in collector.tags)
     assert "default-src 'none'" in page
+    assert "[image: pixel]</a>" in page  # a markdown image is a link to it, never loaded
 
 
 def test_bibtex_entries_are_escaped_and_balanced():

@@ -129,7 +129,7 @@ def test_notes_write_search_edit_and_trash(page):
 
 def report_links(page) -> dict[str, str]:
     """{"[n]": href} of the citation links in the report."""
-    links = page.locator("#ws-report .md a")
+    links = page.locator("#ws-report a")
     out = {}
     for i in range(links.count()):
         text = links.nth(i).inner_text().strip()
@@ -191,7 +191,7 @@ def test_copy_and_download_markdown(page, story):
     for href in report_links(page).values():
         assert href in text
     assert story["first_cited"] not in text
-    words = re.findall(r"[A-Za-z]{9,}", page.locator("#ws-report .md li").first.inner_text())
+    words = re.findall(r"[A-Za-z]{9,}", page.locator("#ws-report li").first.inner_text())
     story["report_word"] = words[0]
 
 
@@ -265,7 +265,7 @@ def test_documents_add_list_and_ask(page, tmp_path_factory):
     ui.fill(page, "docs-question", "How often does a sourdough starter need feeding?")
     ui.field(page, "docs-question").press("Enter")
     expect(page.locator("#docs-answer")).to_contain_text("Sources", timeout=60_000)
-    answer = page.locator("#docs-answer .md")
+    answer = page.locator("#docs-answer")
     expect(answer).to_contain_text("every day")
     first = answer.locator("a", has_text="[1]").first
     assert first.get_attribute("href") == "#doc-source-1"
@@ -297,7 +297,7 @@ def test_wikipedia_build_demo_index_and_ask(page):
     ui.fill(page, "wiki-question", "How do honey bees tell each other where flowers are?")
     page.click("#wiki-ask")
     expect(page.locator("#wiki-answer")).to_contain_text("Sources", timeout=60_000)
-    answer = page.locator("#wiki-answer .md")
+    answer = page.locator("#wiki-answer")
     expect(answer).to_contain_text("waggle dance")
     href = answer.locator("a", has_text="[1]").first.get_attribute("href")
     assert href == "https://en.wikipedia.org/wiki/Honey_bee"
@@ -319,3 +319,57 @@ def test_engine_health_shows_the_searches_made(page):
     row = next(r for r in ui.table_rows(page, "set-health") if r[0] == "searxng")
     assert row[1:3] == ["yes", "healthy"], row
     ui.screenshot(page, "settings")
+
+
+# ---------------------------------------------------------------- page text in a report stays text
+
+def hostile_report_text(world) -> str:
+    """What a page can hold and a report quote verbatim: a beacon, a form asking for the key, a fake [1]."""
+    return (f'Bees dance to show the way <img src="{world.url("/beacon/img")}"> [1].\n\n'
+            f'<form action="{world.url("/steal")}" method="post">Re-enter your API key: <input name="key">'
+            f'<button>Save</button></form>\n\n'
+            f'<a href="{world.url("/fake")}">[1]</a> ![chart]({world.url("/beacon/md")})\n')
+
+
+def assert_shown_as_text(page, elem_id: str, world) -> None:
+    box = page.locator(f"#{elem_id}")
+    expect(box).to_contain_text("Re-enter your API key")
+    expect(box).to_contain_text('<img src="' + world.url("/beacon/img") + '">')
+    for tag in ("img", "form", "input", "button", "script", "iframe"):
+        assert box.locator(tag).count() == 0, (elem_id, tag)
+    assert box.locator(f"a[href^='{world.url('/fake')}']").count() == 0
+    assert box.locator(f"a[href^='{world.url('/steal')}']").count() == 0
+
+
+def test_page_html_in_a_report_shows_as_text_in_web_search_history_and_notes(page, world, app_dir):
+    from App_Function_Libraries.DB.notes_store import NotesStore
+    from App_Function_Libraries.DB.research_store import ResearchStore
+    from App_Function_Libraries.Web_Search.research_types import ResearchResult, Source
+    question = "Why do bees dance for their hive?"
+    text = hostile_report_text(world)
+    result = ResearchResult(question=question, mode="extractive", report_markdown=text,
+                            sources=[Source("Waggle dance", world.url("/web/bees"), n=1, fetched=True)])
+    ResearchStore(app_dir / "quarry.db", secrets=[]).save_research(result)
+    NotesStore(app_dir / "quarry.db").add_note("Quoted page", text, "web")
+
+    ui.open_tab(page, "History")
+    expect(page.locator("#hist-list")).to_contain_text(question)
+    rows = ui.table_rows(page, "hist-list")
+    ui.click_cell(page, "hist-list", next(i for i, r in enumerate(rows) if r[1] == question), 1)
+    assert_shown_as_text(page, "hist-preview", world)
+    page.click("#hist-open")
+    expect(page.locator("#ws-report")).to_contain_text(question)
+    assert_shown_as_text(page, "ws-report", world)
+    assert report_links(page) == {"[1]": world.url("/web/bees")}  # the real citation, not the fake one
+
+    ui.open_tab(page, "Notes")
+    ui.fill(page, "notes-search", "Quoted")
+    page.click("#notes-search-btn")
+    expect(page.locator("#notes-list")).to_contain_text("Quoted page")
+    ui.click_cell(page, "notes-list", 0)
+    page.get_by_role("tab", name="Preview").click()
+    assert_shown_as_text(page, "notes-preview", world)
+    page.get_by_role("tab", name="Edit").click()
+
+    page.wait_for_timeout(1000)  # time for any image the browser would load
+    assert world.requests_to("/beacon") == [] and world.requests_to("/steal") == []

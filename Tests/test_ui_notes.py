@@ -34,7 +34,7 @@ def test_open_edit_delete_restore(notes):
     _, ids = notes_tab.find_notes("", None, False)
     opened = notes_tab.open_note(ids, "md", Select(ids.index(notes.list_notes()[0].id)))
     title, keywords, content, preview, state, info, download = opened
-    assert state["version"] == 1 and content == preview
+    assert state["version"] == 1 and preview == notes_tab.preview_html(content) == f"<p>{content}</p>\n"
     saved = notes_tab.save_note(state, title + " (edited)", keywords, content + "\n\nMore.", "md")
     assert saved[0].endswith("(edited)") and saved[4]["version"] == 2
     with open(saved[6].value["path"], encoding="utf-8") as f:

@@ -6,7 +6,8 @@ from types import SimpleNamespace
 import pytest
 
 from App_Function_Libraries.Gradio_UI import research_runner, web_search_params as wp, web_search_view as view
-from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, link_citations
+from App_Function_Libraries.DB.markdown_html import EXTERNAL
+from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, render
 from App_Function_Libraries.Gradio_UI.web_search_tab import OPTION_NAMES
 from App_Function_Libraries.LLM.prompts import DEFAULT_AGGREGATION_PROMPT
 from App_Function_Libraries.Web_Search.research_types import ResearchResult, Source
@@ -14,22 +15,25 @@ from App_Function_Libraries.Web_Search.research_types import ResearchResult, Sou
 
 def test_citations_link_to_web_sources_or_to_their_row():
     refs = [SourceRef(1, "Bees [draft]", "https://example.org/a_(b)"), SourceRef(2, "notes.md (p3)", "/x/notes.md#p3")]
-    text = link_citations("One [1]. Two [2]. Unknown [7]. Already [1](http://x). Escaped \\[1].", refs, "doc")
-    assert '[\\[1\\]](https://example.org/a_%28b%29 "Bees \\[draft\\]")' in text
-    assert "[\\[2\\]](#doc-source-2 " in text
-    assert "Unknown [7]" in text and "Already [1](http://x)" in text and "Escaped \\[1]" in text
+    text = render("One [1]. Two [2]. Unknown [7]. Already [1](http://x). Escaped \\[1].", refs, "doc")
+    assert '<a href="https://example.org/a_(b)" title="Bees [draft]" target="_blank"' in text
+    assert '>[1]</a>. Two <a href="#doc-source-2" title="notes.md (p3)">[2]</a>.' in text
+    assert "Unknown [7]" in text and 'Already <a href="http://x"' in text and "Escaped [1]." in text
 
 
 def test_every_number_of_a_citation_group_links_to_its_source_and_is_listed():
-    from App_Function_Libraries.Gradio_UI.answer_view import answer_markdown, cited_numbers
+    from App_Function_Libraries.Gradio_UI.answer_view import answer_html, cited_numbers
     refs = [SourceRef(1, "One", "https://one.example"), SourceRef(2, "Two", "/x/notes.md#p3"),
             SourceRef(3, "Three", "https://three.example"), SourceRef(4, "Four", "https://four.example")]
-    text = link_citations("Both [1, 3]. A range [2-3]. Half known [3, 9]. None known [8, 9].", refs, "doc")
-    assert 'Both \\[[1](https://one.example "One"), [3](https://three.example "Three")\\].' in text
-    assert 'A range \\[[2](#doc-source-2 "Two"), [3](https://three.example "Three")\\].' in text
-    assert 'Half known \\[[3](https://three.example "Three"), 9\\].' in text and "None known [8, 9]." in text
+    text = render("Both [1, 3]. A range [2-3]. Half known [3, 9]. None known [8, 9].", refs, "doc")
+
+    def a(href, title, n):
+        return f'<a href="{href}" title="{title}"{EXTERNAL if href.startswith("http") else ""}>{n}</a>'
+    assert f'Both [{a("https://one.example", "One", 1)}, {a("https://three.example", "Three", 3)}].' in text
+    assert f'A range [{a("#doc-source-2", "Two", 2)}, {a("https://three.example", "Three", 3)}].' in text
+    assert f'Half known [{a("https://three.example", "Three", 3)}, 9].' in text and "None known [8, 9]." in text
     assert cited_numbers("Both [1, 3]. A range [2-3].") == {1, 2, 3}
-    listed = answer_markdown("Only these [1, 3].", refs, "web").split("---", 1)[1]
+    listed = answer_html("Only these [1, 3].", refs, "web").split("<hr>", 1)[1]
     assert "https://one.example" in listed and "https://three.example" in listed
     assert "https://four.example" not in listed and "notes.md" not in listed
 
@@ -185,15 +189,15 @@ def test_search_streams_the_llm_report_and_honours_no_llm_for_a_role(make_settin
 
 def re_link(report: str) -> bool:
     import re
-    return bool(re.search(r"\[\\\[\d+\\\]\]\(http://127\.0\.0\.1:\d+/web/", report))
+    return bool(re.search(r'<a href="http://127\.0\.0\.1:\d+/web/[^"]*"[^>]*>\[\d+\]</a>', report))
 
 
 def test_answer_lists_only_the_sources_it_cites():
-    from App_Function_Libraries.Gradio_UI.answer_view import answer_markdown
+    from App_Function_Libraries.Gradio_UI.answer_view import answer_html
     refs = [SourceRef(1, "One", "https://one.example"), SourceRef(2, "Two", "https://two.example")]
-    text = answer_markdown("Only the second [2].", refs, "wiki")
+    text = answer_html("Only the second [2].", refs, "wiki")
     assert "https://two.example" in text and "https://one.example" not in text
-    assert "https://one.example" in answer_markdown("No citation at all.", refs, "wiki")
+    assert "https://one.example" in answer_html("No citation at all.", refs, "wiki")
 
 
 def two_llms(make_settings, base_url: str = "http://127.0.0.1:9/v1", **sections):
@@ -259,5 +263,5 @@ def test_an_answer_with_no_relevant_passage_says_so_under_it():
     from App_Function_Libraries.Wikipedia.answer import WikiAnswer
     none = WikiAnswer("What is the capital of Mongolia?", "The index has no passage that answers this.", [],
                       mode="none", timings={"search": 0.01})
-    assert "*No answer: no passage reached the relevance floor · search 0.01 s*" in wiki_view(none)
-    assert "*Extractive answer · search 0.01 s*" in wiki_view(WikiAnswer("Q", "A", [], timings={"search": 0.01}))
+    assert "<em>No answer: no passage reached the relevance floor · search 0.01 s</em>" in wiki_view(none)
+    assert "<em>Extractive answer · search 0.01 s</em>" in wiki_view(WikiAnswer("Q", "A", [], timings={"search": 0.01}))

@@ -41,12 +41,17 @@ def run_ui(args) -> int:
         return 2
     from App_Function_Libraries.Gradio_UI.app_ui import build_app
     from App_Function_Libraries.Gradio_UI.downloads import prune_stale_roots
+    from App_Function_Libraries.Gradio_UI.host_guard import guard_middleware
     prune_stale_roots()  # download folders left by UI processes that were killed
     app = build_app(settings)
     host = getattr(args, "host", None) or settings.ui.host
     port = getattr(args, "port", None) or settings.ui.port
+    share = bool(getattr(args, "share", False))
+    # requests naming another host (DNS rebinding) or posted by another site are refused; a share link is
+    # reached through Gradio's tunnel under its own name, and is protected by the required --auth instead
+    app_kwargs = {} if share else {"middleware": guard_middleware(host, settings.ui.host)}
     print(f"Quarry UI on http://{host}:{port}", flush=True)
     app.queue(default_concurrency_limit=4).launch(
-        server_name=host, server_port=port, share=bool(getattr(args, "share", False)), auth=auth,
-        show_error=False, inbrowser=False, quiet=True)
+        server_name=host, server_port=port, share=share, auth=auth, show_error=False, inbrowser=False,
+        quiet=True, ssr_mode=False, app_kwargs=app_kwargs)
     return 0

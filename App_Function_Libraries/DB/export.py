@@ -16,8 +16,8 @@ from typing import Any, Iterable
 from urllib.parse import urlsplit
 
 from App_Function_Libraries.DB.connection import StoreError
+from App_Function_Libraries.DB.markdown_html import markdown_to_html
 from App_Function_Libraries.DB.redact import configured_secrets, scrub, scrub_result_dict
-from App_Function_Libraries.Retrieval.citations import CITATION_GROUP_RE, parse_group
 
 FORMATS = ("md", "json", "html", "bib", "txt")
 MEDIA_TYPES = {"md": "text/markdown", "json": "application/json", "html": "text/html",
@@ -179,7 +179,7 @@ _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 def _html_page(title: str, markdown_text: str, data: dict[str, Any], footer: str, list_sources: bool = True) -> str:
     listed = numbered_sources(data)
-    body = markdown_to_html(markdown_text, {n for n, _ in listed} if list_sources else set())
+    body = _report_html(markdown_text, {n for n, _ in listed} if list_sources else set())
     parts = ["<!DOCTYPE html>", '<html><head><meta charset="utf-8">',
              f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -211,31 +211,10 @@ def _safe_href(url: str) -> bool:
         return False
 
 
-def markdown_to_html(text: str, source_numbers: set[int] | frozenset[int] = frozenset()) -> str:
-    """Markdown rendered with raw HTML disabled (any `<script>` in it shows as text) and `[n]` citations
-    linked to the numbered sources."""
-    try:
-        from markdown_it import MarkdownIt
-    except ImportError:  # markdown-it-py comes with gradio; without it the text is shown as typed
-        return f"<pre>{_link_citations(html.escape(text), source_numbers)}</pre>"
-    md = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
-
-    def render_text(self, tokens, idx, options, env):
-        return _link_citations(html.escape(tokens[idx].content), source_numbers)
-
-    md.add_render_rule("text", render_text)
-    return md.render(text)
-
-
-def _link_citations(escaped: str, source_numbers: set[int] | frozenset[int]) -> str:
-    """Link each number of a citation group ([2], [1, 3], [2-4]) that names a source; others stay text."""
-    def link(match: re.Match) -> str:
-        numbers = list(dict.fromkeys(parse_group(match.group(1))))
-        if not any(n in source_numbers for n in numbers):
-            return match.group(0)
-        parts = [f'<a href="#source-{n}">{n}</a>' if n in source_numbers else str(n) for n in numbers]
-        return "[" + ", ".join(parts) + "]"
-    return CITATION_GROUP_RE.sub(link, escaped)
+def _report_html(text: str, source_numbers: set[int]) -> str:
+    """The report rendered as the UI shows it (markdown_html: no raw HTML, no images), each `[n]` naming a
+    listed source linked to its row."""
+    return markdown_to_html(text, lambda n: (f"#source-{n}", "") if n in source_numbers else None)
 
 
 # ---------------------------------------------------------------- BibTeX

@@ -1,18 +1,22 @@
 """Showing a cited answer: `[n]` markers turned into links to their sources, and a sources list under it.
 
-Shared by the Web Search, Wikipedia and Documents tabs. Links go to the source's web address when it has
-one (http/https); a local file's citation links to its row in the sources list below the answer.
+Shared by the Web Search, Wikipedia and Documents tabs (and the History and Notes previews). An answer may
+quote page text verbatim, so it is shown as HTML made by the export's renderer (DB/markdown_html): raw HTML
+in it is text, no image is loaded; the tabs show it in a gr.HTML. Links go to the source's web address when
+it has one (http/https); a local file's citation links to its row in the sources list below the answer.
 """
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from App_Function_Libraries.DB.markdown_html import link_open_tag, markdown_to_html
 from App_Function_Libraries.Retrieval.citations import CITATION_GROUP_RE, parse_group
 
-# a citation group as verification reads it ([1], [1, 3], [2-4]), unless escaped (\[1]) or glued to a word (a[1])
-CITATION = re.compile(r"(?<![\\\w])" + CITATION_GROUP_RE.pattern)
+# a citation group as verification reads it ([1], [1, 3], [2-4]), unless escaped (\[1]): what the renderer links
+CITATION = re.compile(r"(?<!\\)" + CITATION_GROUP_RE.pattern)
 
 
 @dataclass
@@ -23,7 +27,10 @@ class SourceRef:
 
 
 def is_web_url(url: str) -> bool:
-    return urlsplit(url or "").scheme.lower() in ("http", "https")
+    try:
+        return urlsplit(url or "").scheme.lower() in ("http", "https")
+    except ValueError:  # e.g. "http://[" (a broken IPv6 address)
+        return False
 
 
 def md_text(text: str) -> str:
@@ -31,54 +38,42 @@ def md_text(text: str) -> str:
     return re.sub(r"([\\`*_\[\]<>#|])", r"\\\1", " ".join(str(text or "").split()))
 
 
-def md_link_target(url: str) -> str:
-    return "".join({" ": "%20", "(": "%28", ")": "%29", "<": "%3C", ">": "%3E"}.get(c, c) for c in url)
-
-
-def code(text: str) -> str:
-    return "`" + " ".join(str(text or "").split()).replace("`", "'") + "`"
-
-
 def anchor(prefix: str, n: int) -> str:
     return f"{prefix}-source-{n}"
 
 
-def _source_link(source: SourceRef, text: str, anchor_prefix: str) -> str:
-    target = md_link_target(source.url) if is_web_url(source.url) else f"#{anchor(anchor_prefix, source.n)}"
-    title = md_text(source.title).replace('"', "'")
-    return f'[{text}]({target} "{title}")'
-
-
-def link_citations(markdown: str, sources: list[SourceRef], anchor_prefix: str = "src") -> str:
-    """Each citation naming listed sources becomes links to them (their URL, or their row below): `[n]` one
-    link, a group like `[1, 3]` or `[1-3]` one link per number; numbers naming no listed source stay text."""
+def citation_targets(sources: list[SourceRef], anchor_prefix: str = "src"):
+    """For the renderer: a cited number's link (its source's web address, or its row in the sources list
+    below the answer) and title; None for a number naming no listed source."""
     by_n = {s.n: s for s in sources}
 
-    def link(match: re.Match) -> str:
-        numbers = list(dict.fromkeys(parse_group(match.group(1))))
-        if not any(n in by_n for n in numbers):
-            return match.group(0)
-        if len(numbers) == 1:
-            return _source_link(by_n[numbers[0]], f"\\[{numbers[0]}\\]", anchor_prefix)
-        parts = [_source_link(by_n[n], str(n), anchor_prefix) if n in by_n else str(n) for n in numbers]
-        return "\\[" + ", ".join(parts) + "\\]"
-    return CITATION.sub(link, markdown or "")
+    def target(n: int) -> tuple[str, str] | None:
+        source = by_n.get(n)
+        if source is None:
+            return None
+        href = source.url if is_web_url(source.url) else f"#{anchor(anchor_prefix, n)}"
+        return href, " ".join(str(source.title or "").split())
+    return target
 
 
-def sources_markdown(sources: list[SourceRef], anchor_prefix: str = "src", heading: str = "Sources") -> str:
+def render(markdown: str, sources: list[SourceRef] | None = None, anchor_prefix: str = "src") -> str:
+    """Markdown as safe HTML (DB/markdown_html: page text quoted in it shows as text, no image is loaded),
+    with each `[n]` naming one of `sources` linked to it."""
+    return markdown_to_html(markdown, citation_targets(sources, anchor_prefix) if sources else None)
+
+
+def sources_html(sources: list[SourceRef], anchor_prefix: str = "src", heading: str = "Sources") -> str:
     """A numbered list of the sources: title linked to the web address, or the local path shown."""
     if not sources:
         return ""
-    lines = [f"### {heading}", ""]
+    rows = [f"<h3>{html.escape(heading)}</h3>"]
     for s in sorted(sources, key=lambda s: s.n):
-        title = md_text(s.title or s.url)
-        spot = f'<span id="{anchor(anchor_prefix, s.n)}"></span>'
+        title = html.escape(" ".join(str(s.title or s.url).split()))
         if is_web_url(s.url):
-            lines.append(f"{spot}**[{s.n}]** [{title}]({md_link_target(s.url)})  \n{code(s.url)}")
-        else:
-            lines.append(f"{spot}**[{s.n}]** {title}  \n{code(s.url)}")
-        lines.append("")
-    return "\n".join(lines)
+            title = f"{link_open_tag(s.url)}{title}</a>"
+        rows.append(f'<p id="{anchor(anchor_prefix, s.n)}"><strong>[{s.n}]</strong> {title}<br>'
+                    f"<code>{html.escape(s.url or '')}</code></p>")
+    return "\n".join(rows)
 
 
 def cited_numbers(markdown: str) -> set[int]:
@@ -95,13 +90,13 @@ def mode_label(mode: str) -> str:
     return MODE_LABELS.get(mode, "Extractive answer")
 
 
-def answer_markdown(markdown: str, sources: list[SourceRef], anchor_prefix: str = "src") -> str:
-    """The answer with linked citations followed by the sources it cites (all of them when it cites none;
-    the tab's table lists the rest)."""
-    body = link_citations(markdown, sources, anchor_prefix)
+def answer_html(markdown: str, sources: list[SourceRef], anchor_prefix: str = "src") -> str:
+    """The answer (safe HTML) with linked citations, followed by the sources it cites (all of them when it
+    cites none; the tab's table lists the rest)."""
+    body = render(markdown, sources, anchor_prefix)
     cited = cited_numbers(markdown)
-    listed = sources_markdown([s for s in sources if s.n in cited] or sources, anchor_prefix)
-    return body + ("\n\n---\n\n" + listed if listed else "")
+    listed = sources_html([s for s in sources if s.n in cited] or sources, anchor_prefix)
+    return body + ("\n<hr>\n" + listed if listed else "")
 
 
 def problems_markdown(errors: list[str], removed: int = 0) -> str:

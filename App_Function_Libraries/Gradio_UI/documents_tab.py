@@ -13,8 +13,8 @@ from pathlib import Path
 
 import gradio as gr
 
-from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, answer_markdown, mode_label, problems_markdown
-from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, user_errors
+from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, answer_html, mode_label, problems_markdown, render
+from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, toast_text, user_errors
 
 COLLECTION_HEADERS = ["id", "name", "type", "pages", "words", "chunks", "added", "path"]
 SOURCE_HEADERS = ["n", "file", "where", "score", "text"]
@@ -102,7 +102,7 @@ def add_documents(files: list | None, folder: str, progress=gr.Progress()):
     lines = [f"**Added:** {result.summary()}."]
     lines += [f"- skipped `{Path(s.path).name}`: {one_line(s.reason, 160)}" for s in result.skipped[:20]]
     lines += [f"- {one_line(w, 200)}" for w in result.warnings[:10]]
-    gr.Info(result.summary())
+    gr.Info(toast_text(result.summary()))
     return "\n".join(lines), None, ""
 
 
@@ -111,7 +111,7 @@ def remove_document(selected: int | None):
     if selected is None:
         raise ValueError("select a document in the collection first")
     info = library().remove(int(selected))
-    gr.Info(f"Removed {info.name} from the collection (the file itself is untouched).")
+    gr.Info(toast_text(f"Removed {info.name} from the collection (the file itself is untouched)."))
     return None, "Select a document to remove it."
 
 
@@ -126,10 +126,9 @@ def select_document(ids: list[int], evt: gr.SelectData):
 
 def answer_view(answer) -> str:
     refs = [SourceRef(n, f"{h.name} ({h.location})", h.citation_target) for n, h in enumerate(answer.sources, 1)]
-    text = answer_markdown(answer.markdown, refs, "doc")
     footer = f"*{mode_label(answer.mode)} · {len(refs)} passage(s) used*"
     notes = problems_markdown(answer.errors, answer.invalid_citations_removed)
-    return "\n\n".join(p for p in (text, notes, footer) if p)
+    return answer_html(answer.markdown, refs, "doc") + "\n" + render("\n\n".join(p for p in (notes, footer) if p))
 
 
 @user_errors
@@ -158,7 +157,7 @@ def build_tab(settings, shared: dict | None = None) -> None:
         with gr.Column(scale=1, min_width=200):
             k = gr.Slider(1, 50, value=10, step=1, label="Passages to answer from", elem_id="docs-k")
             go = gr.Button("Ask", variant="primary", elem_id="docs-ask")
-    answer = gr.Markdown(elem_id="docs-answer")
+    answer = gr.HTML(elem_id="docs-answer")  # safe HTML from answer_view
     with gr.Accordion("Passages used", open=False):
         sources = gr.Dataframe(headers=SOURCE_HEADERS, datatype=["number", "str", "str", "number", "str"],
                                interactive=False, wrap=True, elem_id="docs-sources",

@@ -6,10 +6,12 @@ import time
 
 import gradio as gr
 
+from App_Function_Libraries.Gradio_UI.answer_view import md_text, render
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, user_errors
 
 HEADERS = ["when", "question", "sources", "citations", "mode", "models"]
 LIST_LIMIT = 200
+PREVIEW_CHARS = 1500
 
 
 def research_store():
@@ -31,8 +33,12 @@ def select_report(ids: list[str], evt: gr.SelectData):
     if not ids or row is None or row >= len(ids):
         return gr.skip()
     result = research_store().load_report(ids[row])
-    preview = f"**{one_line(result.question, 200)}**\n\n{result.report_markdown[:1500]}"
-    return ids[row], preview
+    return ids[row], preview_html(result)
+
+
+def preview_html(result) -> str:
+    """The question and the start of the report, as safe HTML (page text quoted in it shows as text)."""
+    return render(f"**{md_text(one_line(result.question, 200))}**\n\n{result.report_markdown[:PREVIEW_CHARS]}")
 
 
 @user_errors
@@ -56,7 +62,7 @@ def build_tab(settings, shared: dict | None = None) -> None:
     with gr.Row():
         reopen = gr.Button("Open in Web Search", variant="primary", elem_id="hist-open")
         delete = gr.Button("Delete", variant="stop", elem_id="hist-delete")
-    preview = gr.Markdown(elem_id="hist-preview")
+    preview = gr.HTML(elem_id="hist-preview")  # safe HTML from preview_html
 
     listing = dict(fn=list_history, inputs=query, outputs=[table, ids, count])
     find.click(**listing)

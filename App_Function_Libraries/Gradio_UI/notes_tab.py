@@ -11,7 +11,7 @@ import time
 import gradio as gr
 
 from App_Function_Libraries.Gradio_UI.downloads import new_download_path, write_download
-from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, user_errors
+from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, toast_text, user_errors
 
 LIST_HEADERS = ["title", "keywords", "updated", "match"]
 EXPORT_FORMATS = [("Markdown (.md)", "md"), ("JSON (.json)", "json"), ("HTML (.html)", "html"),
@@ -74,7 +74,14 @@ def note_outputs(note, fmt: str) -> list:
     info = (f"Created {when(note.created_at)} · updated {when(note.updated_at)} · version {note.version}"
             + (" · **in the trash**" if note.deleted else "")
             + (" · from a research report" if note.report_id else ""))
-    return [note.title, ", ".join(note.keywords), note.content, note.content, state, info, download_for(note, fmt)]
+    return [note.title, ", ".join(note.keywords), note.content, preview_html(note.content), state, info,
+            download_for(note, fmt)]
+
+
+def preview_html(content: str) -> str:
+    """A note's markdown as safe HTML: a note saved from a report quotes page text, which shows as text."""
+    from App_Function_Libraries.Gradio_UI.answer_view import render
+    return render(content or "")
 
 
 def download_for(note, fmt: str):
@@ -95,10 +102,10 @@ def save_note(state: dict, title: str, keywords: str, content: str, fmt: str):
     notes = store()
     if state.get("id"):
         note = notes.update_note(state["id"], state["version"], title=title, content=content, keywords=keywords)
-        gr.Info(f"Saved “{one_line(note.title, 60)}”.")
+        gr.Info(toast_text(f"Saved “{one_line(note.title, 60)}”."))
     else:
         note = notes.add_note(title, content, keywords)
-        gr.Info(f"Created “{one_line(note.title, 60)}”.")
+        gr.Info(toast_text(f"Created “{one_line(note.title, 60)}”."))
     return note_outputs(note, fmt)
 
 
@@ -121,7 +128,7 @@ def restore_note(state: dict, fmt: str):
     if not state.get("id"):
         raise ValueError("open a note from the trash first")
     note = store().restore_note(state["id"])
-    gr.Info(f"Restored “{one_line(note.title, 60)}”.")
+    gr.Info(toast_text(f"Restored “{one_line(note.title, 60)}”."))
     return note_outputs(note, fmt)
 
 
@@ -183,7 +190,7 @@ def build_tab(settings, shared: dict | None = None) -> None:
                 with gr.Tab("Edit"):
                     content = gr.Textbox(label="Markdown", lines=14, max_lines=30, elem_id="notes-content")
                 with gr.Tab("Preview") as preview_tab:
-                    preview = gr.Markdown(elem_id="notes-preview")
+                    preview = gr.HTML(elem_id="notes-preview")  # safe HTML from preview_html
             info = gr.Markdown("Open a note from the list, or write a new one.", elem_id="notes-info")
             with gr.Row():
                 save = gr.Button("Save", variant="primary", elem_id="notes-save")
@@ -213,7 +220,7 @@ def build_tab(settings, shared: dict | None = None) -> None:
         shared["tab"].select(**list_args)
     table.select(open_note, inputs=[ids, fmt], outputs=editor)
     new.click(lambda f: note_outputs(None, f), inputs=fmt, outputs=editor)
-    preview_tab.select(lambda text: text, inputs=content, outputs=preview)
+    preview_tab.select(preview_html, inputs=content, outputs=preview)
     for button, action in ((save, save_note), (delete, delete_note), (restore, restore_note)):
         inputs = [state, title, keywords, content, fmt] if action is save_note else [state, fmt]
         button.click(action, inputs=inputs, outputs=editor).then(**list_args)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line
+from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, toast_text
 
 FORMAT_CHOICES = [("full report", "full"), ("short answer", "short"), ("bullet brief", "bullets"),
                   ("comparison table", "table")]
@@ -26,7 +26,7 @@ def default_prompt() -> str:
 
 
 def _refused(action: str, exc: Exception) -> str:
-    gr.Warning(f"{action}: {one_line(exc, 200)}")
+    gr.Warning(toast_text(f"{action}: {one_line(exc, 200)}"))
     return f"**{action}:** {one_line(exc, 300)}"
 
 

@@ -25,7 +25,9 @@ def settings_markdown(settings: Settings) -> str:
 
 
 def verdict_markdown(verdicts) -> str:
-    return "\n".join(f"{MARK[v.ok]} **{v.name}**: {v.message}" for v in verdicts)
+    """One line per check; a message can quote a server (its error, its model names), shown as text."""
+    from App_Function_Libraries.Gradio_UI.answer_view import md_text
+    return "\n".join(f"{MARK[v.ok]} **{v.name}**: {md_text(v.message)}" for v in verdicts)
 
 
 def status_table(settings: Settings) -> list[list[str]]:

@@ -7,6 +7,7 @@ unexpected one is logged in full on the terminal and the user sees its kind in o
 from __future__ import annotations
 
 import functools
+import html
 import inspect
 import logging
 from typing import Any, Callable
@@ -46,10 +47,16 @@ def _is_ours(exc: BaseException) -> bool:
     return (type(exc).__module__ or "").startswith("App_Function_Libraries")
 
 
+def toast_text(text: str) -> str:
+    """Text for gr.Info/gr.Warning, which render their message as HTML: an error can quote what a server or a
+    page sent (an `<img>` there would be loaded), so it is shown as text."""
+    return html.escape(text, quote=False)
+
+
 def warn(exc: BaseException) -> None:
     if not _is_expected(exc):
         log.exception("UI callback failed", exc_info=exc)
-    gr.Warning(short_message(exc))
+    gr.Warning(toast_text(short_message(exc)))
 
 
 def user_errors(fn: Callable) -> Callable:

@@ -14,8 +14,9 @@ from App_Function_Libraries.config import ENGINES, LLM_ROLES
 from App_Function_Libraries.Gradio_UI import report_options
 from App_Function_Libraries.Gradio_UI import web_search_params as wp
 from App_Function_Libraries.Gradio_UI import web_search_view as view
+from App_Function_Libraries.Gradio_UI.answer_view import md_text
 from App_Function_Libraries.Gradio_UI.research_runner import cancel_run, stream_run
-from App_Function_Libraries.Gradio_UI.ui_common import current_settings, log, one_line, user_errors
+from App_Function_Libraries.Gradio_UI.ui_common import current_settings, log, one_line, toast_text, user_errors
 
 OPTION_NAMES = ["engines", "result_count", "result_max", "country", "search_lang", "result_lang", "date_range",
                 "date_start", "date_end", "safesearch", "blacklist", "exact_terms", "exclude_terms",
@@ -35,7 +36,7 @@ def result_values(result) -> list:
         return [gr.skip()] * RESULT_OUTPUTS
     files = view.download_files(result)
     buttons = [gr.Button(value=label or " ", visible=bool(label)) for label in view.follow_up_labels(result)]
-    return [view.report_markdown(result), view.source_rows(result), result.to_dict(), *files,
+    return [view.report_html(result), view.source_rows(result), result.to_dict(), *files,
             view.clipboard_text(result), one_line(result.question, 120), view.follow_ups_heading(result),
             *buttons, view.rounds_markdown(result)]
 
@@ -49,7 +50,7 @@ def save_to_history(result, settings) -> None:
         get_research_store(settings).save_research(result)
     except Exception as exc:  # noqa: BLE001 - the report is still shown; saving is a convenience
         log.warning("could not save the research run: %s", exc)
-        gr.Warning(f"The report could not be saved to History: {one_line(exc, 160)}")
+        gr.Warning(toast_text(f"The report could not be saved to History: {one_line(exc, 160)}"))
 
 
 def stream_outputs(work, settings):
@@ -58,7 +59,8 @@ def stream_outputs(work, settings):
     for update in stream_run(work):
         progress = update.board.markdown(cancelled=update.cancelled)
         if not update.final:
-            partial = update.partial or ("*Working…*" if first else gr.skip())
+            shown = update.partial or ("*Working…*" if first else "")
+            partial = view.report_html(None, shown) if shown else gr.skip()
             first = False
             yield [update.run_id, progress, partial] + [gr.skip()] * (RESULT_OUTPUTS - 1)
             continue
@@ -153,8 +155,8 @@ def save_note(state: dict | None, title: str, keywords: str):
         raise ValueError("there is no report to save yet")
     note = save_report_as_note(get_notes_store(current_settings()), ResearchResult.from_dict(state), title,
                                keywords)
-    gr.Info(f"Saved to Notes as “{one_line(note.title, 60)}”.")
-    return f"Saved to Notes as “{one_line(note.title, 80)}”."
+    gr.Info(toast_text(f"Saved to Notes as “{one_line(note.title, 60)}”."))
+    return f"Saved to Notes as “{md_text(one_line(note.title, 80))}”."
 
 
 def stop(run_id: str | None) -> None:
@@ -231,7 +233,7 @@ def build_tab(settings, shared: dict | None = None) -> None:
         with gr.Column(scale=1, min_width=260):
             progress = gr.Markdown("*Stages appear here while a search runs.*", elem_id="ws-progress")
         with gr.Column(scale=3):
-            report = gr.Markdown(elem_id="ws-report")
+            report = gr.HTML(elem_id="ws-report")  # safe HTML from view.report_html
             follow_heading = gr.Markdown(elem_id="ws-followups")
             follow_buttons = [gr.Button(" ", visible=False, size="sm", elem_id=f"ws-followup-{i}")
                               for i in range(view.MAX_FOLLOW_UPS)]

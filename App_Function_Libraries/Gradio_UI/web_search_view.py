@@ -1,11 +1,13 @@
-"""How a research run looks in the Web Search tab: stage progress, the report with linked citations and the
-options it was written with, the follow-up questions, the dig-deeper rounds (sources added, what changed),
-the sources table the user ticks results in and out of, and the files offered for download."""
+"""How a research run looks in the Web Search tab: stage progress, the report (safe HTML: page text in it
+shows as text) with linked citations and the options it was written with, the follow-up questions, the
+dig-deeper rounds (sources added, what changed), the sources table the user ticks results in and out of, and
+the files offered for download."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from App_Function_Libraries.Gradio_UI.answer_view import (SourceRef, answer_markdown, md_text, problems_markdown)
+from App_Function_Libraries.Gradio_UI.answer_view import (SourceRef, answer_html, md_text, problems_markdown,
+                                                          render)
 from App_Function_Libraries.Gradio_UI.downloads import write_download
 from App_Function_Libraries.Gradio_UI.ui_common import one_line
 
@@ -76,18 +78,19 @@ def source_refs(result) -> list[SourceRef]:
     return [SourceRef(s.n, s.title or s.url, s.final_url or s.url) for s in result.cited_sources()]
 
 
-def report_markdown(result, partial: str = "") -> str:
-    """The finished report (linked citations, cited sources, notes) or the part written so far."""
+def report_html(result, partial: str = "") -> str:
+    """The finished report as safe HTML (linked citations, cited sources, notes) or the part written so far:
+    text a page or an LLM wrote shows as text (answer_view.render), never as HTML."""
     if result is None:
-        return partial
-    body = answer_markdown(result.report_markdown or "*No report was written.*", source_refs(result), "web")
+        return render(partial)
+    body = answer_html(result.report_markdown or "*No report was written.*", source_refs(result), "web")
     notes = problems_markdown(result.errors, 0)
     usage = result.llm_usage or {}
     footer = (f"*{'LLM' if result.mode == 'llm' else 'Extractive'} report · {len(result.cited_sources())} "
               f"cited of {len(result.sources)} results · {result.timings.get('total', 0):.1f} s"
               + (f" · {usage.get('calls', 0)} LLM calls" if usage.get("calls") else "") + "*")
-    parts = (f"## {md_text(result.question)}", body, notes, footer, options_line(result.params))
-    return "\n\n".join(p for p in parts if p)
+    after = "\n\n".join(p for p in (notes, footer, options_line(result.params)) if p)
+    return render(f"## {md_text(result.question)}") + body + "\n" + render(after)
 
 
 def options_line(params: dict) -> str:

@@ -9,7 +9,7 @@ import dataclasses
 
 import gradio as gr
 
-from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, answer_markdown, mode_label, problems_markdown
+from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, answer_html, mode_label, problems_markdown, render
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, user_errors
 
 PASSAGE_HEADERS = ["n", "article", "link", "score", "similarity", "passage"]
@@ -60,11 +60,10 @@ def passage_rows(answer) -> list[list]:
 
 def answer_view(answer) -> str:
     refs = [SourceRef(s.n, s.title, s.url) for s in answer.sources]
-    text = answer_markdown(answer.markdown, refs, "wiki")
     timing = " · ".join(f"{k} {v:.2f} s" for k, v in answer.timings.items())
     footer = f"*{mode_label(answer.mode)} · {timing}*"
     notes = problems_markdown(answer.errors, answer.invalid_citations_removed)
-    return "\n\n".join(p for p in (text, notes, footer) if p)
+    return answer_html(answer.markdown, refs, "wiki") + "\n" + render("\n\n".join(p for p in (notes, footer) if p))
 
 
 @user_errors
@@ -99,7 +98,7 @@ def build_tab(settings, shared: dict | None = None) -> None:
             rescore = gr.Slider(1, 20, value=min(w.similarity_search_rescore_multiplier, 20), step=1,
                                 label="Rescore multiplier (binary candidates per kept passage)")
             hybrid = gr.Checkbox(value=w.hybrid, label="Fuse with keyword (BM25) search")
-    answer = gr.Markdown(elem_id="wiki-answer")
+    answer = gr.HTML(elem_id="wiki-answer")  # safe HTML from answer_view
     with gr.Accordion("Passages used", open=False):
         gr.Markdown("*score*: the ranking score after re-ranking; *similarity*: the passage's estimated cosine "
                     "similarity to the question.")
