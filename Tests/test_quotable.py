@@ -72,3 +72,15 @@ def test_rank_prefers_the_sentence_that_answers_and_never_quotes_a_broken_one():
 def test_broken_sentences_are_used_when_nothing_else_is_found():
     sources = [CitableSource(1, "http://a.test/", "A", ["The bridge opened to traffic , in 1937 after four years."])]
     assert "[1]" in extractive_answer("When did the bridge open to traffic?", sources)
+
+
+def test_a_quoted_sentence_keeps_neither_the_pages_citation_marks_nor_its_markdown():
+    """A document's own footnote [2] would read as the answer's source 2, and a page's markdown link as a
+    link the answer makes: both stay text."""
+    sources = [CitableSource(1, "file:///paper.pdf", "Paper", ["The glacier lost 40% of its mass by 2010 [2]. "
+                                                             "See the [official figures](http://evil.test/x) "
+                                                             "for the glacier mass in 2010 and *later*."]),
+               CitableSource(2, "file:///other.pdf", "Other", ["Unrelated text about something else entirely."])]
+    answer = extractive_answer("How much mass did the glacier lose by 2010?", sources)
+    assert "[2]" not in answer and "[1]" in answer
+    assert "[official figures](" not in answer and "\\[official figures\\]" in answer and "\\*later\\*" in answer

@@ -255,6 +255,18 @@ def rank_sentences(question: str, sources: list[CitableSource], embedder=None,
     return [(items[int(i)][0], items[int(i)][1], score) for i, score in fused]
 
 
+_MARKDOWN_ACTIVE = re.compile(r"([\\`*_\[\]<>])")
+
+
+def quote_text(sentence: str) -> str:
+    """A source sentence as an answer quotes it: the page's own citation marks ("[3]") removed, since they
+    would read as ours, and markdown syntax escaped, so a page's link, image or emphasis shows as the text it
+    is (the sentence is data, not formatting)."""
+    plain = " ".join(CITATION_GROUP_RE.sub("", sentence).split())
+    plain = re.sub(r"\s+([.,;:!?])", r"\1", plain)
+    return _MARKDOWN_ACTIVE.sub(r"\\\1", plain)
+
+
 def extractive_answer(question: str, sources: list[CitableSource], embedder=None, max_sentences: int = 6) -> str:
     """A cited answer made only of source sentences (no LLM): the best sentences for the question, each
     followed by the number of the source it comes from; near-repeats are skipped."""
@@ -262,6 +274,7 @@ def extractive_answer(question: str, sources: list[CitableSource], embedder=None
     chosen: list[tuple[str, int]] = []
     seen: list[set[str]] = []
     for sentence, n, _ in ranked:
+        sentence = quote_text(sentence)
         words = set(tokenize(sentence))
         if any(len(words & s) / (len(words | s) or 1) > 0.6 for s in seen):
             continue

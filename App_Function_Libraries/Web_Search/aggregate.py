@@ -12,8 +12,8 @@ from App_Function_Libraries.LLM import prompts
 from App_Function_Libraries.LLM.base import LLMClient, LLMError
 from App_Function_Libraries.LLM.context import fit_evidence
 from App_Function_Libraries.Retrieval.bm25 import tokenize
-from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, CitableSource, CitationCheck,
-                                                        rank_sentences, verify_citations)
+from App_Function_Libraries.Retrieval.citations import (CitableSource, CitationCheck,
+                                                        quote_text, rank_sentences, verify_citations)
 from App_Function_Libraries.Web_Search import coverage
 from App_Function_Libraries.Web_Search.language import detect_language, language_name
 from App_Function_Libraries.Web_Search.research_types import Source
@@ -162,7 +162,7 @@ def _pick(ranked: list[tuple[str, int, float]], used: list[set[str]], limit: int
     for sentence, n, _score in ranked:
         if budget[0] <= 0:
             break
-        sentence = " ".join(CITATION_GROUP_RE.sub("", sentence).split())  # the page's own [3] marks are not ours
+        sentence = quote_text(sentence)  # the page's own [3] marks are not ours; its markdown is text
         if len(sentence.split()) < MIN_BRIEF_WORDS:
             continue
         words = set(tokenize(sentence))
