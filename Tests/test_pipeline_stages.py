@@ -12,7 +12,7 @@ from App_Function_Libraries.LLM.registry import make_client
 from App_Function_Libraries.LLM.structured import StructuredOutputError
 from App_Function_Libraries.Web_Search.aggregate import (NO_EVIDENCE, extractive_brief, number_sources,
                                                          verify_report)
-from App_Function_Libraries.Web_Search.passage_rank import RankSettings, end_headings, rank_pages
+from App_Function_Libraries.Web_Search.passage_rank import RankSettings, passages_of, rank_pages
 from App_Function_Libraries.Web_Search.relevance import parse_verdicts
 from App_Function_Libraries.Web_Search.research_params import ResearchParams
 from App_Function_Libraries.Web_Search.research_types import Passage, Source
@@ -219,9 +219,10 @@ def test_rank_pages_puts_the_answering_passage_first_and_keeps_top_k():
     assert empty == []
 
 
-def test_end_headings_splits_a_heading_from_its_paragraph():
-    assert end_headings("Bee dances\n\nThe dance points.") == "Bee dances.\n\nThe dance points."
-    assert end_headings("Why do bees dance?\n\nThey do.") == "Why do bees dance?\n\nThey do."
+def test_a_heading_keeps_a_line_of_its_own_in_its_passage():
+    rank = RankSettings(5, 10, 100)
+    assert passages_of("Bee dances (summary)\n\nThe dance points.", rank) == ["Bee dances (summary)\nThe dance points."]
+    assert passages_of("Why do bees dance?\n\nThey do.", rank) == ["Why do bees dance? They do."]
 
 
 # ---------------------------------------------------------------- stage 7

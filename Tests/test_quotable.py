@@ -84,3 +84,13 @@ def test_a_quoted_sentence_keeps_neither_the_pages_citation_marks_nor_its_markdo
     answer = extractive_answer("How much mass did the glacier lose by 2010?", sources)
     assert "[2]" not in answer and "[1]" in answer
     assert "[official figures](" not in answer and "\\[official figures\\]" in answer and "\\*later\\*" in answer
+
+
+def test_a_heading_is_never_read_as_the_start_of_the_sentence_after_it():
+    from App_Function_Libraries.Retrieval.passages import split_passages
+    text = "Constance and the Obersee\n\nLake Constance consists of three bodies of water and a stretch of river."
+    passage = split_passages(text, min_words=5, max_words=100)[0]
+    sources = [CitableSource(1, "http://a.test/", "A", [passage])]
+    ranked = rank_sentences("What does Lake Constance consist of?", sources)
+    assert ranked[0][0] == "Lake Constance consists of three bodies of water and a stretch of river."
+    assert asked_for("Which archaeologist proposed the idea?") == "who"

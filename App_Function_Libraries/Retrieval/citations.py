@@ -231,8 +231,8 @@ def rank_sentences(question: str, sources: list[CitableSource], embedder=None,
     reader or an AI and sentences unrelated to the topic (default: the question) are left out (see the
     rules above). A brief grouped by sub-question ranks by question and sub-question, with the sub-question
     as the topic."""
-    items = [(s, src.n) for src in sources for passage in src.passages for s in split_sentences(passage)
-             if len(s.split()) >= 4 and not gives_orders(s)]
+    items = [(s, src.n) for src in sources for passage in src.passages for line in passage.splitlines()
+             for s in split_sentences(line) if len(s.split()) >= 4 and not gives_orders(s)]
     whole = [item for item in items if reads_as_sentence(item[0])]
     items = whole or items  # broken sentences only when nothing else was found
     if not items:

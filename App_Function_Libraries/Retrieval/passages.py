@@ -47,16 +47,28 @@ def split_passages(text: str, min_words: int = 100, max_words: int = 200) -> lis
     for unit in units:
         n = len(unit.split())
         if current and count + n > max_words:
-            passages.append(" ".join(current))
+            passages.append(_join(current))
             current, count = [], 0
         current.append(unit)
         count += n
         if count >= min_words:
-            passages.append(" ".join(current))
+            passages.append(_join(current))
             current, count = [], 0
     if current:
         if passages and count < min_words // 2 and len(passages[-1].split()) + count <= max_words:
-            passages[-1] = passages[-1] + " " + " ".join(current)
+            passages[-1] = _join([passages[-1]] + current)
         else:
-            passages.append(" ".join(current))
+            passages.append(_join(current))
     return passages
+
+
+_ENDS_SENTENCE = re.compile(r"[.!?。！？:;][\"'”’)\]]*$")
+
+
+def _join(units: list[str]) -> str:
+    """Units joined by a space, but after one that does not end a sentence (a heading, a list item) by a
+    line break, so that it is never read as the start of the sentence after it."""
+    out = units[0]
+    for unit in units[1:]:
+        out += (" " if _ENDS_SENTENCE.search(out) else "\n") + unit
+    return out

@@ -65,8 +65,9 @@ _ASKS = (
                         r"(?:which|what) (?:period|era))", re.I)),
     ("number", re.compile(r"\bhow (?:many|much|long|far|old|large|big|high|tall|deep|often|fast)\b|"
                           r"\bwhat (?:percentage|percent|number|amount|proportion|fraction)\b", re.I)),
-    ("who", re.compile(r"^\s*(?:who|whom|whose)\b|\bwhich (?:person|man|woman|king|queen|president|author|"
-                       r"company|team|group|organization|organisation)\b", re.I)),
+    ("who", re.compile(r"^\s*(?:who|whom|whose)\b|\b(?:which|what) (?:\w+ )?(?:person|man|woman|people|king|"
+                       r"queen|emperor|president|leader|author|writer|artist|composer|architect|engineer|player|"
+                       r"company|team|group|band|party|family|dynasty|organi[sz]ation|\w+ist|\w+ian)s?\b", re.I)),
     ("where", re.compile(r"^\s*where\b|\bin (?:what|which) (?:city|country|state|region|place|town)\b", re.I)),
 )
 

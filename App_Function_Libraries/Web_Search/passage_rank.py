@@ -27,19 +27,9 @@ class RankSettings:
     max_words: int = 200
 
 
-HEADING_MAX_WORDS = 12
-SENTENCE_END_CHARS = ".!?:;…\"')]»”"
-
-
-def end_headings(text: str) -> str:
-    """Headings get a full stop, so a heading and the paragraph after it read as two sentences."""
-    paras = text.split("\n\n")
-    return "\n\n".join(p + "." if p and len(p.split()) <= HEADING_MAX_WORDS and p[-1] not in SENTENCE_END_CHARS
-                       else p for p in paras)
-
-
 def passages_of(text: str, settings: RankSettings) -> list[str]:
-    return split_passages(end_headings(text), settings.min_words, settings.max_words)
+    """The page's passages; a heading stays on a line of its own (never glued to the sentence after it)."""
+    return split_passages(text, settings.min_words, settings.max_words)
 
 
 def rank_pages(question: str, texts: list[str], settings: RankSettings, embedder=None,
