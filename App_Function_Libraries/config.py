@@ -61,6 +61,15 @@ def _search_option(kind: str):
     return check
 
 
+def _memory_cap(value: int) -> None:
+    """A parser's memory cap in MB: 0 (no cap), or enough to parse anything at all."""
+    if value != 0 and not MIN_MEMORY_CAP_MB <= value <= 1_000_000:
+        raise ValueError(f"expected 0 (no cap) or a number of MB from {MIN_MEMORY_CAP_MB} to 1000000")
+
+
+MIN_MEMORY_CAP_MB = 64
+
+
 @dataclass
 class SearchSettings:
     search_provider_default: str = _f("duckduckgo", choices=ENGINES)
@@ -147,6 +156,7 @@ class FetchSettings:
     read_timeout_seconds: float = _f(15.0, min=0.1, max=600)
     total_timeout_seconds: float = _f(30.0, min=0.1, max=1800)
     extract_timeout_seconds: float = _f(20.0, min=0.1, max=600)
+    extract_memory_mb: int = _f(1024, check=_memory_cap)
     max_bytes: int = _f(5_000_000, min=1024)
     max_redirects: int = _f(5, min=0, max=20)
     concurrency: int = _f(8, min=1, max=64)
@@ -198,6 +208,8 @@ class DocumentSettings:
     contextual_annotation: bool = _f(False)
     annotation_patterns: str = _f("Config_Files/chunk_annotation_patterns.yml", path=True)
     relevance_floor: float = _f(0.35, min=0.0, max=1.0)  # answers use no chunk less similar to the question
+    parse_timeout_seconds: float = _f(120.0, min=1, max=86400)
+    parse_memory_mb: int = _f(2048, check=_memory_cap)
 
 
 @dataclass

@@ -59,6 +59,10 @@ def test_missing_file_uses_defaults_but_named_file_must_exist(tmp_path):
      "[search] search_language_query = 'english': expected a language code (ISO 639-1"),
     ("[search]\nsearch_language_results = en us\n", "[search] search_language_results = 'en us'"),
     ("[search]\nsearch_language_analysis = 42\n", "[search] search_language_analysis = '42'"),
+    ("[fetch]\nextract_memory_mb = 10\n",
+     "[fetch] extract_memory_mb = '10': expected 0 (no cap) or a number of MB from 64 to 1000000"),
+    ("[documents]\nparse_memory_mb = -1\n", "[documents] parse_memory_mb = '-1': expected 0 (no cap)"),
+    ("[documents]\nparse_timeout_seconds = 0\n", "must be between 1 and 86400"),
     ("[search]\nsearch_result_blacklist = pinterest.com, not a domain!\n",
      "[search] search_result_blacklist = 'pinterest.com, not a domain!': expected domains separated by commas "
      "(e.g. pinterest.com, example.org); 'not a domain!' is not a domain"),

@@ -8,6 +8,7 @@ import pytest
 
 from App_Function_Libraries.config import FetchSettings
 from App_Function_Libraries.Web_Search.fetch import PageFetcher
+from Tests.support.deadline import finishes_within
 from Tests.support.mini_web import HUGE_BYTES, MiniWeb
 from Tests.support.testworld import Response
 
@@ -66,6 +67,28 @@ def test_total_timeout_holds_against_a_page_that_trickles(world):
     page = fetcher(read_timeout_seconds=1, total_timeout_seconds=1).fetch(world.url("/trickle"))
     assert "total time-out" in page.error
     assert time.monotonic() - started < 1.6
+
+
+@pytest.mark.parametrize("path", ["stalling/drip-body", "stalling/drip-headers", "stalling/to-drip"])
+def test_the_total_timeout_holds_against_a_server_that_drips_bytes(world, path):
+    """A byte every 0.2 s never trips the 1 s read time-out: body, headers, or headers behind a redirect, the
+    download still ends at the total time-out (it used to run until the 100 kB body was in: 5.5 hours)."""
+    web = MiniWeb(world, include_faults=False, stalling=True, drip_delay=0.2).install()
+    started = time.monotonic()
+    page = finishes_within(15, lambda: fetcher(read_timeout_seconds=1, total_timeout_seconds=1.5).fetch(web.url(path)))
+    assert page.error == "took longer than the total time-out of 1.5 s" and not page.body
+    assert time.monotonic() - started < 1.5 + 1.5
+    assert page.redirects == ([web.url("stalling/drip-headers")] if path == "stalling/to-drip" else [])
+
+
+def test_cancel_stops_a_download_whose_headers_drip(world):
+    web = MiniWeb(world, include_faults=False, stalling=True, drip_delay=0.2).install()
+    cancel = threading.Event()
+    threading.Timer(0.3, cancel.set).start()
+    started = time.monotonic()
+    page = finishes_within(15, lambda: fetcher(total_timeout_seconds=10).fetch(web.url("stalling/drip-headers"),
+                                                                             cancel))
+    assert page.error == "cancelled" and time.monotonic() - started < 1.5
 
 
 def test_binary_content_type_is_refused_without_reading_it_all(world):

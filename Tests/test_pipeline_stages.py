@@ -91,7 +91,8 @@ def test_an_unexpected_failure_on_one_page_is_its_error_and_the_stream_goes_on(w
 
 
 def test_a_page_whose_text_extraction_never_ends_is_given_up_at_its_deadline(world, monkeypatch):
-    """A parser stuck on hostile bytes (simulated: extraction of one page blocks) costs that page, not the run."""
+    """Anything stuck in one page's loading (simulated: reading its text blocks in-process) costs that page,
+    not the run: the stream's own deadline backs up the parse worker's."""
     import threading
 
     from App_Function_Libraries.config import FetchSettings
@@ -101,14 +102,15 @@ def test_a_page_whose_text_extraction_never_ends_is_given_up_at_its_deadline(wor
     from Tests.support.mini_web import MiniWeb
 
     release = threading.Event()
-    real_extract = page_stream.extract_content
+    real_read = page_stream.read_page_text
 
-    def extract(body, content_type, charset, url):
+    def read(body, content_type, charset, url, settings, on_start=None, cancel=None):
         if "round-dance" in url:
+            on_start()
             release.wait(30)
-        return real_extract(body, content_type, charset, url)
+        return real_read(body, content_type, charset, url, settings, on_start, cancel)
 
-    monkeypatch.setattr(page_stream, "extract_content", extract)
+    monkeypatch.setattr(page_stream, "read_page_text", read)
     web = MiniWeb(world, include_faults=False).install()
     fetcher = PageFetcher(FetchSettings(allow_private_addresses=True, total_timeout_seconds=1,
                                         extract_timeout_seconds=1))
@@ -154,12 +156,13 @@ from Tests.support.testworld import TestWorld
 
 world = TestWorld().start()
 web = MiniWeb(world, include_faults=False).install()
-real = page_stream.extract_content
-def extract(body, content_type, charset, url):
+real = page_stream.read_page_text
+def read(body, content_type, charset, url, settings, on_start=None, cancel=None):
     if "round-dance" in url:
-        threading.Event().wait()  # a parser that never returns
-    return real(body, content_type, charset, url)
-page_stream.extract_content = extract
+        on_start()
+        threading.Event().wait()  # a page whose loading never returns
+    return real(body, content_type, charset, url, settings, on_start, cancel)
+page_stream.read_page_text = read
 fetcher = PageFetcher(FetchSettings(allow_private_addresses=True, extract_timeout_seconds=0.5))
 pages = [Source("Round", web.url("bees/round-dance")), Source("Waggle", web.url("bees/waggle-dance"))]
 page_stream.read_pages(pages, page_stream.StreamConfig("How do bees point to food?", fetcher,

@@ -1,5 +1,6 @@
 """`python app.py extract PATH_OR_URL… [--json]`: the main text of saved pages or live URLs, through the same
-fetch and extraction code the research pipeline uses (so extraction quality can be measured on any pages)."""
+fetch and extraction code the research pipeline uses (so extraction quality can be measured on any pages),
+under the same [fetch] limits: a parse worker killed at extract_timeout_seconds or extract_memory_mb."""
 from __future__ import annotations
 
 import sys
@@ -19,21 +20,22 @@ def is_url(location: str) -> bool:
     return location.lower().startswith(("http://", "https://"))
 
 
-def extract_location(location: str, fetcher=None) -> tuple[str, str]:
-    """(title, text) of one file or URL; raises ExtractionFailed / OSError with a readable message."""
+def extract_location(location: str, settings, fetcher=None) -> tuple[str, str]:
+    """(title, text) of one file or URL under these [fetch] settings; raises ExtractionFailed / OSError with a
+    readable message."""
     import mimetypes
 
-    from App_Function_Libraries.Web_Search.extract import ExtractionFailed, extract_content
+    from App_Function_Libraries.Web_Search.extract import ExtractionFailed, read_page_text
     if is_url(location):
         page = fetcher.fetch(location)
         if page.error:
             raise ExtractionFailed(page.error)
-        extracted = extract_content(page.body, page.content_type, page.header_charset, page.final_url)
+        extracted = read_page_text(page.body, page.content_type, page.header_charset, page.final_url, settings)
     else:
         with open(location, "rb") as fh:
             body = fh.read()
         content_type = mimetypes.guess_type(location)[0] or ""
-        extracted = extract_content(body, content_type, "", None)
+        extracted = read_page_text(body, content_type, "", None, settings)
     return extracted.title, extracted.text
 
 
@@ -41,21 +43,24 @@ def run_extract(args) -> int:
     """Every input in turn: its text on stdout; a failure is one line on stderr naming the input (and, with
     --json, a record with "error"), then the next input. Exit code 1 when any input failed."""
     from App_Function_Libraries.config import get_settings
+    from App_Function_Libraries.Web_Search.extract import warm_extractor
     from App_Function_Libraries.Web_Search.fetch import PageFetcher
-    fetcher = PageFetcher(get_settings().fetch) if any(is_url(x) for x in args.locations) else None
+    settings = get_settings().fetch
+    fetcher = PageFetcher(settings) if any(is_url(x) for x in args.locations) else None
+    warm_extractor()
     failures = 0
     for location in args.locations:
-        title, text, error = _extract_one(location, fetcher)
+        title, text, error = _extract_one(location, settings, fetcher)
         failures += bool(error)
         _print_result(location, title, text, error, args.json)
     return 1 if failures else 0
 
 
-def _extract_one(location: str, fetcher) -> tuple[str, str, str]:
+def _extract_one(location: str, settings, fetcher) -> tuple[str, str, str]:
     """(title, text, error): error is '' on success, else one readable line."""
     from App_Function_Libraries.Web_Search.extract import ExtractionFailed
     try:
-        return *extract_location(location, fetcher), ""
+        return *extract_location(location, settings, fetcher), ""
     except ExtractionFailed as exc:
         return "", "", str(exc)
     except OSError as exc:

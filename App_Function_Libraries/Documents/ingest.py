@@ -2,7 +2,8 @@
 
 A file is skipped (with its reason recorded) when it cannot be read; the batch goes on. A file whose
 content hash and index recipe (node groups, annotation model, path context, embedding model) are those
-already stored is left alone; a changed one replaces its earlier version.
+already stored is left alone; a changed one replaces its earlier version. Each file is read in a parse worker
+under [documents] parse_timeout_seconds and parse_memory_mb, so a hostile file is skipped like any unreadable one.
 """
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from App_Function_Libraries.Documents.annotate import ChunkAnnotator, PathPatter
 from App_Function_Libraries.Documents.doc_types import (DocumentInfo, IngestReport, ReadText, SkippedFile,
                                                         UnreadableFile)
 from App_Function_Libraries.Documents.node_groups import NodeDraft, NodeGroup, NodeGroupError, build_nodes
-from App_Function_Libraries.Documents.readers import file_type_of, read_bytes, read_document
+from App_Function_Libraries.config import DocumentSettings
+from App_Function_Libraries.Documents.readers import file_type_of, read_bytes, read_document_limited
 from App_Function_Libraries.Documents.store import DocumentStore, NewDocument, index_text
 
 Progress = Callable[[int, int, str], None]  # (files done, files in all, current path)
@@ -64,7 +66,8 @@ class Ingestor:
     """One ingest run. `embed(texts) -> vectors`, `embedding_label` names the model."""
 
     def __init__(self, store: DocumentStore, groups: list[NodeGroup], embed: Callable, embedding_label: str,
-                 annotator: ChunkAnnotator | None, patterns: PathPatterns):
+                 annotator: ChunkAnnotator | None, patterns: PathPatterns, limits: DocumentSettings | None = None):
+        self.limits = limits or DocumentSettings()  # parse_timeout_seconds, parse_memory_mb
         self.store = store
         self.groups = groups
         self.embed = embed
@@ -106,7 +109,7 @@ class Ingestor:
             report.unchanged.append(str(path))
             return
         try:
-            read = read_document(path, data)
+            read = read_document_limited(path, data, self.limits)
             drafts = build_nodes(read.text, self.groups, read.page_starts)
         except (UnreadableFile, NodeGroupError) as exc:
             self._skip(path, str(exc), digest, existing, report)

@@ -92,7 +92,7 @@ class DocumentLibrary:
             patterns = PathPatterns.load(self.settings.resolve_path(self.settings.documents.annotation_patterns))
             annotator, warning = self._annotator(annotate)
             ingestor = Ingestor(self.store, self.groups, self.embedder.encode, self.embedder.label, annotator,
-                                patterns)
+                                patterns, self.settings.documents)
             report = ingestor.run(list(paths), progress)
             if warning:
                 report.warnings.insert(0, warning)

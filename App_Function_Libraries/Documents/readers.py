@@ -2,6 +2,8 @@
 
 A file that cannot be read raises UnreadableFile with a short reason (encrypted or image-only PDF,
 binary content, empty file, ...); callers record the reason and go on with the next file.
+`read_document_limited` reads it in a parse worker that is killed at [documents] parse_timeout_seconds or
+when it needs more than parse_memory_mb (parse_sandbox.py): a hostile file costs that file only.
 """
 from __future__ import annotations
 
@@ -13,7 +15,9 @@ import zipfile
 from pathlib import Path
 from xml.etree import ElementTree
 
+from App_Function_Libraries.config import DocumentSettings
 from App_Function_Libraries.Documents.doc_types import ReadText, UnreadableFile
+from App_Function_Libraries.parse_sandbox import ParseCrashed, ParseLimits, ParseTimeout, ParseTooLarge, run_limited
 
 PLAIN_TYPES = {".txt": "txt", ".text": "txt", ".md": "md", ".markdown": "md", ".rst": "rst"}
 HTML_TYPES = {".html": "html", ".htm": "html", ".xhtml": "html"}
@@ -21,6 +25,7 @@ SUPPORTED_SUFFIXES = {**PLAIN_TYPES, **HTML_TYPES, ".pdf": "pdf", ".docx": "docx
 MAX_FILE_BYTES = 200_000_000
 MAX_DOCX_XML_BYTES = 100_000_000
 _WORD_NS = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+PARSER_MODULES = ("trafilatura", "pypdf", "bs4", "charset_normalizer")  # a parse worker's imports
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b\ufeff\u00ad]")
 
 
@@ -50,6 +55,22 @@ def read_document(path: Path, data: bytes | None = None) -> ReadText:
         raise UnreadableFile("no text in the file")
     result.file_type = ftype
     return result
+
+
+def read_document_limited(path: Path, data: bytes, settings: DocumentSettings) -> ReadText:
+    """read_document in a parse worker under the [documents] limits; every way it fails is an
+    UnreadableFile with one line."""
+    limits = ParseLimits(settings.parse_timeout_seconds, settings.parse_memory_mb)
+    try:
+        return run_limited(read_document, path, data, limits=limits, preload=PARSER_MODULES)
+    except ParseTimeout:
+        raise UnreadableFile(f"gave up after {limits.seconds:g} s reading the file "
+                             "([documents] parse_timeout_seconds)") from None
+    except ParseTooLarge:
+        raise UnreadableFile(f"gave up: reading the file needed more than {limits.memory_mb} MB "
+                             "([documents] parse_memory_mb)") from None
+    except ParseCrashed as exc:
+        raise UnreadableFile(f"the file could not be read: {exc}") from None
 
 
 def read_bytes(path: Path) -> bytes:

@@ -1,16 +1,23 @@
 """The main text of a fetched page: HTML through trafilatura (with a BeautifulSoup fallback when it finds
 nothing), PDF through pypdf, plain text as is. Binary bodies are refused with a clear reason.
 
-`extract_content(body, content_type, header_charset, url)` is the one code path used by the research
-pipeline and by `python app.py extract`. Paragraphs in the returned text are separated by blank lines.
+`extract_content(body, content_type, header_charset, url)` is the extraction itself; the research pipeline and
+`python app.py extract` call it through `read_page_text`, which runs it in a parse worker that is killed at
+[fetch] extract_timeout_seconds or when it needs more than extract_memory_mb (parse_sandbox.py), so hostile
+bytes cost that page only. Paragraphs in the returned text are separated by blank lines.
 """
 from __future__ import annotations
 
 import io
 import logging
 import re
+import threading
 from dataclasses import dataclass
+from typing import Callable
 
+from App_Function_Libraries.config import FetchSettings
+from App_Function_Libraries.parse_sandbox import (ParseCancelled, ParseCrashed, ParseLimits, ParseTimeout,
+                                                  ParseTooLarge, run_limited, warm)
 from App_Function_Libraries.Web_Search.fetch import decode_text
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -19,6 +26,7 @@ FALLBACK_DROP_TAGS = ("script", "style", "noscript", "nav", "header", "footer", 
                       "svg", "button", "template")
 FALLBACK_BLOCK_TAGS = ("p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "td", "dd", "dt")
 MIN_FALLBACK_WORDS = 3
+PARSER_MODULES = ("trafilatura", "pypdf", "bs4", "lxml.html", "charset_normalizer")  # a parse worker's imports
 
 
 class ExtractionFailed(Exception):
@@ -62,6 +70,32 @@ def _control_ratio(data: bytes) -> float:
         return 0.0
     controls = sum(1 for b in data if b < 32 and b not in (9, 10, 12, 13))
     return controls / len(data)
+
+
+def read_page_text(body: bytes, content_type: str, header_charset: str, url: str | None,
+                   settings: FetchSettings, on_start: Callable[[], None] | None = None,
+                   cancel: threading.Event | None = None) -> ExtractedPage:
+    """extract_content in a parse worker under the [fetch] limits; every way it fails is an ExtractionFailed
+    with one line (`on_start` is called when a worker takes the page)."""
+    limits = ParseLimits(settings.extract_timeout_seconds, settings.extract_memory_mb)
+    try:
+        return run_limited(extract_content, body, content_type, header_charset, url, limits=limits,
+                           on_start=on_start, cancel=cancel, preload=PARSER_MODULES)
+    except ParseTimeout:
+        raise ExtractionFailed(f"gave up after {limits.seconds:g} s reading the page's text "
+                               "([fetch] extract_timeout_seconds)") from None
+    except ParseTooLarge:
+        raise ExtractionFailed(f"gave up: reading the page's text needed more than {limits.memory_mb} MB "
+                               "([fetch] extract_memory_mb)") from None
+    except ParseCrashed as exc:
+        raise ExtractionFailed(f"the page's text could not be read: {exc}") from None
+    except ParseCancelled:
+        raise ExtractionFailed("cancelled") from None
+
+
+def warm_extractor() -> None:
+    """Start a parse worker with the parsers imported, while pages are still downloading."""
+    warm((__name__, *PARSER_MODULES))
 
 
 def extract_content(body: bytes, content_type: str = "", header_charset: str = "",

@@ -2,6 +2,10 @@
 connect/read/total time-outs, a global and a per-host concurrency limit, prompt cancellation, and charset
 detection (HTTP header, then the page's meta tag, then charset_normalizer).
 
+The total time-out is a hard wall-clock deadline for the whole download (connecting, headers, every redirect
+hop, body): a watchdog shuts the fetch's sockets down when it passes (download_deadline.py), so a server that
+drips bytes cannot hold a fetch past it.
+
 `PageFetcher.fetch(url)` never raises: failures are recorded in `FetchedPage.error` as one line a person can
 read. `PageFetcher.fetch_many(urls)` fetches concurrently and returns in the order given.
 """
@@ -16,6 +20,7 @@ from typing import Callable
 from urllib.parse import urljoin, urlsplit
 
 from App_Function_Libraries.config import FetchSettings
+from App_Function_Libraries.Web_Search.download_deadline import DownloadDeadline, deadline_pools
 from App_Function_Libraries.Web_Search.ssrf import CheckedTarget, Resolver, SSRFBlocked, check_url
 
 CHUNK_BYTES = 16 * 1024
@@ -53,9 +58,10 @@ class FetchedPage:
 
 # ---------------------------------------------------------------- connecting to the checked address
 
-def pinned_adapter(target: CheckedTarget, address: str | None = None):
+def pinned_adapter(target: CheckedTarget, address: str | None = None, deadline: DownloadDeadline | None = None):
     """A requests adapter that connects to an address the SSRF guard checked (not a fresh DNS answer),
-    while TLS still verifies the certificate against the URL's host name."""
+    while TLS still verifies the certificate against the URL's host name. With a deadline, every socket it
+    opens is shut down when the deadline passes."""
     address = address or target.addresses[0]
     from requests.adapters import HTTPAdapter
 
@@ -68,7 +74,10 @@ def pinned_adapter(target: CheckedTarget, address: str | None = None):
                 pool_kwargs["assert_hostname"] = target.host
             return host_params, pool_kwargs
 
-    return PinnedAdapter(max_retries=0)
+    adapter = PinnedAdapter(max_retries=0)
+    if deadline is not None:
+        adapter.poolmanager.pool_classes_by_scheme = deadline_pools(deadline)
+    return adapter
 
 
 def host_header(url: str) -> str:
@@ -107,7 +116,8 @@ class PageFetcher:
             for slot in slots:
                 _acquire(slot, cancel)
                 acquired.append(slot)
-            self._fetch_following_redirects(page, time.monotonic() + self.settings.total_timeout_seconds, cancel)
+            with DownloadDeadline(self.settings.total_timeout_seconds, cancel) as deadline:
+                self._fetch_following_redirects(page, deadline, cancel)
         except SSRFBlocked as exc:
             page.error = f"blocked: {exc}"
         except FetchFailed as exc:
@@ -118,7 +128,7 @@ class PageFetcher:
             page.elapsed = time.monotonic() - started
         return page
 
-    def _fetch_following_redirects(self, page: FetchedPage, deadline: float, cancel) -> None:
+    def _fetch_following_redirects(self, page: FetchedPage, deadline: DownloadDeadline, cancel) -> None:
         url, seen = page.url, {page.url}
         for _hop in range(self.settings.max_redirects + 1):
             target = check_url(url, self.settings.allow_private_addresses, self.resolver)
@@ -134,12 +144,12 @@ class PageFetcher:
             url = next_url
         raise FetchFailed(f"too many redirects (more than {self.settings.max_redirects})")
 
-    def _fetch_once(self, url: str, target: CheckedTarget, page: FetchedPage, deadline: float,
+    def _fetch_once(self, url: str, target: CheckedTarget, page: FetchedPage, deadline: DownloadDeadline,
                     cancel) -> str | None:
         """GET one URL into page; returns the redirect Location when the answer is a redirect."""
         import requests
         s = self.settings
-        remaining = _remaining(deadline, s.total_timeout_seconds)
+        remaining = _remaining(deadline, s)
         headers = {"User-Agent": s.user_agent, "Host": host_header(url),
                    "Accept": "text/html,application/xhtml+xml,application/pdf,text/plain;q=0.9,*/*;q=0.5",
                    "Accept-Encoding": "gzip, deflate"}
@@ -149,6 +159,7 @@ class PageFetcher:
             raise FetchFailed(f"not a valid URL: {url[:200]} ({_short(exc)})") from None
         adapter, resp = self._connect(prepared, target, deadline, remaining)
         try:
+            _check_deadline(deadline, s)  # headers cut short by the deadline are no answer
             page.status = resp.status_code
             if resp.status_code in REDIRECT_STATUSES and resp.headers.get("Location"):
                 return resp.headers["Location"]
@@ -158,23 +169,26 @@ class PageFetcher:
             self._read_body(resp, page, deadline, cancel)
             return None
         finally:
+            deadline.release()
             resp.close()
             adapter.close()
 
-    def _connect(self, prepared, target: CheckedTarget, deadline: float, remaining: float):
+    def _connect(self, prepared, target: CheckedTarget, deadline: DownloadDeadline, remaining: float):
         """(adapter, response headers) from the first checked address that accepts the connection."""
         import requests
         s = self.settings
         timeout = (min(s.connect_timeout_seconds, remaining), min(s.read_timeout_seconds, remaining))
         for i, address in enumerate(target.addresses):
-            adapter = pinned_adapter(target, address)
+            adapter = pinned_adapter(target, address, deadline)
             try:
                 return adapter, adapter.send(prepared, stream=True, timeout=timeout)
             except requests.exceptions.ReadTimeout:
                 adapter.close()
+                _check_deadline(deadline, s)
                 raise FetchFailed(_timeout_message(deadline, s)) from None
             except requests.exceptions.RequestException as exc:
                 adapter.close()
+                _check_deadline(deadline, s)  # the watchdog broke the connection
                 connect_failed = isinstance(exc, (requests.exceptions.ConnectTimeout,
                                                   requests.exceptions.ConnectionError))
                 if connect_failed and i + 1 < len(target.addresses):
@@ -184,7 +198,7 @@ class PageFetcher:
                 raise FetchFailed(f"connection failed: {_short(exc)}") from None
         raise FetchFailed("no address to connect to")
 
-    def _read_body(self, resp, page: FetchedPage, deadline: float, cancel) -> None:
+    def _read_body(self, resp, page: FetchedPage, deadline: DownloadDeadline, cancel) -> None:
         import requests
         s = self.settings
         chunks: list[bytes] = []
@@ -193,8 +207,7 @@ class PageFetcher:
             for chunk in resp.iter_content(CHUNK_BYTES):
                 if cancel is not None and cancel.is_set():
                     raise FetchCancelled("cancelled")
-                if time.monotonic() > deadline:
-                    raise FetchFailed(_timeout_message(deadline, s))
+                _check_deadline(deadline, s)
                 if not chunks and _is_binary_type(page.content_type) and not chunk.startswith(b"%PDF"):
                     raise FetchFailed(f"not a text page ({page.content_type})")
                 chunks.append(chunk)
@@ -202,13 +215,15 @@ class PageFetcher:
                 if size >= s.max_bytes:
                     page.truncated = True
                     break
-                _tighten_read_timeout(resp, min(s.read_timeout_seconds, _remaining(deadline, s.total_timeout_seconds)))
         except (requests.exceptions.ConnectionError, requests.exceptions.ChunkedEncodingError) as exc:
+            _check_deadline(deadline, s)  # the watchdog broke the connection
             if "timed out" in str(exc).lower():
                 raise FetchFailed(_timeout_message(deadline, s)) from None
             raise FetchFailed(f"connection broke while reading: {_short(exc)}") from None
         except requests.exceptions.ContentDecodingError as exc:
+            _check_deadline(deadline, s)
             raise FetchFailed(f"could not decompress the page: {_short(exc)}") from None
+        _check_deadline(deadline, s)  # a body cut short by the deadline is no page
         page.body = b"".join(chunks)[:s.max_bytes]
 
     # --- many pages
@@ -257,26 +272,27 @@ def _redirect_target(url: str, location: str) -> str:
     return target
 
 
-def _remaining(deadline: float, total: float) -> float:
-    left = deadline - time.monotonic()
+def _remaining(deadline: DownloadDeadline, s: FetchSettings) -> float:
+    _check_deadline(deadline, s)
+    left = deadline.remaining()
     if left <= 0:
-        raise FetchFailed(f"took longer than the total time-out of {total:g} s")
+        raise FetchFailed(_total_timeout(s))
     return left
 
 
-def _tighten_read_timeout(resp, seconds: float) -> None:
-    """Make the next socket read wait no longer than the time left, so the total time-out holds."""
-    sock = getattr(getattr(resp.raw, "connection", None), "sock", None)
-    if sock is not None:
-        try:
-            sock.settimeout(max(seconds, 0.01))
-        except OSError:
-            pass
+def _check_deadline(deadline: DownloadDeadline, s: FetchSettings) -> None:
+    """FetchCancelled / FetchFailed once the watchdog has shut the fetch's sockets down."""
+    if deadline.expired:
+        raise FetchCancelled("cancelled") if deadline.cancelled else FetchFailed(_total_timeout(s))
 
 
-def _timeout_message(deadline: float, s: FetchSettings) -> str:
-    if time.monotonic() >= deadline - 0.05:
-        return f"took longer than the total time-out of {s.total_timeout_seconds:g} s"
+def _total_timeout(s: FetchSettings) -> str:
+    return f"took longer than the total time-out of {s.total_timeout_seconds:g} s"
+
+
+def _timeout_message(deadline: DownloadDeadline, s: FetchSettings) -> str:
+    if deadline.expired or deadline.remaining() <= 0.05:
+        return _total_timeout(s)
     return f"no data for {s.read_timeout_seconds:g} s (read time-out)"
 
 

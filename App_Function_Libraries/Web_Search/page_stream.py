@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from App_Function_Libraries.LLM.base import LLMClient
-from App_Function_Libraries.Web_Search.extract import ExtractionFailed, extract_content
+from App_Function_Libraries.Web_Search.extract import ExtractionFailed, read_page_text, warm_extractor
 from App_Function_Libraries.Web_Search.fetch import PageFetcher
 from App_Function_Libraries.Web_Search.page_extraction import extract_with_llm, passages_as_notes
 from App_Function_Libraries.Web_Search.passage_rank import RankSettings, rank_pages
@@ -46,8 +46,8 @@ def content_hash(text: str) -> str:
 def load_page(url: str, fetcher: PageFetcher, cache=None, cache_ttl: float = 0,
               cancel: threading.Event | None = None,
               on_extracting: Callable[[], None] | None = None) -> LoadedPage:
-    """Stage 4 for one URL: the cached page when fresh, else fetched and its main text extracted
-    (`on_extracting` is called when the download is done and extraction begins)."""
+    """Stage 4 for one URL: the cached page when fresh, else fetched and its main text extracted in a parse
+    worker (`on_extracting` is called when a worker takes the downloaded page)."""
     cached = _cache_get(cache, url, cache_ttl)
     if cached is not None:
         return cached
@@ -56,10 +56,9 @@ def load_page(url: str, fetcher: PageFetcher, cache=None, cache_ttl: float = 0,
     if page.error:
         out.error = page.error
         return out
-    if on_extracting is not None:
-        on_extracting()
     try:
-        extracted = extract_content(page.body, page.content_type, page.header_charset, out.final_url)
+        extracted = read_page_text(page.body, page.content_type, page.header_charset, out.final_url,
+                                   fetcher.settings, on_extracting, cancel)
     except ExtractionFailed as exc:
         out.error = str(exc)
         return out
@@ -188,6 +187,7 @@ def read_pages(sources: list[Source], cfg: StreamConfig) -> StreamReport:
         clock.mark("extract", started, time.monotonic())
         bump("extract")
 
+    warm_extractor()
     _start_page_workers(sources, load, max(1, min(total, 4 * cfg.fetcher.settings.concurrency)), cfg.cancel)
     llm_pool = ThreadPoolExecutor(max_workers=MAX_PARALLEL_LLM_CALLS, thread_name_prefix="notes")
     try:
@@ -236,9 +236,10 @@ def _start_page_workers(sources: list[Source], load: Callable[[Source], None], w
 
 
 class _Overdue:
-    """Pages whose text extraction has run past its deadline (from the end of the download; downloads have
-    their own timeouts in the fetcher): a library stuck on hostile bytes cannot hold up the run. A given-up
-    page is recorded as failed; its late result is dropped."""
+    """Pages whose text extraction has run past its deadline (from when a parse worker took the page;
+    downloads have their own deadline in the fetcher). The worker itself is killed at that deadline
+    (parse_sandbox.py); this is the backstop that keeps the run going should anything else in a page's
+    loading hang. A given-up page is recorded as failed; its late result is dropped."""
 
     def __init__(self, seconds: float):
         self.seconds = seconds

@@ -2,7 +2,9 @@
 boilerplate real sites carry, a PDF, a windows-1252 page, a page carrying a prompt injection, a slow page, a
 redirect chain, and one page for each fault a fetcher meets (429, 500, a time-out, a 20 MB body, a redirect
 loop, a bad encoding, a binary body), and hostile pages that once broke a stage (a charset label that is no
-charset, PDFs pypdf cannot read, a redirect to a malformed address). Plus a SearXNG-format search API over
+charset, PDFs pypdf cannot read, a redirect to a malformed address). With stalling=True, pages that hold a
+reader up too: servers that drip their body or headers a byte at a time (directly or behind a redirect), a tag
+with 500k attributes, a PDF whose page tree repeats one page 96,100 times. Plus a SearXNG-format search API over
 those pages.
 
     web = MiniWeb(world).install()          # pages under /web/…, search at web.search_base (SearXNG format)
@@ -17,6 +19,7 @@ import random
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
+from Tests.support.hostile_files import attribute_bomb_html, page_tree_bomb_pdf
 from Tests.support.make_pdf import pdf_bytes
 from Tests.support.testworld import Request, Response, TestWorld
 
@@ -179,6 +182,21 @@ HOSTILE = [
          "redirects to a malformed address.", "bees", kind="bad-redirect"),
 ]
 BAD_LOCATION = "http://[::1"  # an unclosed IPv6 literal: not a URL at all
+# pages that hold a reader up (only with MiniWeb(stalling=True)): servers that drip bytes, and pages whose
+# parsing takes minutes and gigabytes; each must cost its page and end within the page's time limits
+STALLING = [
+    Page("stalling/drip-body", "Waggle dance measurements (slow server)", "A slow server's page on honey "
+         "bee waggle dance measurements.", "bees", [WAGGLE.paragraphs[0]], kind="drip-body"),
+    Page("stalling/drip-headers", "Waggle dance notes (slow headers)", "A server that sends its honey bee "
+         "dance page's headers very slowly.", "bees", [WAGGLE.paragraphs[1]], kind="drip-headers"),
+    Page("stalling/to-drip", "Waggle dance short link (slow)", "A short link to a honey bee dance page on a "
+         "slow server.", "bees", kind="redirect-to-drip"),
+    Page("stalling/attributes", "Bee dance tag soup", "A honey bee dance page with one tag carrying a huge "
+         "number of attributes.", "bees", kind="attribute-bomb"),
+    Page("stalling/page-tree.pdf", "Bee dance atlas (PDF)", "A small PDF atlas of honey bee dances whose "
+         "page tree repeats one page.", "bees", kind="page-tree-bomb"),
+]
+DRIP_BODY_BYTES = 100_000
 
 
 def hostile_pdf(page: Page) -> bytes:
@@ -223,15 +241,20 @@ class MiniWeb:
 
     def __init__(self, world: TestWorld, include_faults: bool = True, timeout_delay: float = 30.0,
                  slow_chunk_delay: float = 0.1, seed: int = 0, mirrors: int = 0, virtual_hosts: bool = False,
-                 search_prefix: str = "/searxng"):
+                 search_prefix: str = "/searxng", stalling: bool = False, drip_delay: float = 0.5,
+                 bomb_attributes: int = 500_000):
         """mirrors: that many copies of every article under /web/mirror<i>/ (syndicated copies, as on the
-        real web); virtual_hosts: each page on a host of its own (site<k>.test, resolved by `resolver`)."""
+        real web); virtual_hosts: each page on a host of its own (site<k>.test, resolved by `resolver`);
+        stalling: the STALLING pages too (a byte every drip_delay seconds; one tag with bomb_attributes)."""
         self.world = world
         self.include_faults = include_faults
         self.timeout_delay = timeout_delay
         self.slow_chunk_delay = slow_chunk_delay
         self.random = random.Random(seed)
         self.pages = ARTICLES + ([REDIRECTING] + FAULTS + HOSTILE if include_faults else [])
+        self.pages += STALLING if stalling else []
+        self.drip_delay = drip_delay
+        self.bomb_attributes = bomb_attributes
         for i in range(1, mirrors + 1):
             self.pages += [replace(p, path=f"mirror{i}/{p.path}", title=f"{p.title} (mirror {i})") for p in ARTICLES]
         self.virtual_hosts = virtual_hosts
@@ -287,8 +310,22 @@ class MiniWeb:
                   "charset-base64": lambda: Response.html(article_html(page).encode(), charset="base64"),
                   "pdf-unknown-filter": lambda: Response(200, hostile_pdf(page), {"Content-Type": "application/pdf"}),
                   "pdf-encryption-v9": lambda: Response(200, hostile_pdf(page), {"Content-Type": "application/pdf"}),
-                  "bad-redirect": lambda: Response.redirect(BAD_LOCATION)}
+                  "bad-redirect": lambda: Response.redirect(BAD_LOCATION),
+                  "drip-body": lambda: self._drip(page, headers_too=False),
+                  "drip-headers": lambda: self._drip(page, headers_too=True),
+                  "redirect-to-drip": lambda: Response.redirect(self.url("stalling/drip-headers")),
+                  "attribute-bomb": lambda: Response.html(attribute_bomb_html(self.bomb_attributes), charset=None),
+                  "page-tree-bomb": lambda: Response(200, page_tree_bomb_pdf(), {"Content-Type": "application/pdf"})}
         return lambda req: makers[page.kind]()
+
+    def _drip(self, page: Page, headers_too: bool) -> Response:
+        """A 200 answer whose Content-Length promises DRIP_BODY_BYTES, sent one byte every drip_delay seconds:
+        the body only (after the headers at once), or the headers too."""
+        body = article_html(page).encode().ljust(DRIP_BODY_BYTES, b" ")
+        head = (f"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n").encode()
+        drip = (bytes([b]) for b in (head + body if headers_too else body))
+        return Response(raw=drip if headers_too else _chain([head], drip), chunk_delay=self.drip_delay)
 
     # ------------------------------------------------------------ search
     def search(self, query: str, count: int = 10) -> list[dict]:
@@ -322,6 +359,11 @@ def _words(text: str) -> set[str]:
         if w not in stop:
             out.add(w[:-1] if w.endswith("s") and len(w) > 3 else w)
     return out
+
+
+def _chain(*parts):
+    for part in parts:
+        yield from part
 
 
 def _slices(text: str, n: int) -> list[str]:

@@ -48,6 +48,8 @@ class Response:
     body: bytes | Iterable[bytes] = b""
     headers: dict[str, str] = field(default_factory=dict)
     chunk_delay: float = 0.0  # seconds between chunks of an iterable body (slow pages, streaming)
+    raw: Iterable[bytes] | None = None  # bytes written to the socket as they are, status line and headers
+    # included, chunk_delay apart (a server that drips its headers); status, headers and body are then unused
 
     @staticmethod
     def json(obj, status: int = 200, headers: dict | None = None) -> "Response":
@@ -241,7 +243,22 @@ def _reset(h: BaseHTTPRequestHandler) -> None:
         pass
 
 
+def _write_raw(h: BaseHTTPRequestHandler, resp: Response) -> None:
+    h.close_connection = True
+    try:
+        for piece in resp.raw:
+            h.wfile.write(piece)
+            h.wfile.flush()
+            if resp.chunk_delay:
+                time.sleep(resp.chunk_delay)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+
+
 def _write(h: BaseHTTPRequestHandler, resp: Response, head: bool = False) -> None:
+    if resp.raw is not None:
+        _write_raw(h, resp)
+        return
     try:
         h.send_response(resp.status)
         for k, v in resp.headers.items():
