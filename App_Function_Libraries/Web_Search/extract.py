@@ -1,6 +1,11 @@
 """The main text of a fetched page: HTML through trafilatura (with a BeautifulSoup fallback when it finds
 nothing), PDF through pypdf, plain text as is. Binary bodies are refused with a clear reason.
 
+HTML boilerplate that trafilatura lets through is cut by general rules in `boilerplate.py`: page chrome
+pruned from the tree before extraction (newsletter/author/share/next-post boxes), furniture paragraphs
+dropped after it (credits, copyright and "last modified" stamps, sign-up calls, label-only lines), and the
+page's standfirst (its meta description, when shown in the body) put back when trafilatura left it out.
+
 `extract_content(body, content_type, header_charset, url)` is the extraction itself; the research pipeline and
 `python app.py extract` call it through `read_page_text`, which runs it in a parse worker that is killed at
 [fetch] extract_timeout_seconds or when it needs more than extract_memory_mb (parse_sandbox.py), so hostile
@@ -13,11 +18,14 @@ import logging
 import re
 import threading
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
 
 from App_Function_Libraries.config import FetchSettings
 from App_Function_Libraries.parse_sandbox import (ParseCancelled, ParseCrashed, ParseLimits, ParseTimeout,
                                                   ParseTooLarge, run_limited, warm)
+from App_Function_Libraries.Web_Search.boilerplate import (drop_boilerplate_paragraphs, prune_page_chrome, standfirst,
+                                                           with_standfirst)
 from App_Function_Libraries.Web_Search.fetch import decode_text
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -27,6 +35,11 @@ FALLBACK_DROP_TAGS = ("script", "style", "noscript", "nav", "header", "footer", 
 FALLBACK_BLOCK_TAGS = ("p", "li", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "blockquote", "td", "dd", "dt")
 MIN_FALLBACK_WORDS = 3
 PARSER_MODULES = ("trafilatura", "pypdf", "bs4", "lxml.html", "charset_normalizer")  # a parse worker's imports
+# trafilatura's MIN_EXTRACTED_SIZE (default 250 characters): below it a short article is replaced by a
+# whole-container dump (share bars, author boxes). 200 keeps short posts clean; lower also drops short
+# dialogue paragraphs (measured on bench/extraction_eval.py and bench/readability_eval.py).
+TRAFILATURA_MIN_EXTRACTED_SIZE = 200
+RECOVER_STANDFIRST = True  # put back the page's shown meta description when trafilatura dropped it
 
 
 class ExtractionFailed(Exception):
@@ -135,12 +148,29 @@ def extract_html(html: str, url: str | None = None) -> tuple[str, str, str]:
 
 def _trafilatura_text(html: str, url: str | None) -> str:
     import trafilatura
+    from trafilatura.utils import load_html
     try:
-        out = trafilatura.extract(html, url=url, include_comments=False, include_tables=True,
-                                  output_format="txt", deduplicate=False)
+        tree = load_html(html)
+        if tree is None:
+            return ""
+        lead = standfirst(tree) if RECOVER_STANDFIRST else ("", "")
+        prune_page_chrome(tree)
+        out = trafilatura.extract(tree, url=url, include_comments=False, include_tables=True,
+                                  output_format="txt", deduplicate=False, config=_trafilatura_config())
     except Exception:  # noqa: BLE001 - a parser crash on hostile HTML falls back, never stops the run
         return ""
-    return normalize_paragraphs(out or "", lines_are_paragraphs=True)
+    text = normalize_paragraphs(out or "", lines_are_paragraphs=True)
+    if not text:
+        return ""
+    return "\n\n".join(with_standfirst(drop_boilerplate_paragraphs(text.split("\n\n")), lead))
+
+
+@lru_cache(maxsize=1)
+def _trafilatura_config():
+    from trafilatura.settings import use_config
+    config = use_config()
+    config.set("DEFAULT", "MIN_EXTRACTED_SIZE", str(TRAFILATURA_MIN_EXTRACTED_SIZE))
+    return config
 
 
 def _soup(html: str):
