@@ -163,3 +163,15 @@ def test_notes_commands_work_over_a_time_out_of_range(cli, tmp_path):
         assert cli("notes", "show", stuck.id[:8], "--format", fmt)[0] == 0
     code, out, err = cli("notes", "export", str(tmp_path / "all.zip"))
     assert code == 0 and out.startswith("exported 2 notes"), err
+
+
+def test_check_output_is_cleaned_of_terminal_controls(monkeypatch, capsys, make_settings):
+    """Server-supplied model names and error text in `check` reach the terminal without control sequences."""
+    from App_Function_Libraries.CLI import check_command
+    from App_Function_Libraries.status import Verdict
+    make_settings()
+    monkeypatch.setattr(check_command, "status_lines",
+                        lambda s: [Verdict("llm", False, "model \x1b]0;pwned\x07 \x1b[2Jgone \x9b31m")])
+    check_command.run_check(type("A", (), {"json": False, "no_settings": True})())
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "\x9b" not in out and "gone" in out

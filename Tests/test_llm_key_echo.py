@@ -40,3 +40,11 @@ def test_a_key_the_server_echoes_reaches_no_output_or_stored_run(world, make_set
     llm_checks = [c for c in checks if c["name"].startswith("llm ")]
     assert KEY not in out.out and KEY[:20] not in out.out
     assert llm_checks and all(c["ok"] is False and "[redacted]" in c["message"] for c in llm_checks)
+
+
+def test_scrubbing_keeps_words_after_token_and_removes_credential_like_values():
+    from App_Function_Libraries.LLM.base import scrub_key
+    assert scrub_key("invalid token provided", "") == "invalid token provided"
+    assert scrub_key("Bearer authentication failed", "") == "Bearer authentication failed"
+    out = scrub_key("sent Authorization: Bearer sk-abc123def456ghi7 and token a1b2c3d4e5f6g7", "")
+    assert "sk-abc123def456ghi7" not in out and "a1b2c3d4e5f6g7" not in out

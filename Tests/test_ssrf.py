@@ -18,6 +18,7 @@ BLOCKED = {
     "100.64.0.1": "shared", "64:ff9b::7f00:1": "loopback", "2002:7f00:1::": "loopback",
     "fec0::1": "site-local", "feff:ffff::1": "site-local", "192.88.99.1": "6to4 relay",
     "192.88.99.255": "6to4 relay", "::ffff:192.88.99.1": "6to4 relay", "2002:c058:6301::": "6to4 relay",
+    "3fff::1": "documentation", "3fff:fff:ffff::1": "documentation",
 }
 
 
@@ -28,7 +29,7 @@ def test_forbidden_addresses(address, kind):
 
 
 @pytest.mark.parametrize("address", ["8.8.8.8", "172.32.0.1", "93.184.216.34", "2606:4700::1111",
-                                     "::ffff:8.8.8.8", "192.88.98.1", "192.88.100.1"])
+                                     "::ffff:8.8.8.8", "192.88.98.1", "192.88.100.1", "3fff:1000::1"])
 def test_public_addresses_pass(address):
     assert forbidden_reason(address) is None
 

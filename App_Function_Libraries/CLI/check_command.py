@@ -2,8 +2,7 @@
 LLM role and search engine."""
 from __future__ import annotations
 
-import json
-
+from App_Function_Libraries.CLI.terminal import json_text, say
 from App_Function_Libraries.config import get_settings, masked
 from App_Function_Libraries.status import status_lines
 
@@ -19,8 +18,8 @@ def run_check(args) -> int:
     settings = get_settings()
     verdicts = status_lines(settings)
     if args.json:
-        print(json.dumps({"config": str(settings.path), "settings": masked(settings),
-                          "checks": [v.__dict__ for v in verdicts]}, indent=2, default=str))
+        print(json_text({"config": str(settings.path), "settings": masked(settings),
+                         "checks": [v.__dict__ for v in verdicts]}, indent=2, default=str))
         return 0 if all(v.ok is not False for v in verdicts) else 1
     if not args.no_settings:
         print(f"Config file: {settings.path}")
@@ -31,5 +30,5 @@ def run_check(args) -> int:
         print()
     for v in verdicts:
         mark = {True: "OK  ", False: "FAIL", None: "SKIP"}[v.ok]
-        print(f"{mark} {v.name}: {v.message}")
+        say(f"{mark} {v.name}: {v.message}")  # server-supplied model names and error text
     return 0 if all(v.ok is not False for v in verdicts) else 1

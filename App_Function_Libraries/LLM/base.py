@@ -110,10 +110,13 @@ def scrub_key(text: str, key: str) -> str:
     """Provider error text without the API key: some servers quote the credential they were sent."""
     if key and len(key) >= 4:
         text = text.replace(key, "[redacted]")
-    return _BEARER_RE.sub(lambda m: f"{m.group(1)} [redacted]", text)
+    return _BEARER_RE.sub(lambda m: f"{m.group(1) or m.group(2)} [redacted]", text)
 
 
-_BEARER_RE = re.compile(r"(?i)\b(bearer|token)\s+[A-Za-z0-9._~+/=-]{8,}")
+# a value after "Bearer"/"token" that looks like a credential: 20+ characters, or 12+ mixing letters and digits
+# ("invalid token provided" keeps its words)
+_BEARER_RE = re.compile(r"(?i)\b(bearer|token)\s+(?=[A-Za-z0-9._~+/=-]*\d)(?=[A-Za-z0-9._~+/=-]*[A-Za-z])"
+                        r"[A-Za-z0-9._~+/=-]{12,}|\b(bearer|token)\s+[A-Za-z0-9._~+/=-]{20,}")
 
 
 # ---------------------------------------------------------------- <think> stripping

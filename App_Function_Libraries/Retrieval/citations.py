@@ -255,16 +255,16 @@ def rank_sentences(question: str, sources: list[CitableSource], embedder=None,
     return [(items[int(i)][0], items[int(i)][1], score) for i, score in fused]
 
 
-_MARKDOWN_ACTIVE = re.compile(r"([\\`*_\[\]<>])")
+_LINK_SYNTAX = re.compile(r"([\[\]])")
 
 
 def quote_text(sentence: str) -> str:
     """A source sentence as an answer quotes it: the page's own citation marks ("[3]") removed, since they
-    would read as ours, and markdown syntax escaped, so a page's link, image or emphasis shows as the text it
-    is (the sentence is data, not formatting)."""
+    would read as ours, and square brackets escaped, so a page's markdown link or image shows as the text it
+    is (the sentence is data; emphasis marks stay, harmless, so plain-text output keeps few backslashes)."""
     plain = " ".join(CITATION_GROUP_RE.sub("", sentence).split())
     plain = re.sub(r"\s+([.,;:!?])", r"\1", plain)
-    return _MARKDOWN_ACTIVE.sub(r"\\\1", plain)
+    return _LINK_SYNTAX.sub(r"\\\1", plain)
 
 
 def extractive_answer(question: str, sources: list[CitableSource], embedder=None, max_sentences: int = 6) -> str:

@@ -6,13 +6,13 @@ it, the debris of a list) would be quoted broken. `reads_as_sentence` keeps only
 sentences. The rule, each part a sign of text that lost something:
   1. wiki edit markers or list debris ("[edit]", "[citation needed]", a leading "- ", a "•" inside);
   2. doubled or orphaned punctuation (",,", ", .", "( )", a space before a comma or full stop), where an
-     inline formula or link text was removed;
+     inline formula or link text was removed; " :" and " ;" are French spacing and pass);
   3. a dangling connective: it starts with a lower-case word or a joining word with nothing before it
      ("and the matrices."), or a joining word has no word after it ("the ,", "of ."), or a relative word is
      followed straight by its verb with no subject between ("where denotes", "then is");
   4. heading residue: it opens with a title-cased run glued to the sentence after it with no punctuation
      ("Reality of quadratic forms A square matrix …");
-  5. too few letters: under 20 letters, or letters under 55% of its characters (numbers, symbols, markup);
+  5. too few letters: under 12 letters, or letters and digits under 55% of its characters (symbols, markup);
   6. no end: the last character is not a full stop, question or exclamation mark (or one followed by a
      closing quote or bracket), as with headings, menu lines and cut text.
 
@@ -28,25 +28,28 @@ from App_Function_Libraries.Retrieval.bm25 import tokenize
 
 _MARKERS = re.compile(r"\[\s*(?:edit|citation needed|clarification needed|when\?|who\?|dubious)\s*\]|^[-–•·▪*]\s|"
                       r"\s[•·▪]\s", re.IGNORECASE)
-_BROKEN_PUNCT = re.compile(r"[,;:]\s*[,;:.!?]|\.\s+,|\(\s*[,;.]?\s*\)|\[\s*\]|\s[,;:](?!\d)|\s\.(?![\d.])")
+# (" :" and " ;" are French typography, not a loss)
+_BROKEN_PUNCT = re.compile(r"[,;:]\s*[,;:.!?]|\.\s+,|\(\s*[,;.]?\s*\)|\[\s*\]|\s,(?!\d)|\s\.(?![\d.])")
 # a joining word with nothing after it (lower case only: "Plan A." and "Vitamin A." are whole)
 _DANGLING_END = re.compile(r"\b(?:and|or|nor|of|the|an|a|with|by|from)\s*[,;:.!?]")
 _NO_SUBJECT = re.compile(r"\b(?:where|which|then|that|if|when)\s*,?\s+(?:denotes?|equals?|represents?)\b|"
                          r"\bwhere\s+(?:is|are)\s+(?:a|an|the)\b", re.IGNORECASE)
 # a lower-case word run straight into a new sentence's opening word: "… quadratic forms A square matrix"
-_HEADING_GLUE = re.compile(r"\b[a-z]+\s+(?:A|An|The|This|These|It|In|Each|Every)\s+[a-z]")
+_HEADING_GLUE = re.compile(r"\b[a-z]+\s+(?:A|An|The|This|These|Each|Every)\s+[a-z]")
 HEADING_WORDS = 10
 _END = re.compile(r"[.!?。！？][\"'”’)\]]*$")
-MIN_LETTERS, MIN_LETTER_SHARE = 20, 0.55
+MIN_LETTERS, MIN_LETTER_SHARE = 12, 0.55
 
 
 def reads_as_sentence(sentence: str) -> bool:
     """True when the sentence can be quoted as it is (see the rule above)."""
     s = " ".join(sentence.split())
     letters = sum(ch.isalpha() for ch in s)
-    if letters < MIN_LETTERS or letters < MIN_LETTER_SHARE * len(s.replace(" ", "")):
+    words = sum(ch.isalnum() for ch in s)  # figures count as words: "1,234,567 in 2010" is prose
+    if letters < MIN_LETTERS or words < MIN_LETTER_SHARE * len(s.replace(" ", "")):
         return False
-    if not _END.search(s) or s[0].islower():
+    first = s.split()[0]
+    if not _END.search(s) or first.islower() and first.isalpha():  # "eBay was founded" starts a sentence
         return False
     if _MARKERS.search(s) or _BROKEN_PUNCT.search(s) or _NO_SUBJECT.search(s) or _DANGLING_END.search(s):
         return False

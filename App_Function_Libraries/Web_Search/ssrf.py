@@ -21,9 +21,11 @@ from urllib.parse import urlsplit
 
 ALLOWED_SCHEMES = ("http", "https")
 # Blocks Python's ipaddress flags do not cover (it calls both global): fec0::/10, IPv6 site-local (deprecated by
-# RFC 3879 but still routed inside some networks), and 192.88.99.0/24, the 6to4 relay anycast (RFC 7526).
+# RFC 3879 but still routed inside some networks), 192.88.99.0/24, the 6to4 relay anycast (RFC 7526), and
+# 3fff::/20, the IPv6 documentation range added by RFC 9637.
 EXTRA_BLOCKED = ((ipaddress.IPv6Network("fec0::/10"), "site-local"),
-                 (ipaddress.IPv4Network("192.88.99.0/24"), "6to4 relay anycast"))
+                 (ipaddress.IPv4Network("192.88.99.0/24"), "6to4 relay anycast"),
+                 (ipaddress.IPv6Network("3fff::/20"), "documentation"))
 
 # (host, port) -> the addresses it resolves to, as strings. Injectable so tests need no DNS.
 Resolver = Callable[[str, int], list[str]]
