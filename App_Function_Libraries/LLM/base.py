@@ -89,6 +89,11 @@ class LLMAuthError(LLMError):
     pass
 
 
+class LLMForbidden(LLMError):
+    """The server refused this one request (403: e.g. a provider's moderation of the text sent); other
+    requests may well pass, so the call fails and the client is not given up."""
+
+
 class LLMModelNotFound(LLMError):
     pass
 

@@ -4,11 +4,15 @@ Retries live in one layer, the client's retry loop (LLMClient._with_retries), wh
 `LLMHealth` before each attempt and reports each outcome:
 
 - a server that fails a call after all its retries (connection refused, time-outs, 5xx, 429) is given up for
-  the rest of the run; so is a client the server refuses outright (bad key, unknown model), at once;
+  the rest of the run, unless it answered another call successfully since that call started: then the server
+  is alive and only that call fails (its prompt is the problem, e.g. too slow to answer); a client the server
+  refuses outright (bad key, unknown model) is given up at once; a 403 (a provider refusing one request's
+  text) fails that call only;
 - every later call to it raises LLMUnavailable without sending anything, and the stages take their path
   without an LLM (embedding relevance, passages as notes, the extractive brief);
-- while one call is retrying a failing server, the run's other calls to it wait for that call's outcome
-  instead of retrying too: a dead server costs the calls already in flight plus one call's retries, not one
+- while one call is retrying a failing server, the run's other calls to it that failed wait for that call's
+  outcome instead of retrying too (a call's first attempt does not wait: its answer may show the server
+  alive): a dead server costs one attempt per call started meanwhile plus one call's retries, not one
   timeout-with-retries per call;
 - the run says so once: `notes(then)`, e.g. "the LLM at http://host:8080/v1 is not answering (no answer within
   5 s, 4 tries): Quarry stopped calling it, so this report is extractive".
@@ -56,20 +60,22 @@ class LLMHealth:
         self._down: dict[str, Outage] = {}  # endpoint -> why it was given up
         self._refused: dict[int, Outage] = {}  # id(client) -> why (another role's model or key may still work)
         self._prober: dict[str, object] = {}  # endpoint -> the call now retrying it
+        self._answers: dict[str, int] = {}  # endpoint -> calls it answered successfully so far
+        self._started: dict[object, int] = {}  # call -> its endpoint's answers when the call started
 
     # --- asked by the retry loop
     def gate(self, client: LLMClient, me: object) -> None:
-        """Before an attempt: raise LLMUnavailable when given up; wait while another call retries."""
-        where = client.endpoint
+        """Before an attempt: raise LLMUnavailable when given up. A call's first attempt does not wait for
+        another call's retries: its answer may show that the server is alive."""
         with self._cond:
-            while self._prober.get(where) not in (None, me) and self._outage(client) is None:
-                self._cond.wait()
+            self._started.setdefault(me, self._answers.get(client.endpoint, 0))
             self._raise_if_down(client)
 
     def failed(self, client: LLMClient, me: object, exc: LLMError, tries: int, last: bool) -> None:
         """After a failed attempt. Raises LLMUnavailable when the server (or this client) is given up now or
-        was meanwhile; returns when the caller may retry (after another call's retries succeeded, or as the
-        call that retries)."""
+        was meanwhile; returns when the caller may retry (after another call's retries ended without giving
+        the server up, or as the call that retries), or, after its last try, when the server answered another
+        call since this one started (the server is alive: this call alone fails, with its own error)."""
         where = client.endpoint
         with self._cond:
             if isinstance(exc, REFUSING):
@@ -81,8 +87,10 @@ class LLMHealth:
                 return
             self._raise_if_down(client)
             if last:
-                self._down[where] = Outage(where, exc, tries)
                 self._release(where, me)
+                if self._answers.get(where, 0) > self._started.get(me, 0):
+                    return  # alive: it answered another call meanwhile
+                self._down[where] = Outage(where, exc, tries)
                 raise LLMUnavailable(diagnosis(exc, where, tries)) from exc
             if self._prober.get(where) is None:
                 self._prober[where] = me
@@ -92,11 +100,13 @@ class LLMHealth:
 
     def answered(self, client: LLMClient, me: object) -> None:
         with self._cond:
+            self._answers[client.endpoint] = self._answers.get(client.endpoint, 0) + 1
             self._release(client.endpoint, me)
 
     def release(self, client: LLMClient, me: object) -> None:
         """At the end of a call, however it ended: it no longer retries."""
         with self._cond:
+            self._started.pop(me, None)
             self._release(client.endpoint, me)
 
     # --- asked by the run

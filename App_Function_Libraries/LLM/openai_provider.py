@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Iterator
 
 from App_Function_Libraries.LLM.base import (
-    LLMAuthError, LLMBadResponse, LLMClient, LLMContextOverflow, LLMError, LLMModelNotFound,
+    LLMAuthError, LLMBadResponse, LLMClient, LLMContextOverflow, LLMError, LLMForbidden, LLMModelNotFound,
     LLMRateLimited, LLMResponse, LLMServerError, LLMTimeout, LLMUnreachable, Message, scrub_key)
 from App_Function_Libraries.retry import parse_retry_after
 
@@ -121,9 +121,12 @@ class OpenAICompatibleClient(LLMClient):
                                   cause="connection refused" if refused else "cannot connect")
         if isinstance(exc, openai.APIStatusError):
             status, body = exc.status_code, scrub_key(_error_text(exc), self.settings.api_key)  # before any cut
-            if status in (401, 403):
+            if status == 401:
                 return LLMAuthError(f"LLM server at {where} refused the API key ({status}): check api_key "
                                     f"or QUARRY_LLM_API_KEY")
+            if status == 403:
+                return LLMForbidden(f"LLM server at {where} refused this request (403): {body[:200]}",
+                                    cause="HTTP 403")
             if status == 404:
                 return LLMModelNotFound(f"model {self.settings.model!r} not found at {where}: check the model "
                                         f"name (GET {where.rstrip('/')}/models lists them)")

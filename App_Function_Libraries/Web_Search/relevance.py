@@ -1,12 +1,12 @@
 """Stage 3: is each search result worth fetching?
 
 With an LLM: results are judged in batches (temperature 0), each answer parsed strictly into one verdict per
-result (relevant yes/no and a one-line reason). A batch whose answer cannot be parsed is asked again one
-result at a time; a result that still gets no usable answer, or whose batch the server failed (after the
-client's retries: asking per result would only repeat that), stays "unjudged" (and is kept). Batches run
-concurrently. Results the run could not ask about because it gave up on the server are returned, for the
-caller to judge without an LLM. Without an LLM: a result is relevant when the cosine similarity of the
-question and its title and snippet reaches a threshold.
+result (relevant yes/no and a one-line reason). A batch whose answer cannot be parsed, or too long for the
+context window, is asked again one result at a time; a result that still gets no usable answer, or whose
+batch the server failed (after the client's retries: asking per result would only repeat that), stays
+"unjudged" (and is kept). Batches run concurrently. Results the run could not ask about because it gave up
+on the server are returned, for the caller to judge without an LLM. Without an LLM: a result is relevant
+when the cosine similarity of the question and its title and snippet reaches a threshold.
 
 Users can override any verdict later (`Source.user_override`); nothing here touches an override.
 """
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from App_Function_Libraries.LLM import prompts
-from App_Function_Libraries.LLM.base import LLMClient, LLMUnavailable
+from App_Function_Libraries.LLM.base import LLMClient, LLMContextOverflow, LLMUnavailable
 from App_Function_Libraries.LLM.structured import StructuredOutputError, ask_structured, extract_json
 from App_Function_Libraries.Web_Search.research_types import Source
 
@@ -101,15 +101,16 @@ def _unjudged(problem: Exception | None) -> Verdict:
 
 def judge_batch(llm: LLMClient, question: str, sub_queries: list[str], batch: list[Source],
                 cancel: threading.Event | None = None) -> list[Verdict | None]:
-    """Verdicts for one batch: asked together, then one by one for a batch whose answer could not be parsed.
-    None for a result not asked about because the run gave up on the server."""
+    """Verdicts for one batch: asked together, then one by one for a batch whose answer could not be parsed
+    or that does not fit the context window. None for a result not asked about because the run gave up on
+    the server."""
     numbered = list(enumerate(batch, start=1))
     verdicts, problem = _ask(llm, question, sub_queries, numbered)
     if verdicts is not None:
         return [verdicts[i] for i, _ in numbered]
     if isinstance(problem, LLMUnavailable):
         return [None] * len(batch)
-    if len(batch) == 1 or not isinstance(problem, StructuredOutputError):
+    if len(batch) == 1 or not isinstance(problem, (StructuredOutputError, LLMContextOverflow)):
         return [_unjudged(problem)] * len(batch)  # the server failed: asking per result would repeat that
     out: list[Verdict | None] = []
     for source in batch:
