@@ -33,6 +33,7 @@ WHOLE = [
     "GDP grew 3.2% in 2019 and 2.1% in 2020.",
     "La ville compte 2 millions d'habitants : c'est la capitale.",
     "Stephen King wrote It in 1986, after a decade of novels.",
+    "If the exhaust event is too brief, the steam cannot evacuate the cylinder (\"kick back\").[citation needed]",
 ]
 
 
@@ -108,3 +109,9 @@ def test_the_reviewers_case_the_sentence_that_answers_is_kept():
         "The founding of eBay is a story often told in Silicon Valley.",
         "eBay was founded in September 1995 by Pierre Omidyar."])]
     assert extractive_answer("When was eBay founded?", sources).startswith("- eBay was founded in September 1995")
+
+
+def test_an_editors_inline_tag_is_left_out_of_the_quote():
+    sources = [CitableSource(1, "http://a.test/", "A", ["The engine was patented in 1781 by James Watt.[citation needed]"])]
+    answer = extractive_answer("When was the engine patented?", sources)
+    assert "citation needed" not in answer and "patented in 1781 by James Watt. [1]" in answer

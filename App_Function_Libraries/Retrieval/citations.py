@@ -15,7 +15,7 @@ import numpy as np
 from App_Function_Libraries.Retrieval.bm25 import BM25, tokenize
 from App_Function_Libraries.Retrieval.fusion import reciprocal_rank_fusion
 from App_Function_Libraries.Retrieval.passages import split_sentences
-from App_Function_Libraries.Retrieval.quotable import answer_shape, asked_for, reads_as_sentence
+from App_Function_Libraries.Retrieval.quotable import INLINE_TAGS, answer_shape, asked_for, reads_as_sentence
 from App_Function_Libraries.Web_Search.research_types import Citation
 
 # [1]  [1, 3]  [1-3]  [1–3]  [1,2, 5-6]  [1000]   (not [^1] footnotes, not [text](links)); a number of any
@@ -262,7 +262,7 @@ def quote_text(sentence: str) -> str:
     """A source sentence as an answer quotes it: the page's own citation marks ("[3]") removed, since they
     would read as ours, and square brackets escaped, so a page's markdown link or image shows as the text it
     is (the sentence is data; emphasis marks stay, harmless, so plain-text output keeps few backslashes)."""
-    plain = " ".join(CITATION_GROUP_RE.sub("", sentence).split())
+    plain = " ".join(CITATION_GROUP_RE.sub("", INLINE_TAGS.sub("", sentence)).split())
     plain = re.sub(r"\s+([.,;:!?])", r"\1", plain)
     return _LINK_SYNTAX.sub(r"\\\1", plain)
 

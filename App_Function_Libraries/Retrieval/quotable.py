@@ -4,7 +4,8 @@ Without an LLM an answer is made of sentences copied from the sources, so a sent
 on the way from the page (a formula or markup dropped by text extraction, a heading glued to the text after
 it, the debris of a list) would be quoted broken. `reads_as_sentence` keeps only sentences that read as
 sentences. The rule, each part a sign of text that lost something:
-  1. wiki edit markers or list debris ("[edit]", "[citation needed]", a leading "- ", a "•" inside);
+  1. wiki edit markers or list debris ("[edit]", a leading "- ", a "•" inside); an editor's inline tag such
+     as "[citation needed]" is no loss: the quote leaves it out;
   2. doubled or orphaned punctuation (",,", ", .", "( )", a space before a comma or full stop), where an
      inline formula or link text was removed; " :" and " ;" are French spacing and pass);
   3. a dangling connective: it starts with a lower-case word or a joining word with nothing before it
@@ -26,8 +27,11 @@ import re
 
 from App_Function_Libraries.Retrieval.bm25 import tokenize
 
-_MARKERS = re.compile(r"\[\s*(?:edit|citation needed|clarification needed|when\?|who\?|dubious)\s*\]|^[-–•·▪*]\s|"
-                      r"\s[•·▪]\s", re.IGNORECASE)
+_MARKERS = re.compile(r"\[\s*edit\s*\]|^[-–•·▪*]\s|\s[•·▪]\s", re.IGNORECASE)
+# an editor's inline tag is no loss: it is left out of the quote (and of these checks), not a reason to drop it
+INLINE_TAGS = re.compile(r"\s?\[\s*(?:citation needed|clarification needed|when\?|who\?|which\?|dubious|"
+                         r"according to whom\?|by whom\?|verification needed|original research\?|"
+                         r"better source needed|page needed|full citation needed)\s*\]", re.IGNORECASE)
 # (" :" and " ;" are French typography, not a loss)
 _BROKEN_PUNCT = re.compile(r"[,;:]\s*[,;:.!?]|\.\s+,|\(\s*[,;.]?\s*\)|\[\s*\]|\s,(?!\d)|\s\.(?![\d.])")
 # a joining word with nothing after it (lower case only: "Plan A." and "Vitamin A." are whole)
@@ -43,7 +47,7 @@ MIN_LETTERS, MIN_LETTER_SHARE = 12, 0.55
 
 def reads_as_sentence(sentence: str) -> bool:
     """True when the sentence can be quoted as it is (see the rule above)."""
-    s = " ".join(sentence.split())
+    s = " ".join(INLINE_TAGS.sub("", sentence).split())
     letters = sum(ch.isalpha() for ch in s)
     words = sum(ch.isalnum() for ch in s)  # figures count as words: "1,234,567 in 2010" is prose
     if letters < MIN_LETTERS or words < MIN_LETTER_SHARE * len(s.replace(" ", "")):
