@@ -6,6 +6,7 @@ import json
 import math
 import sqlite3
 import struct
+import time
 import tracemalloc
 import zipfile
 
@@ -171,6 +172,19 @@ def test_size_cap_counts_the_bytes_really_read(tmp_path, store, monkeypatch):
         archive.writestr("small.md", "# Small\n\nfine")
     assert import_notes(store, tmp_path / "n.zip").errors == ["big.md: larger than 1000 bytes; not imported"]
     assert titles(store) == ["Good markdown", "Small"]
+
+
+@pytest.mark.timeout(120)
+def test_a_long_heading_line_imports_at_once(tmp_path, store):
+    """The heading was found by a regex with nested quantifiers: '# a' + 1500 spaces + 'x' took 4 s, 2.5 KB 28 s,
+    and Ctrl-C could not stop it. 100 KB must import at once (bound generous for a loaded machine)."""
+    folder = a_folder(tmp_path, hostile_md="# a" + " " * 100_000 + "x", closed_md="#  Closed  heading ##  \r\nbody",
+                      later_md="intro\n## Sub\n# Later title\n")
+    started = time.monotonic()
+    summary = import_notes(store, folder)
+    assert time.monotonic() - started < 2
+    assert summary.errors == []
+    assert titles(store) == sorted(["a" + " " * 100_000 + "x", "Closed  heading", "Good markdown", "Later title"])
 
 
 def test_folder_import_does_not_follow_links_out_of_the_folder(tmp_path, store):

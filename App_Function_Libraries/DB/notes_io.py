@@ -86,9 +86,9 @@ def markdown_to_note(text: str, fallback_title: str = "", mtime: float | None = 
     meta, content = _split_front_matter(text)
     mtime = valid_epoch(mtime)
     if meta is None:
-        heading = re.search(r"^#\s+(.+?)\s*#*\s*$", text, re.MULTILINE)
+        heading = first_heading(text)
         when = mtime if mtime is not None else time.time()
-        return ({"title": heading.group(1) if heading else fallback_title or "Imported note", "content": text,
+        return ({"title": heading or fallback_title or "Imported note", "content": text,
                  "created_at": when, "updated_at": when}, "")
     fields: dict[str, Any] = {"content": content}
     for key, value in meta.items():
@@ -105,6 +105,19 @@ def markdown_to_note(text: str, fallback_title: str = "", mtime: float | None = 
             fields[key] = valid_epoch(from_iso(meta.get(key[:-3]))) or mtime or time.time()
     fields.setdefault("title", fallback_title or "Imported note")
     return fields, str(fields.pop("report_file", "") or "")
+
+
+def first_heading(text: str) -> str:
+    """The text of the first level-1 ATX heading ('# Title', closing '#'s and spaces dropped), or "".
+    String methods, not a regular expression: `^#\\s+(.+?)\\s*#*\\s*$` took minutes on one long line of
+    spaces (nested quantifiers backtrack), and a note file is untrusted input."""
+    for line in text.split("\n"):
+        if len(line) < 2 or line[0] != "#" or not line[1].isspace():
+            continue
+        title = line[1:].strip()
+        if title:
+            return title.rstrip("#").rstrip() or title[:1]
+    return ""
 
 
 def _split_front_matter(text: str) -> tuple[dict[str, Any] | None, str]:
