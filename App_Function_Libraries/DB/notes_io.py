@@ -238,15 +238,17 @@ def import_notes(store: NotesStore, path: str | Path) -> ImportSummary:
     summary = ImportSummary()
     with open_source(path) as source:
         summary.errors += [f"{name}: {why}" for name, why in source.problems]
+        reports_used: dict[str, str] = {}  # report file -> the note file that named it
         for name in sorted(source.names):
             if not name.endswith(REPORT_SUFFIX):
-                _import_file(store, source, name, summary)
+                _import_file(store, source, name, summary, reports_used)
     return summary
 
 
-def _import_file(store: NotesStore, source: ImportSource, name: str, summary: ImportSummary) -> None:
+def _import_file(store: NotesStore, source: ImportSource, name: str, summary: ImportSummary,
+                 reports_used: dict[str, str]) -> None:
     try:
-        items = _notes_in_file(name, source)
+        items = _notes_in_file(name, source, reports_used)
     except UnusableDatabaseError:
         raise
     except _BAD_INPUT as exc:
@@ -270,9 +272,12 @@ def _one_line(exc: BaseException) -> str:
     return text[:300] + ("…" if len(text) > 300 else "") or type(exc).__name__
 
 
-def _notes_in_file(name: str, source: ImportSource) -> list[tuple[str, dict[str, Any] | Exception]]:
+def _notes_in_file(name: str, source: ImportSource,
+                   reports_used: dict[str, str]) -> list[tuple[str, dict[str, Any] | Exception]]:
     """(label, fields) of each note in the file: label is "" for a file holding one note, "item N" in a list;
-    fields is the exception that says why when that item is not a note."""
+    fields is the exception that says why when that item is not a note. A report file is read for the first
+    note naming it only: a later one naming it too is refused (an export never does that; a hostile zip
+    would have one big report stored once per note)."""
     raw, mtime = source.read(name)
     text = raw.decode("utf-8")
     del raw
@@ -283,6 +288,9 @@ def _notes_in_file(name: str, source: ImportSource) -> list[tuple[str, dict[str,
         sidecar = str(PurePosixPath(name).parent / report_file).removeprefix("./")
         if sidecar not in source.names:
             raise NoteFileError(f"its report file {report_file} is missing")
+        if sidecar in reports_used:
+            raise NoteFileError(f"its report file {report_file} is already the report of {reports_used[sidecar]}")
+        reports_used[sidecar] = name
         try:
             fields["report"] = load_json(source.read(sidecar)[0].decode("utf-8"), f"its report file {report_file}")
         except UnreadableFileError as exc:
