@@ -6,6 +6,7 @@ import json
 import math
 import sqlite3
 import struct
+import time
 import tracemalloc
 import zipfile
 
@@ -171,6 +172,56 @@ def test_size_cap_counts_the_bytes_really_read(tmp_path, store, monkeypatch):
         archive.writestr("small.md", "# Small\n\nfine")
     assert import_notes(store, tmp_path / "n.zip").errors == ["big.md: larger than 1000 bytes; not imported"]
     assert titles(store) == ["Good markdown", "Small"]
+
+
+@pytest.mark.timeout(120)
+def test_a_long_heading_line_imports_at_once(tmp_path, store):
+    """The heading was found by a regex with nested quantifiers: '# a' + 1500 spaces + 'x' took 4 s, 2.5 KB 28 s,
+    and Ctrl-C could not stop it. 100 KB must import at once (bound generous for a loaded machine)."""
+    folder = a_folder(tmp_path, hostile_md="# a" + " " * 100_000 + "x", closed_md="#  Closed  heading ##  \r\nbody",
+                      later_md="intro\n## Sub\n# Later title\n")
+    started = time.monotonic()
+    summary = import_notes(store, folder)
+    assert time.monotonic() - started < 2
+    assert summary.errors == []
+    assert titles(store) == sorted(["a" + " " * 100_000 + "x", "Closed  heading", "Good markdown", "Later title"])
+
+
+def test_a_report_file_named_by_many_notes_is_read_for_one(tmp_path, store):
+    """Every note of a zip could name the same report file: an 8 KB zip became a 110 MB database (20 notes x
+    5 MB). The first note naming it gets it; the others are listed and skipped."""
+    path = tmp_path / "same-report.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("big.report.json", json.dumps({"question": "q", "pad": "x" * 500_000}))
+        for i in range(20):
+            archive.writestr(f"n{i:02}.md", f'---\ntitle: "Note {i}"\nreport_file: "big.report.json"\n---\nbody')
+    assert path.stat().st_size < 8_000
+    summary = import_notes(store, path)
+    assert titles(store) == ["Note 0"] and store.all_notes()[0].report["question"] == "q"
+    assert summary.errors == [f"n{i:02}.md: its report file big.report.json is already the report of n00.md"
+                              for i in range(1, 20)]
+    close_thread_connections()
+    assert (tmp_path / "notes.db").stat().st_size < 2_000_000  # was 10 MB
+
+
+def test_an_import_reads_at_most_its_total_cap(tmp_path, store, monkeypatch):
+    monkeypatch.setattr(import_sources, "MAX_IMPORT_FILE_BYTES", 1000)
+    monkeypatch.setattr(import_sources, "MAX_IMPORT_TOTAL_BYTES", 2500)
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for i in range(5):
+        (folder / f"n{i}.md").write_text(f"# Note {i}\n\n" + "x" * 800, encoding="utf-8")
+    summary = import_notes(store, folder)
+    assert titles(store) == ["Note 0", "Note 1", "Note 2"]  # 3 x 810 bytes: the third one crosses 2500
+    over = "over the 2500 bytes one import may read in all; not imported (import it on its own)"
+    assert summary.errors == [f"n3.md: {over}", f"n4.md: {over}"]
+    with zipfile.ZipFile(tmp_path / "n.zip", "w") as archive:  # a zip: the same, and a small file still fits
+        for i in range(3):
+            archive.writestr(f"z{i}.md", f"# Zip {i}\n\n" + "x" * 900)
+        archive.writestr("z3.md", "# Small\n\nfine")
+    summary = import_notes(store, tmp_path / "n.zip")
+    assert summary.errors == [f"z2.md: {over}"]
+    assert titles(store) == ["Note 0", "Note 1", "Note 2", "Small", "Zip 0", "Zip 1"]
 
 
 def test_folder_import_does_not_follow_links_out_of_the_folder(tmp_path, store):

@@ -38,3 +38,17 @@ def test_wikipedia_status_without_an_index(make_settings):
     make_settings({})
     text, button = wikipedia_tab.refresh_status()
     assert text.startswith("**No index yet.**") and button.visible is True
+
+
+def test_skipped_files_and_warnings_show_as_text():
+    """A backtick in a file name ended its code span; an annotation warning quotes the server's error body."""
+    import re
+    from App_Function_Libraries.Documents.doc_types import IngestReport, SkippedFile
+    from App_Function_Libraries.Gradio_UI.documents_tab import added_markdown, skipped_files_markdown
+    name = "/tmp/a` <img src=x:a> `.pdf"
+    report = IngestReport(skipped=[SkippedFile(name, "bad <b>bold</b>")],
+                          warnings=['annotation failed: 500 <img src="//ev.il/b">'])
+    for text in (added_markdown(report), skipped_files_markdown([(name, "bad <b>bold</b>")])):
+        assert not re.search(r"(?<!\\)[<>`]", text), text
+        assert "a\\` \\<img src=x:a\\> \\`.pdf" in text
+    assert '\\<img src="//ev.il/b"\\>' in added_markdown(report)

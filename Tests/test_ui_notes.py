@@ -113,3 +113,18 @@ def test_other_sqlite_file_errors_are_short_too():
     from App_Function_Libraries.Gradio_UI.ui_common import short_message
     assert short_message(sqlite3.DatabaseError("database disk image is malformed")) == (
         "a database file could not be used (database disk image is malformed); see the terminal for which one")
+
+
+def test_import_messages_show_what_the_file_says_as_text(notes, tmp_path):
+    """Skipped lines quote the file (a zip member's name, a bad value): they went to gr.Markdown as raw HTML."""
+    import re
+    import zipfile
+    path = tmp_path / "<b>x<i>.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("<img src=//ev.il/a>.json", "not json")
+        archive.writestr("v.md", "---\ntitle: \"T\"\nversion: '<img src=//ev.il/b>'\n---\nbody")
+        archive.writestr("`tick`.json", "[")
+    text = notes_tab.import_files([str(path)])
+    assert "2 skipped" not in text and "3 skipped" in text, text
+    assert not re.search(r"(?<!\\)[<>`]", text), text  # every <, > and backtick escaped for Markdown
+    assert "\\<img src=//ev.il/b\\>" in text and "\\<b\\>x\\<i\\>.zip" in text

@@ -4,6 +4,8 @@ Hostile input in mind (a zip or a folder from someone else):
 - every file is read in chunks and refused once more than MAX_IMPORT_FILE_BYTES have really been read (a zip
   member's declared size is checked first but not trusted), and only the file being imported is held in
   memory, never the whole archive;
+- an import reads at most MAX_IMPORT_TOTAL_BYTES in all (counted as read, partial reads included): files
+  after that are refused one by one, so a small zip naming one big member many times cannot fill the disk;
 - a zip member that cannot be read (bad CRC, damaged data, encrypted, unknown compression) is an error for that
   member alone; the others are still read;
 - a folder is walked without following symbolic links: a link (to a file or a folder, inside or outside) is
@@ -22,6 +24,7 @@ from typing import BinaryIO
 from App_Function_Libraries.DB.connection import StoreError
 
 MAX_IMPORT_FILE_BYTES = 50 * 1024 * 1024
+MAX_IMPORT_TOTAL_BYTES = 10 * MAX_IMPORT_FILE_BYTES  # all files of one import together (Docs/notes.md)
 CHUNK_BYTES = 1024 * 1024
 NOTE_SUFFIXES = (".md", ".markdown", ".json")
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
@@ -29,6 +32,14 @@ _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLO
 
 class UnreadableFileError(StoreError):
     """One file of an import that cannot be read (too large, damaged, a link, ...); str() says why."""
+
+
+class TooLargeError(UnreadableFileError):
+    """Over `limit` bytes, found after `read` bytes were really read (0: by the size a zip member claims)."""
+
+    def __init__(self, message: str, limit: int, read: int):
+        super().__init__(message)
+        self.limit, self.read = limit, read
 
 
 def wanted(name: str) -> bool:
@@ -47,22 +58,48 @@ def read_capped(stream: BinaryIO, limit: int | None = None) -> bytes:
             return bytes(data)
         data += chunk
         if len(data) > limit:
-            raise too_large(limit)
+            raise too_large(limit, len(data))
 
 
-def too_large(limit: int) -> UnreadableFileError:
-    size = f"{limit // (1024 * 1024)} MB" if limit >= 1024 * 1024 else f"{limit} bytes"
-    return UnreadableFileError(f"larger than {size}; not imported")
+def too_large(limit: int, read: int = 0) -> TooLargeError:
+    return TooLargeError(f"larger than {_size(limit)}; not imported", limit, read)
+
+
+def _size(limit: int) -> str:
+    return f"{limit // (1024 * 1024)} MB" if limit >= 1024 * 1024 else f"{limit} bytes"
+
+
+def over_total(limit: int) -> UnreadableFileError:
+    return UnreadableFileError(f"over the {_size(limit)} one import may read in all; not imported "
+                               "(import it on its own)")
 
 
 class ImportSource:
     """names: the wanted files, as relative POSIX paths; problems: (name, why) of entries left out while
-    listing; read(name) -> (bytes, mtime) raises UnreadableFileError."""
+    listing; read(name) -> (bytes, mtime) raises UnreadableFileError; bytes_read: all read so far, never
+    more than MAX_IMPORT_TOTAL_BYTES (+1)."""
 
     names: list[str]
     problems: list[tuple[str, str]]
+    bytes_read: int = 0
 
     def read(self, name: str) -> tuple[bytes, float | None]:
+        total = MAX_IMPORT_TOTAL_BYTES
+        left = total - self.bytes_read
+        if left <= 0:
+            raise over_total(total)
+        per_file = MAX_IMPORT_FILE_BYTES
+        try:
+            data, mtime = self._read(name, min(per_file, left))
+        except TooLargeError as exc:
+            self.bytes_read += exc.read
+            if left >= per_file:
+                raise
+            raise over_total(total) from None
+        self.bytes_read += len(data)
+        return data, mtime
+
+    def _read(self, name: str, limit: int) -> tuple[bytes, float | None]:
         raise NotImplementedError
 
     def close(self) -> None:
@@ -88,7 +125,7 @@ class FileSource(ImportSource):
     def __init__(self, path: Path):
         self.path, self.names, self.problems = path, [path.name], []
 
-    def read(self, name: str) -> tuple[bytes, float | None]:
+    def _read(self, name: str, limit: int) -> tuple[bytes, float | None]:
         flags = _OPEN_FLAGS & ~getattr(os, "O_NOFOLLOW", 0)  # the file the user named: a link is fine
         try:
             handle = os.fdopen(os.open(self.path, flags), "rb")
@@ -98,7 +135,7 @@ class FileSource(ImportSource):
             now = os.fstat(handle.fileno())
             if not stat.S_ISREG(now.st_mode):
                 raise UnreadableFileError("not a regular file")
-            return read_capped(handle), now.st_mtime
+            return read_capped(handle, limit), now.st_mtime
 
 
 class ZipSource(ImportSource):
@@ -110,13 +147,13 @@ class ZipSource(ImportSource):
         self.infos = {i.filename: i for i in self.archive.infolist() if not i.is_dir() and wanted(i.filename)}
         self.names, self.problems = list(self.infos), []
 
-    def read(self, name: str) -> tuple[bytes, float | None]:
+    def _read(self, name: str, limit: int) -> tuple[bytes, float | None]:
         info = self.infos[name]
-        if info.file_size > MAX_IMPORT_FILE_BYTES:
-            raise too_large(MAX_IMPORT_FILE_BYTES)
+        if info.file_size > limit:
+            raise too_large(limit)
         try:
             with self.archive.open(info) as member:
-                data = read_capped(member)
+                data = read_capped(member, limit)
         except (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError, ValueError,
                 OSError) as exc:  # bad CRC, damaged data, encrypted, unsupported compression
             raise UnreadableFileError(f"cannot be read from the zip ({' '.join(str(exc).split())})") from None
@@ -159,7 +196,7 @@ class FolderSource(ImportSource):
             self.names.append(self._name(path))
             self._stats[self._name(path)] = info
 
-    def read(self, name: str) -> tuple[bytes, float | None]:
+    def _read(self, name: str, limit: int) -> tuple[bytes, float | None]:
         listed = self._stats[name]
         try:
             handle = os.fdopen(os.open(self.root / name, _OPEN_FLAGS), "rb")
@@ -169,4 +206,4 @@ class FolderSource(ImportSource):
             now = os.fstat(handle.fileno())
             if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (listed.st_dev, listed.st_ino):
                 raise UnreadableFileError("was replaced while importing; not followed")
-            return read_capped(handle), now.st_mtime
+            return read_capped(handle, limit), now.st_mtime

@@ -86,9 +86,9 @@ def markdown_to_note(text: str, fallback_title: str = "", mtime: float | None = 
     meta, content = _split_front_matter(text)
     mtime = valid_epoch(mtime)
     if meta is None:
-        heading = re.search(r"^#\s+(.+?)\s*#*\s*$", text, re.MULTILINE)
+        heading = first_heading(text)
         when = mtime if mtime is not None else time.time()
-        return ({"title": heading.group(1) if heading else fallback_title or "Imported note", "content": text,
+        return ({"title": heading or fallback_title or "Imported note", "content": text,
                  "created_at": when, "updated_at": when}, "")
     fields: dict[str, Any] = {"content": content}
     for key, value in meta.items():
@@ -105,6 +105,19 @@ def markdown_to_note(text: str, fallback_title: str = "", mtime: float | None = 
             fields[key] = valid_epoch(from_iso(meta.get(key[:-3]))) or mtime or time.time()
     fields.setdefault("title", fallback_title or "Imported note")
     return fields, str(fields.pop("report_file", "") or "")
+
+
+def first_heading(text: str) -> str:
+    """The text of the first level-1 ATX heading ('# Title', closing '#'s and spaces dropped), or "".
+    String methods, not a regular expression: `^#\\s+(.+?)\\s*#*\\s*$` took minutes on one long line of
+    spaces (nested quantifiers backtrack), and a note file is untrusted input."""
+    for line in text.split("\n"):
+        if len(line) < 2 or line[0] != "#" or not line[1].isspace():
+            continue
+        title = line[1:].strip()
+        if title:
+            return title.rstrip("#").rstrip() or title[:1]
+    return ""
 
 
 def _split_front_matter(text: str) -> tuple[dict[str, Any] | None, str]:
@@ -225,15 +238,17 @@ def import_notes(store: NotesStore, path: str | Path) -> ImportSummary:
     summary = ImportSummary()
     with open_source(path) as source:
         summary.errors += [f"{name}: {why}" for name, why in source.problems]
+        reports_used: dict[str, str] = {}  # report file -> the note file that named it
         for name in sorted(source.names):
             if not name.endswith(REPORT_SUFFIX):
-                _import_file(store, source, name, summary)
+                _import_file(store, source, name, summary, reports_used)
     return summary
 
 
-def _import_file(store: NotesStore, source: ImportSource, name: str, summary: ImportSummary) -> None:
+def _import_file(store: NotesStore, source: ImportSource, name: str, summary: ImportSummary,
+                 reports_used: dict[str, str]) -> None:
     try:
-        items = _notes_in_file(name, source)
+        items = _notes_in_file(name, source, reports_used)
     except UnusableDatabaseError:
         raise
     except _BAD_INPUT as exc:
@@ -257,9 +272,12 @@ def _one_line(exc: BaseException) -> str:
     return text[:300] + ("…" if len(text) > 300 else "") or type(exc).__name__
 
 
-def _notes_in_file(name: str, source: ImportSource) -> list[tuple[str, dict[str, Any] | Exception]]:
+def _notes_in_file(name: str, source: ImportSource,
+                   reports_used: dict[str, str]) -> list[tuple[str, dict[str, Any] | Exception]]:
     """(label, fields) of each note in the file: label is "" for a file holding one note, "item N" in a list;
-    fields is the exception that says why when that item is not a note."""
+    fields is the exception that says why when that item is not a note. A report file is read for the first
+    note naming it only: a later one naming it too is refused (an export never does that; a hostile zip
+    would have one big report stored once per note)."""
     raw, mtime = source.read(name)
     text = raw.decode("utf-8")
     del raw
@@ -270,6 +288,9 @@ def _notes_in_file(name: str, source: ImportSource) -> list[tuple[str, dict[str,
         sidecar = str(PurePosixPath(name).parent / report_file).removeprefix("./")
         if sidecar not in source.names:
             raise NoteFileError(f"its report file {report_file} is missing")
+        if sidecar in reports_used:
+            raise NoteFileError(f"its report file {report_file} is already the report of {reports_used[sidecar]}")
+        reports_used[sidecar] = name
         try:
             fields["report"] = load_json(source.read(sidecar)[0].decode("utf-8"), f"its report file {report_file}")
         except UnreadableFileError as exc:

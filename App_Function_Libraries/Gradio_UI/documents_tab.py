@@ -13,7 +13,8 @@ from pathlib import Path
 
 import gradio as gr
 
-from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, answer_html, mode_label, problems_markdown, render
+from App_Function_Libraries.Gradio_UI.answer_view import (SourceRef, answer_html, md_text, mode_label,
+                                                          problems_markdown, render)
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, toast_text, user_errors
 
 COLLECTION_HEADERS = ["id", "name", "type", "pages", "words", "chunks", "added", "path"]
@@ -50,11 +51,16 @@ def collection_rows() -> list[list]:
 
 
 def skipped_markdown() -> str:
-    skipped = library().skipped()
+    return skipped_files_markdown(library().skipped())
+
+
+def skipped_files_markdown(skipped: list[tuple[str, str]]) -> str:
+    """The files that could not be read, as Markdown. A file name and a reason are untrusted text (a backtick
+    in a name used to end its code span, an <img> there would load): shown as text."""
     if not skipped:
         return ""
     return "**Files that could not be read:**\n" + "\n".join(
-        f"- `{Path(p).name}`: {one_line(reason, 160)}" for p, reason in skipped[:20])
+        f"- {md_text(Path(p).name)}: {md_text(one_line(reason, 160))}" for p, reason in skipped[:20])
 
 
 @user_errors
@@ -99,11 +105,18 @@ def add_documents(files: list | None, folder: str, progress=gr.Progress()):
 
     progress(0, desc="Loading the embedding model")
     result = library().add(paths, progress=report)
-    lines = [f"**Added:** {result.summary()}."]
-    lines += [f"- skipped `{Path(s.path).name}`: {one_line(s.reason, 160)}" for s in result.skipped[:20]]
-    lines += [f"- {one_line(w, 200)}" for w in result.warnings[:10]]
     gr.Info(toast_text(result.summary()))
-    return "\n".join(lines), None, ""
+    return added_markdown(result), None, ""
+
+
+def added_markdown(result) -> str:
+    """What an add did (an IngestReport), as Markdown; file names, reasons and warnings (which can quote a
+    server's error body) shown as text."""
+    lines = [f"**Added:** {result.summary()}."]
+    lines += [f"- skipped {md_text(Path(s.path).name)}: {md_text(one_line(s.reason, 160))}"
+              for s in result.skipped[:20]]
+    lines += [f"- {md_text(one_line(w, 200))}" for w in result.warnings[:10]]
+    return "\n".join(lines)
 
 
 @user_errors

@@ -158,9 +158,16 @@ def import_files(files: list | None):
     lines = []
     for f in files:
         path = getattr(f, "name", f)
-        summary = import_notes(store(), path)
-        lines.append(f"**{path.rsplit('/', 1)[-1]}**: {summary.line()}")
-        lines += [f"- skipped {one_line(e)}" for e in summary.errors[:10]]
+        lines.append(import_markdown(path.rsplit('/', 1)[-1], import_notes(store(), path)))
+    return "\n\n".join(lines)
+
+
+def import_markdown(name: str, summary) -> str:
+    """One imported file's summary (an ImportSummary) as Markdown. Its skipped lines quote the file (zip member
+    names, values such as a version '<img src=...>'): shown as text, never as HTML or Markdown."""
+    from App_Function_Libraries.Gradio_UI.answer_view import md_text
+    lines = [f"**{md_text(name)}**: {summary.line()}"]
+    lines += [f"- skipped {md_text(one_line(e))}" for e in summary.errors[:10]]
     return "\n\n".join(lines)
 
 
