@@ -64,6 +64,19 @@ def run_limited(fn: Callable, *args, limits: ParseLimits, on_start: Callable[[],
     return _default_pool().run(fn, args, limits, on_start, cancel, preload)
 
 
+def failure_line(exc: ParseFailed, limits: ParseLimits, reading: str, section: str, timeout_key: str,
+                 memory_key: str) -> str:
+    """The one-line reason a limited parse failed, naming the setting that stopped it, e.g.
+    'gave up after 20 s reading the page's text ([fetch] extract_timeout_seconds)'."""
+    if isinstance(exc, ParseTimeout):
+        return f"gave up after {limits.seconds:g} s {reading} ([{section}] {timeout_key})"
+    if isinstance(exc, ParseTooLarge):
+        return f"gave up: {reading} needed more than {limits.memory_mb} MB ([{section}] {memory_key})"
+    if isinstance(exc, ParseCancelled):
+        return "cancelled"
+    return f"{reading.replace('reading ', '', 1)} could not be read: {exc}"
+
+
 def warm(modules: tuple[str, ...] = ()) -> None:
     """Start a worker in the background with these modules imported, so the first call does not wait for it."""
     _default_pool().warm(modules)

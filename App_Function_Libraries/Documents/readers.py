@@ -17,7 +17,7 @@ from xml.etree import ElementTree
 
 from App_Function_Libraries.config import DocumentSettings
 from App_Function_Libraries.Documents.doc_types import ReadText, UnreadableFile
-from App_Function_Libraries.parse_sandbox import ParseCrashed, ParseLimits, ParseTimeout, ParseTooLarge, run_limited
+from App_Function_Libraries.parse_sandbox import ParseFailed, ParseLimits, failure_line, run_limited
 
 PLAIN_TYPES = {".txt": "txt", ".text": "txt", ".md": "md", ".markdown": "md", ".rst": "rst"}
 HTML_TYPES = {".html": "html", ".htm": "html", ".xhtml": "html"}
@@ -63,14 +63,9 @@ def read_document_limited(path: Path, data: bytes, settings: DocumentSettings) -
     limits = ParseLimits(settings.parse_timeout_seconds, settings.parse_memory_mb)
     try:
         return run_limited(read_document, path, data, limits=limits, preload=PARSER_MODULES)
-    except ParseTimeout:
-        raise UnreadableFile(f"gave up after {limits.seconds:g} s reading the file "
-                             "([documents] parse_timeout_seconds)") from None
-    except ParseTooLarge:
-        raise UnreadableFile(f"gave up: reading the file needed more than {limits.memory_mb} MB "
-                             "([documents] parse_memory_mb)") from None
-    except ParseCrashed as exc:
-        raise UnreadableFile(f"the file could not be read: {exc}") from None
+    except ParseFailed as exc:
+        raise UnreadableFile(failure_line(exc, limits, "reading the file", "documents", "parse_timeout_seconds",
+                                          "parse_memory_mb")) from None
 
 
 def read_bytes(path: Path) -> bytes:

@@ -22,8 +22,7 @@ from functools import lru_cache
 from typing import Callable
 
 from App_Function_Libraries.config import FetchSettings
-from App_Function_Libraries.parse_sandbox import (ParseCancelled, ParseCrashed, ParseLimits, ParseTimeout,
-                                                  ParseTooLarge, run_limited, warm)
+from App_Function_Libraries.parse_sandbox import ParseFailed, ParseLimits, failure_line, run_limited, warm
 from App_Function_Libraries.Web_Search.boilerplate import (drop_boilerplate_paragraphs, prune_page_chrome, standfirst,
                                                            with_standfirst)
 from App_Function_Libraries.Web_Search.fetch import decode_text
@@ -94,16 +93,9 @@ def read_page_text(body: bytes, content_type: str, header_charset: str, url: str
     try:
         return run_limited(extract_content, body, content_type, header_charset, url, limits=limits,
                            on_start=on_start, cancel=cancel, preload=PARSER_MODULES)
-    except ParseTimeout:
-        raise ExtractionFailed(f"gave up after {limits.seconds:g} s reading the page's text "
-                               "([fetch] extract_timeout_seconds)") from None
-    except ParseTooLarge:
-        raise ExtractionFailed(f"gave up: reading the page's text needed more than {limits.memory_mb} MB "
-                               "([fetch] extract_memory_mb)") from None
-    except ParseCrashed as exc:
-        raise ExtractionFailed(f"the page's text could not be read: {exc}") from None
-    except ParseCancelled:
-        raise ExtractionFailed("cancelled") from None
+    except ParseFailed as exc:
+        raise ExtractionFailed(failure_line(exc, limits, "reading the page's text", "fetch",
+                                            "extract_timeout_seconds", "extract_memory_mb")) from None
 
 
 def warm_extractor() -> None:
