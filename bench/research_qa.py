@@ -31,6 +31,7 @@ Exits 0 with a note when the shared data is absent.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import re
@@ -168,7 +169,9 @@ def run_mode(mode: str, settings, questions, search, texts) -> dict:
                   f"cited_correctly={sum(r['correct'] for r in done) / i:.3f}", flush=True)
     n = len(rows) or 1
     cites = sum(r["citations"] for r in rows)
-    return {"mode": mode, "n": len(rows), "answer_recall": sum(r["recall"] for r in rows) / n,
+    for q, row in zip(questions, rows):
+        row["question"] = q.text
+    return {"rows": rows, "mode": mode, "n": len(rows), "answer_recall": sum(r["recall"] for r in rows) / n,
             "cited_correctly": sum(r["correct"] for r in rows) / n,
             "citation_precision": sum(r["supported"] for r in rows) / cites if cites else 0.0,
             "median_s": statistics.median(seconds) if seconds else 0.0,
@@ -183,6 +186,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--llm", action="store_true", help="also run in LLM mode with the configured LLM")
     parser.add_argument("--config", type=Path, default=ROOT / "Config_Files" / "config.txt",
                         help="config file whose [llm] section --llm uses")
+    parser.add_argument("--details", type=Path, help="write each question's scores to this JSON file")
     args = parser.parse_args(argv)
     articles = qa_web.load_squad()
     if not articles:
@@ -207,6 +211,8 @@ def main(argv: list[str]) -> int:
             for mode in modes:
                 settings = make_settings(world, Path(tmp), args.config if mode == "llm" else None)
                 results.append(run_mode(mode, settings, questions, search, texts))
+        if args.details:
+            args.details.write_text(json.dumps([{k: v for k, v in r.items()} for r in results], indent=1))
     finally:
         world.stop()
     for r in results:
