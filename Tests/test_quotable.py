@@ -34,6 +34,7 @@ WHOLE = [
     "La ville compte 2 millions d'habitants : c'est la capitale.",
     "Stephen King wrote It in 1986, after a decade of novels.",
     "If the exhaust event is too brief, the steam cannot evacuate the cylinder (\"kick back\").[citation needed]",
+    "He finished a four-year term in three years, graduating in 1873.:33",
 ]
 
 

@@ -178,8 +178,9 @@ def verify_citations(markdown: str, sources: list[CitableSource], embedder=None)
 #  2. A quoted sentence must relate to the question: it shares a content word with it (plurals folded), or,
 #     with an embedding model, it is at least MIN_UNSHARED_SIMILARITY close to it in meaning.
 #  3. It reads as a sentence (Retrieval/quotable.py: nothing lost in extraction), unless no sentence does; and
-#     sentences with what the question asks for (a year for "when", a name for "who"…) rank above those that
-#     only repeat its words: a third ranking fused with the lexical and the semantic one.
+#     when the question's form says what it asks for (a year for "when", a name for "who"…), sentences that
+#     have it rank above those that only repeat its words: a third ranking fused with the lexical and the
+#     semantic one. Otherwise adding more than three words to the question only breaks their ties.
 
 _ADDRESSEE = r"(?:ai|a\.i\.|assistant|chatbot|(?:large\s+)?language\s+model|llm|gpt|chatgpt|claude|gemini|copilot)"
 # where an imperative starts: a clause's start, or after a word that introduces an order ("please ignore …",
@@ -250,7 +251,8 @@ def rank_sentences(question: str, sources: list[CitableSource], embedder=None,
         rankings.append(sorted(related, key=lambda i: -dense[i]))
     kind = asked_for(question)
     shape = {i: answer_shape(question, texts[i], kind) for i in related}
-    rankings.append(sorted(related, key=lambda i: (-shape[i], -(dense[i] if dense is not None else lexical[i]))))
+    if kind:  # a question whose form says what it asks for (when, how many, who, where)
+        rankings.append(sorted(related, key=lambda i: (-shape[i], -(dense[i] if dense is not None else lexical[i]))))
     fused = sorted(reciprocal_rank_fusion(rankings), key=lambda pair: (-round(pair[1], 9), -shape[int(pair[0])]))
     return [(items[int(i)][0], items[int(i)][1], score) for i, score in fused]
 

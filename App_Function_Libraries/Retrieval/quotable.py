@@ -29,9 +29,11 @@ from App_Function_Libraries.Retrieval.bm25 import tokenize
 
 _MARKERS = re.compile(r"\[\s*edit\s*\]|^[-–•·▪*]\s|\s[•·▪]\s", re.IGNORECASE)
 # an editor's inline tag is no loss: it is left out of the quote (and of these checks), not a reason to drop it
+# and so is a page reference left after a full stop by a copied citation: "graduating in 1873.:33"
 INLINE_TAGS = re.compile(r"\s?\[\s*(?:citation needed|clarification needed|when\?|who\?|which\?|dubious|"
                          r"according to whom\?|by whom\?|verification needed|original research\?|"
-                         r"better source needed|page needed|full citation needed)\s*\]", re.IGNORECASE)
+                         r"better source needed|page needed|full citation needed)\s*\]|"
+                         r"(?<=[.!?\"”]):\d+(?:[–-]\d+)?(?:,\s?\d+(?:[–-]\d+)?)*", re.IGNORECASE)
 # (" :" and " ;" are French typography, not a loss)
 _BROKEN_PUNCT = re.compile(r"[,;:]\s*[,;:.!?]|\.\s+,|\(\s*[,;.]?\s*\)|\[\s*\]|\s,(?!\d)|\s\.(?![\d.])")
 # a joining word with nothing after it (lower case only: "Plan A." and "Vitamin A." are whole)
