@@ -240,7 +240,7 @@ def neighbour_recall(found: np.ndarray, exact: np.ndarray) -> float:
 
 def open_quarry(folder: Path, n: int, dim: int, threads: int):
     from App_Function_Libraries.Wikipedia.layout import FAISS_FILE, USEARCH_FILE
-    from App_Function_Libraries.Wikipedia.signscan import map_binary_codes
+    from App_Function_Libraries.Wikipedia.vector_files import map_binary_codes
     from App_Function_Libraries.Wikipedia.vectors import PositionalInt8Store, VectorIndex
     calib = quantize.Calibration.from_dict(json.loads((folder / "calibration.json").read_text()))
     int8 = PositionalInt8Store(folder / USEARCH_FILE, n, dim)

@@ -18,8 +18,8 @@ import numpy as np
 from App_Function_Libraries.Wikipedia import quantize
 from App_Function_Libraries.Wikipedia.layout import IndexCorrupt
 from App_Function_Libraries.Wikipedia.signscan import SignScan
+from App_Function_Libraries.Wikipedia.vector_files import USEARCH_MAGIC
 
-USEARCH_MAGIC = b"usearch"
 
 
 class PositionalInt8Store:
@@ -86,9 +86,12 @@ class KeyedInt8Store:
 
 
 class VectorIndex:
-    def __init__(self, codes: np.ndarray, int8_store, calib: quantize.Calibration, threads: int = 1):
-        """codes: (rows, dim/8) packed sign bits (a memory map is fine: they are copied into the scan)."""
-        self.scan = SignScan(codes, calib.binary_scale, threads)
+    def __init__(self, codes: np.ndarray, int8_store, calib: quantize.Calibration, threads: int = 1,
+                 source: Path | None = None):
+        """codes: (rows, dim/8) packed sign bits (a memory map is fine: they are read once, when their
+        fast-scan packing is made); source: the faiss file they come from, next to which that packing is
+        cached (None: packed in memory)."""
+        self.scan = SignScan(codes, calib.binary_scale, threads, source)
         self.int8 = int8_store
         self.calib = calib
         self.dimension = int(codes.shape[1]) * 8
