@@ -10,12 +10,13 @@ import faiss
 import numpy as np
 import pytest
 
-from App_Function_Libraries.Wikipedia import packed, quantize, signscan, vector_files
+from App_Function_Libraries.Wikipedia import packed, quantize, signscan, vector_files, vectors
 from App_Function_Libraries.Wikipedia.builder import build_index, write_vector_indexes
 from App_Function_Libraries.Wikipedia.index import WikiIndex
 from App_Function_Libraries.Wikipedia.layout import FAISS_FILE, PACKED_FILE, USEARCH_FILE
 from App_Function_Libraries.Wikipedia.signscan import SignScan
 from App_Function_Libraries.Wikipedia.vector_files import map_binary_codes
+from App_Function_Libraries.Wikipedia.vectors import PositionalInt8Store
 
 ROWS, DIM = 3000, 64
 
@@ -243,6 +244,44 @@ def test_the_build_writes_the_packing_and_the_first_open_reads_it(tmp_path, full
     assert index.vectors.scan.packed.origin == "cache" and full_packings == [40]
     assert index.vectors.search(v[7], 3, 12)[0][0] == 7
     index.close()
+
+
+# ---------------------------------------------------------------- the int8 file's pages in the process
+
+def mapped_kib(path: Path) -> int:
+    """KiB of path's pages resident in this process's mappings of it (Linux: /proc/self/smaps)."""
+    total, inside = 0, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        fields = line.split()
+        if fields and not fields[0].endswith(":"):
+            inside = len(fields) > 5 and fields[5] == str(path)
+        elif inside and fields[0] == "Rss:":
+            total += int(fields[1])
+    return total
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads mappings from /proc (Linux)")
+def test_reading_rows_of_a_big_int8_file_keeps_a_bounded_part_of_it_mapped(folder, monkeypatch):
+    path, _ = folder
+    int8_path = (path / USEARCH_FILE).resolve()
+    expected = np.fromfile(int8_path, np.int8, count=ROWS * DIM, offset=8).reshape(ROWS, DIM)
+    monkeypatch.setattr(vectors, "INT8_MAPPED_MAX", 200 * 1024)  # below the file's size (3000 x 64 + graph)
+    store = PositionalInt8Store(int8_path, ROWS, DIM)
+    assert store.bounded
+    assert np.array_equal(store.get(np.array([2500])), expected[[2500]])
+    assert mapped_kib(int8_path) > 0  # one row's surroundings: under the limit, still mapped
+    rows = np.array([7, 1200, 2999])
+    assert np.array_equal(store.get(rows), expected[rows])
+    assert mapped_kib(int8_path) == 0  # four rows' surroundings reach the limit: dropped
+    assert np.array_equal(store.get(rows), expected[rows])  # and read again from the page cache
+    del store
+    assert mapped_kib(int8_path) == 0
+    monkeypatch.setattr(vectors, "INT8_MAPPED_MAX", 10 * 1024 * 1024)  # a file under the limit stays mapped
+    whole = PositionalInt8Store(int8_path, ROWS, DIM)
+    assert not whole.bounded
+    for start in range(0, ROWS, 100):
+        whole.get(np.arange(start, start + 4))
+    assert mapped_kib(int8_path) > 0
 
 
 # ---------------------------------------------------------------- vector files written block by block

@@ -11,6 +11,7 @@ Search for one float query (unit length):
 from __future__ import annotations
 
 import mmap
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,13 @@ from App_Function_Libraries.Wikipedia.layout import IndexCorrupt
 from App_Function_Libraries.Wikipedia.signscan import SignScan
 from App_Function_Libraries.Wikipedia.vector_files import USEARCH_MAGIC
 
+# At most about this much of a big int8 file stays mapped into the process (the whole file when smaller: a
+# million 384-d rows take 366 MiB). Linux maps up to FAULT_AROUND_BYTES of cached pages around each page a
+# read faults in, so random reads would leave most of a cached file resident in the process: after rows
+# whose surroundings could add up to the limit, the mapped pages are dropped from the process (they stay
+# in the page cache, where the next read of them finds them).
+INT8_MAPPED_MAX = 384 * 1024 * 1024
+FAULT_AROUND_BYTES = 65_536
 
 
 class PositionalInt8Store:
@@ -40,25 +48,39 @@ class PositionalInt8Store:
             fh.seek(end)
             if fh.read(len(USEARCH_MAGIC)) != USEARCH_MAGIC:
                 raise IndexCorrupt(f"{path}: not a usearch index file")
-        self.matrix = _map_rows(path, count, dimension)
+        self.mapped, self.matrix = _map_rows(path, count, dimension)
+        self.bounded = self.mapped is not None and len(self.mapped) > INT8_MAPPED_MAX and \
+            hasattr(self.mapped, "madvise") and hasattr(mmap, "MADV_DONTNEED")
+        self.reach = 0  # bytes the reads since the last drop may have mapped
+        self.lock = threading.Lock()
 
     def get(self, rows: np.ndarray) -> np.ndarray:
         order = np.argsort(rows)  # sorted reads walk the file forward
         out = np.empty((len(rows), self.matrix.shape[1]), dtype=np.int8)
         out[order] = np.take(self.matrix, rows[order], axis=0)
+        if self.bounded:
+            self._bound_mapped(len(rows))
         return out
 
+    def _bound_mapped(self, rows: int) -> None:
+        with self.lock:
+            self.reach += rows * (FAULT_AROUND_BYTES + self.matrix.shape[1])
+            if self.reach < INT8_MAPPED_MAX:
+                return
+            self.reach = 0
+            self.mapped.madvise(mmap.MADV_DONTNEED)  # file pages: dropped from the process, not from the cache
 
-def _map_rows(path: Path, count: int, dimension: int) -> np.ndarray:
-    """The (count, dimension) int8 matrix after the 8-byte header, memory-mapped read-only. Reads are random
-    (a few hundred rows per query), so the kernel is told not to read ahead around each one."""
+
+def _map_rows(path: Path, count: int, dimension: int) -> tuple[mmap.mmap | None, np.ndarray]:
+    """The memory map and the (count, dimension) int8 matrix after the 8-byte header in it, read-only. Reads
+    are random (a few hundred rows per query), so the kernel is told not to read ahead around each one."""
     if count == 0:
-        return np.zeros((0, dimension), dtype=np.int8)
+        return None, np.zeros((0, dimension), dtype=np.int8)
     with path.open("rb") as fh:
         mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
     if hasattr(mapped, "madvise") and hasattr(mmap, "MADV_RANDOM"):
         mapped.madvise(mmap.MADV_RANDOM)
-    return np.frombuffer(mapped, dtype=np.int8, count=count * dimension, offset=8).reshape(count, dimension)
+    return mapped, np.frombuffer(mapped, dtype=np.int8, count=count * dimension, offset=8).reshape(count, dimension)
 
 
 class KeyedInt8Store:
