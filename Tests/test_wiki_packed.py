@@ -98,6 +98,15 @@ def test_the_shards_read_the_mapped_file_in_place(folder):
     assert sorted(again.search(q, 50)[0].tolist()) == sorted(rows.tolist())
 
 
+def test_where_faiss_lays_its_table_out_otherwise_the_shards_copy_the_codes(folder, monkeypatch):
+    path, calib = folder
+    reference = open_scan(path, calib)
+    monkeypatch.setattr(signscan, "_table_layout_is_known", lambda: False)
+    copied = open_scan(path, calib)
+    assert all(shard.borrowed is None and shard.index.codes.size() > 0 for shard in copied.shards)
+    same_up_to_ties(copied, reference, unit_vectors(5, seed=8))
+
+
 def test_one_cache_serves_any_thread_count(folder, full_packings):
     """Blocks are packed independently: the whole index packed at once equals it packed in chunks, and the
     file written for 3 shards serves 1 and 2 shards with the results of faiss's own packing."""

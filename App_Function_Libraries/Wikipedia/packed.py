@@ -132,6 +132,8 @@ def load_packed(codes: np.ndarray, faiss_path: Path | None) -> PackedCodes:
     mapped = _map_valid(cache, codes, header)
     if mapped is not None:
         return PackedCodes(mapped, len(codes), codes.shape[1], "cache")
+    if cache.exists():
+        log.info("wikipedia: %s does not match %s (stale or damaged); packing the codes again", cache, faiss_path)
     if write_cache(cache, codes, header):
         mapped = _map_valid(cache, codes, header)
         if mapped is not None:
