@@ -293,6 +293,37 @@ def test_reading_rows_of_a_big_int8_file_keeps_a_bounded_part_of_it_mapped(folde
     assert mapped_kib(int8_path) > 0
 
 
+class RecordingMap:
+    """A memory map that records the madvise calls made on it."""
+
+    def __init__(self, mapped):
+        self.mapped, self.calls = mapped, []
+
+    def madvise(self, option, start=0, length=None):
+        self.calls.append((option, start, length))
+        return self.mapped.madvise(option, start, *([] if length is None else [length]))
+
+    def __len__(self):
+        return len(self.mapped)
+
+
+def test_reads_from_a_huge_int8_file_ask_for_all_their_pages_first(folder, monkeypatch):
+    import mmap
+    path, _ = folder
+    expected = np.fromfile(path / USEARCH_FILE, np.int8, count=ROWS * DIM, offset=8).reshape(ROWS, DIM)
+    assert not PositionalInt8Store(path / USEARCH_FILE, ROWS, DIM).prefetch
+    monkeypatch.setattr(vectors, "INT8_PREFETCH_MIN", 1)
+    store = PositionalInt8Store(path / USEARCH_FILE, ROWS, DIM)
+    assert store.prefetch
+    store.mapped = RecordingMap(store.mapped)
+    rows = np.array([2999, 5, 64, 1500])
+    assert np.array_equal(store.get(rows), expected[rows])
+    asked = [(start, length) for option, start, length in store.mapped.calls if option == mmap.MADV_WILLNEED]
+    assert len(asked) == 4
+    for row, (start, length) in zip(sorted(rows), asked):  # each row's bytes, from the start of its page
+        assert start % mmap.PAGESIZE == 0 and start <= 8 + row * DIM and start + length == 8 + (row + 1) * DIM
+
+
 # ---------------------------------------------------------------- vector files written block by block
 
 def test_the_faiss_file_is_the_one_faiss_writes(tmp_path, monkeypatch):

@@ -28,6 +28,11 @@ from App_Function_Libraries.Wikipedia.vector_files import USEARCH_MAGIC
 # in the page cache, where the next read of them finds them).
 INT8_MAPPED_MAX = 384 * 1024 * 1024
 FAULT_AROUND_BYTES = 65_536
+# An int8 file this big (10 million 384-d rows) is unlikely to stay in the page cache: each read first asks
+# the kernel for all its rows' pages (madvise WILLNEED), so that the disk reads them at once rather than
+# one fault after another (1,000 uncached rows of the 41M-row file on this machine: 95 -> 31 ms). It costs
+# about 1.5 ms per 1,000 rows when they are cached.
+INT8_PREFETCH_MIN = 4 * 1024 ** 3
 
 
 class PositionalInt8Store:
@@ -49,18 +54,27 @@ class PositionalInt8Store:
             if fh.read(len(USEARCH_MAGIC)) != USEARCH_MAGIC:
                 raise IndexCorrupt(f"{path}: not a usearch index file")
         self.mapped, self.matrix = _map_rows(path, count, dimension)
-        self.bounded = self.mapped is not None and len(self.mapped) > INT8_MAPPED_MAX and \
-            hasattr(self.mapped, "madvise") and hasattr(mmap, "MADV_DONTNEED")
+        size = len(self.mapped) if self.mapped is not None and hasattr(self.mapped, "madvise") else 0
+        self.bounded = size > INT8_MAPPED_MAX and hasattr(mmap, "MADV_DONTNEED")
+        self.prefetch = size >= INT8_PREFETCH_MIN and hasattr(mmap, "MADV_WILLNEED")
         self.reach = 0  # bytes the reads since the last drop may have mapped
         self.lock = threading.Lock()
 
     def get(self, rows: np.ndarray) -> np.ndarray:
         order = np.argsort(rows)  # sorted reads walk the file forward
+        if self.prefetch:
+            self._prefetch(rows[order])
         out = np.empty((len(rows), self.matrix.shape[1]), dtype=np.int8)
         out[order] = np.take(self.matrix, rows[order], axis=0)
         if self.bounded:
             self._bound_mapped(len(rows))
         return out
+
+    def _prefetch(self, rows: np.ndarray) -> None:
+        width = self.matrix.shape[1]
+        for offset in (8 + rows.astype(np.int64) * width).tolist():
+            start = offset - offset % mmap.PAGESIZE
+            self.mapped.madvise(mmap.MADV_WILLNEED, start, offset + width - start)
 
     def _bound_mapped(self, rows: int) -> None:
         with self.lock:
