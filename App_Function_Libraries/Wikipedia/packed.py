@@ -31,6 +31,8 @@ from typing import Iterator
 
 import numpy as np
 
+from App_Function_Libraries.Wikipedia.vector_files import FLAT_BINARY_HEADER
+
 log = logging.getLogger(__name__)
 
 BLOCK_ROWS = 32  # faiss fast-scan packs codes in blocks of 32 rows
@@ -129,13 +131,13 @@ def load_packed(codes: np.ndarray, faiss_path: Path | None) -> PackedCodes:
         return pack_in_memory(codes)
     cache = packed_path(faiss_path)
     header = expected_header(codes, faiss_path)
-    mapped = _map_valid(cache, codes, header)
+    mapped = _map_valid(cache, faiss_path, header)
     if mapped is not None:
         return PackedCodes(mapped, len(codes), codes.shape[1], "cache")
     if cache.exists():
         log.info("wikipedia: %s does not match %s (stale or damaged); packing the codes again", cache, faiss_path)
     if write_cache(cache, codes, header):
-        mapped = _map_valid(cache, codes, header)
+        mapped = _map_valid(cache, faiss_path, header)
         if mapped is not None:
             return PackedCodes(mapped, len(codes), codes.shape[1], "written")
     return pack_in_memory(codes)
@@ -187,20 +189,19 @@ def write_cache(cache: Path, codes: np.ndarray, header: dict) -> bool:
         return False
 
 
-def _map_valid(cache: Path, codes: np.ndarray, header: dict) -> np.ndarray | None:
+def _map_valid(cache: Path, faiss_path: Path, header: dict) -> np.ndarray | None:
     """The cache's packed blocks, memory-mapped, when it matches `header` and its sampled blocks match the
-    codes; else None (missing, stale, truncated or corrupt)."""
+    faiss file's codes packed again; else None (missing, stale, truncated or corrupt)."""
     nbytes = blocks(header["rows"]) * block_bytes(header["width"])
     try:
-        with cache.open("rb") as fh:
-            head = fh.read(HEADER_BYTES)
-            if head != _header_bytes(header) or os.fstat(fh.fileno()).st_size != HEADER_BYTES + nbytes:
+        with cache.open("rb", buffering=0) as fh, faiss_path.open("rb", buffering=0) as source:
+            if fh.read(HEADER_BYTES) != _header_bytes(header) or \
+                    os.fstat(fh.fileno()).st_size != HEADER_BYTES + nbytes or not _samples_match(fh, source, header):
                 return None
             mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):
         return None
-    data = np.frombuffer(mapped, np.uint8, count=nbytes, offset=HEADER_BYTES)
-    return data if _samples_match(data, codes) else None
+    return np.frombuffer(mapped, np.uint8, count=nbytes, offset=HEADER_BYTES)
 
 
 def sample_blocks(count: int) -> np.ndarray:
@@ -208,14 +209,21 @@ def sample_blocks(count: int) -> np.ndarray:
     return np.unique(np.linspace(0, count - 1, min(count, SAMPLE_BLOCKS)).round().astype(np.int64))
 
 
-def _samples_match(data: np.ndarray, codes: np.ndarray) -> bool:
-    rows, width = codes.shape
-    picked = sample_blocks(blocks(rows))
-    gathered = np.zeros((len(picked) * BLOCK_ROWS, width), np.uint8)  # zero codes pad a partial last block
-    for i, block in enumerate(picked):
-        part = codes[block * BLOCK_ROWS:(block + 1) * BLOCK_ROWS]
-        gathered[i * BLOCK_ROWS:i * BLOCK_ROWS + len(part)] = part
-    size = block_bytes(width)
-    fresh = pack_rows(gathered).reshape(len(picked), size)
-    stored = data.reshape(-1, size)[picked]
-    return bool(np.array_equal(fresh, stored))
+def _samples_match(cache, source, header: dict) -> bool:
+    """Sampled blocks of the cache against the same rows of the faiss file, packed now. Read with plain reads
+    (a fault in a memory map of a cold file would read megabytes ahead around each block)."""
+    width = header["width"]
+    size = block_bytes(width)  # a block's rows take as many bytes in the faiss file as packed
+    picked = sample_blocks(blocks(header["rows"]))
+    rows = np.zeros((len(picked), size), np.uint8)  # zero codes pad a partial last block, as faiss pads it
+    stored = np.zeros((len(picked), size), np.uint8)
+    for i, block in enumerate(picked.tolist()):
+        source.seek(FLAT_BINARY_HEADER.size + block * size)
+        raw = source.read(size)
+        rows[i, :len(raw)] = np.frombuffer(raw, np.uint8)
+        cache.seek(HEADER_BYTES + block * size)
+        packed_block = cache.read(size)
+        if len(packed_block) != size:
+            return False
+        stored[i] = np.frombuffer(packed_block, np.uint8)
+    return bool(np.array_equal(pack_rows(rows.reshape(-1, width)).reshape(len(picked), size), stored))
