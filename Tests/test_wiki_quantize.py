@@ -98,6 +98,19 @@ def test_staged_search_finds_the_exact_neighbours(vector_folder):
     assert rows[0] == 42
 
 
+def test_a_big_index_passes_more_rows_to_int8_rescoring(vector_folder, monkeypatch):
+    from App_Function_Libraries.Wikipedia import vectors
+    folder, v, calib = vector_folder
+    index = VectorIndex(map_binary_codes(folder / FAISS_FILE), PositionalInt8Store(folder / USEARCH_FILE, 3000, 64),
+                        calib)
+    asked, real = [], index.scan.search
+    monkeypatch.setattr(index.scan, "search", lambda q, k, rescore=None: asked.append(k) or real(q, k, rescore))
+    index.search(v[0], 10, 40)
+    monkeypatch.setattr(vectors, "ROWS_PER_INT8_CANDIDATE", 10)  # 3,000 rows: at least 300 candidates
+    rows, _ = index.search(v[0], 10, 40)
+    assert asked == [40, 300] and rows[0] == 0
+
+
 def test_positional_and_keyed_int8_reads_agree(vector_folder):
     folder, v, calib = vector_folder
     rows = np.array([2999, 0, 17, 1500])

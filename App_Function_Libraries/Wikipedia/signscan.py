@@ -32,9 +32,10 @@ import numpy as np
 from App_Function_Libraries.Wikipedia.packed import BLOCK_ROWS, PackedCodes, blocks, load_packed
 
 MIN_SHARD_ROWS = 65_536  # smaller shards cost more in thread hand-offs than they save
-# A big index gets more shards than threads, taken in turn: a thread slowed by other work takes fewer. Each
-# shard costs about 0.25 ms of CPU per query (its own top k), 10 ms over the 40 shards of 41M rows.
-MAX_SHARD_ROWS = 1 << 20
+# An index bigger than threads x this gets more shards than threads, taken in turn. Each shard costs CPU of
+# its own per query (its top k, merged): 41M rows on 2 threads in 40 shards of 2^20 rows took 112 ms of CPU
+# per query against 98 ms in 2 shards, with no better wall time, so shards are this big.
+MAX_SHARD_ROWS = 1 << 26
 MAX_AUTO_THREADS = 8
 # With a rescoring step, each shard rescores its best k / shards x this many rows itself (the merge keeps
 # about k / shards of each shard's rows; the few more it keeps from one are rescored after the merge)
