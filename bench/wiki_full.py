@@ -21,14 +21,16 @@ Ground truth, for every query at once:
 
 Measurements, each in a fresh process (opening the index as Quarry does: the faiss codes memory-mapped, the
 int8 file memory-mapped, the sign scan's shards; the passage store is left out): opening time, the first
-query, then the queries timed one at a time with the default threads and with 1 thread, taking turns in
-blocks of 10 (median and p95 wall time, median CPU time of the process), neighbour recall@10, and resident
-memory after opening and after the queries: VmRSS, split into anonymous memory and the pages mapped from
-each file (from /proc/self/smaps). Runs: the first open (packs the codes and writes
-faiss-ubinary.fastscan), warm opens with the cache (one also timing a 1-thread index beside it, one with
-a single shard per thread instead of shards of at most 2^20 rows), a cold open (the files' pages dropped
-from the page cache first, with posix_fadvise), the codes packed in memory (no cache: a read-only folder),
-and with --before DIR the code in DIR, which packed the codes at every open.
+query, then the queries timed one at a time (median and p95 wall time, median CPU time of the process),
+neighbour recall@10, and resident memory after opening and after the queries: VmRSS, split into anonymous
+memory and the pages mapped from each file (from /proc/self/smaps). "Warm" runs search every query once
+untimed before timing it, so the int8 rows it reads are in the page cache (the 17 GB int8 file is not
+all cached on most machines; the "int8 file cold" run drops it from the page cache first and times each
+query once). Runs: the first open (packs the codes and writes faiss-ubinary.fastscan); the codes packed
+in memory (no cache: a read-only folder); warm opens with the cache (one also timing a 1-thread index
+beside it, in turns of 10 queries; one with shards of at most 2^20 rows, the cap before the cache); the
+int8 file cold; everything cold (the files' pages dropped from the page cache with posix_fadvise); and
+with --before DIR the code in DIR (packing the codes at every open), cold and warm.
 """
 from __future__ import annotations
 
@@ -191,8 +193,9 @@ def recall(found: list[np.ndarray], truth: np.ndarray) -> float:
     return float(np.mean([len(set(f[:10].tolist()) & set(t.tolist())) / 10 for f, t in zip(found, truth)]))
 
 
-def measure(folder: Path, threads: int, cached: bool, n_queries: int, one_thread: bool) -> dict:
-    """Open, query, report (run in a fresh process)."""
+def measure(folder: Path, threads: int, cached: bool, n_queries: int, one_thread: bool, warm: bool) -> dict:
+    """Open, query, report (run in a fresh process). warm: every query is searched once untimed first, so the
+    int8 rows it reads are in the page cache when it is timed."""
     from App_Function_Libraries.Wikipedia.index import SearchParams
     from App_Function_Libraries.Wikipedia.signscan import auto_threads
     threads = threads or auto_threads()
@@ -212,6 +215,8 @@ def measure(folder: Path, threads: int, cached: bool, n_queries: int, one_thread
     runs = {f"{index.threads} threads": index}
     if one_thread and index.threads > 1:
         runs["1 thread"] = open_vectors(folder, 1, cached)
+    for q in queries if warm else ():
+        index.search(q, params.top_k, int8_rows)
     timed = {name: {"wall": [], "cpu": [], "rows": []} for name in runs}
     for start in range(0, len(queries), 10):  # the runs take turns in blocks of 10 queries
         for name, vectors in runs.items():
@@ -232,10 +237,11 @@ def measure(folder: Path, threads: int, cached: bool, n_queries: int, one_thread
 
 # ---------------------------------------------------------------- driver
 
-def drop_page_cache(folder: Path) -> None:
-    """Evict the index files' pages from the page cache (no process may have them mapped)."""
+def drop_page_cache(folder: Path, names: tuple[str, ...] = ()) -> None:
+    """Evict the index files' pages (or those of the files named) from the page cache (no process may have
+    them mapped)."""
     for path in folder.iterdir():
-        if path.suffix in (".index", ".fastscan"):
+        if path.name in names if names else path.suffix in (".index", ".fastscan"):
             fd = os.open(path, os.O_RDONLY)
             try:
                 os.fsync(fd)
@@ -245,12 +251,14 @@ def drop_page_cache(folder: Path) -> None:
 
 
 def child(folder: Path, args, cached: bool = True, one_thread: bool = False, code: Path | None = None,
-          queries: int | None = None, shard_rows: int = 0) -> dict:
+          queries: int | None = None, shard_rows: int = 0, warm: bool = True) -> dict:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--dir", str(folder), "--measure",
            "cached" if cached else "memory", "--queries", str(queries or args.queries), "--threads", str(args.threads),
            "--shard-rows", str(shard_rows)]
     if one_thread:
         cmd.append("--one-thread")
+    if warm:
+        cmd.append("--warm")
     env = dict(os.environ, PYTHONPATH=str(code or ROOT))
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if proc.returncode:
@@ -259,7 +267,7 @@ def child(folder: Path, args, cached: bool = True, one_thread: bool = False, cod
 
 
 def run_all(args) -> dict:
-    from App_Function_Libraries.Wikipedia.layout import PACKED_FILE
+    from App_Function_Libraries.Wikipedia.layout import PACKED_FILE, USEARCH_FILE
     folder = args.dir
     info = build(folder, args.rows, args.pool)
     print(f"built: {info['rows']:,} rows in {info['build_s']:.0f} s; disk {sum(info['disk'].values()) / MiB:,.0f} MiB")
@@ -269,17 +277,19 @@ def run_all(args) -> dict:
     results: dict = {"build": json.loads((folder / "build.json").read_text())}
     if args.before:
         drop_page_cache(folder)  # as the first open after a build that no longer has the files in cache
-        results["before, cold"] = child(folder, args, code=args.before, queries=args.before_queries)
+        results["before, cold"] = child(folder, args, code=args.before, queries=args.before_queries, warm=False)
         results["before, warm"] = child(folder, args, code=args.before, queries=args.before_queries)
     (folder / PACKED_FILE).unlink(missing_ok=True)
     results["first open (writes the cache)"] = child(folder, args, queries=20)
     results["disk_packed"] = (folder / PACKED_FILE).stat().st_size
+    results["no cache (packed in memory)"] = child(folder, args, cached=False, queries=20)
     results["cache, warm"] = child(folder, args)
     results["cache, warm, with a 1-thread index beside it"] = child(folder, args, one_thread=True)
-    results["cache, warm, one shard per thread"] = child(folder, args, shard_rows=args.rows, queries=100)
+    results["cache, warm, shards of at most 2^20 rows"] = child(folder, args, shard_rows=1 << 20, queries=100)
+    drop_page_cache(folder, (USEARCH_FILE,))
+    results["cache, int8 file cold"] = child(folder, args, warm=False)
     drop_page_cache(folder)
-    results["cache, cold"] = child(folder, args, queries=20)
-    results["no cache (packed in memory)"] = child(folder, args, cached=False, queries=20)
+    results["cache, cold"] = child(folder, args, queries=20, warm=False)
     return results
 
 
@@ -313,6 +323,7 @@ def main(argv=None) -> int:
     ap.add_argument("--build-only", action="store_true", help="build and compute the ground truth, measure nothing")
     ap.add_argument("--measure", choices=("cached", "memory"), help=argparse.SUPPRESS)
     ap.add_argument("--one-thread", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--warm", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--shard-rows", type=int, default=0, help=argparse.SUPPRESS)  # 0: signscan.MAX_SHARD_ROWS
     args = ap.parse_args(argv)
     if args.measure:
@@ -321,7 +332,8 @@ def main(argv=None) -> int:
         if args.shard_rows:
             from App_Function_Libraries.Wikipedia import signscan
             signscan.MAX_SHARD_ROWS = args.shard_rows
-        print(json.dumps(measure(args.dir, args.threads, args.measure == "cached", args.queries, args.one_thread)))
+        print(json.dumps(measure(args.dir, args.threads, args.measure == "cached", args.queries, args.one_thread,
+                                 args.warm)))
         return 0
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
