@@ -13,7 +13,7 @@ import pytest
 from App_Function_Libraries.Wikipedia import packed, quantize, signscan, vector_files, vectors
 from App_Function_Libraries.Wikipedia.builder import build_index, write_vector_indexes
 from App_Function_Libraries.Wikipedia.index import WikiIndex
-from App_Function_Libraries.Wikipedia.layout import FAISS_FILE, PACKED_FILE, USEARCH_FILE
+from App_Function_Libraries.Wikipedia.layout import FAISS_FILE, PACKED_FILE, USEARCH_FILE, IndexCorrupt
 from App_Function_Libraries.Wikipedia.signscan import SignScan
 from App_Function_Libraries.Wikipedia.vector_files import map_binary_codes
 from App_Function_Libraries.Wikipedia.vectors import PositionalInt8Store
@@ -270,58 +270,52 @@ def mapped_kib(path: Path) -> int:
 
 
 @pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads mappings from /proc (Linux)")
-def test_reading_rows_of_a_big_int8_file_keeps_a_bounded_part_of_it_mapped(folder, monkeypatch):
+def test_a_big_int8_file_is_read_row_by_row_and_never_mapped(folder, monkeypatch):
+    """Random reads through a map would leave the cached pages around every row read mapped into the process
+    (most of a cached 17 GB file); a big file is read with pread, a small one is mapped."""
     path, _ = folder
     int8_path = (path / USEARCH_FILE).resolve()
     expected = np.fromfile(int8_path, np.int8, count=ROWS * DIM, offset=8).reshape(ROWS, DIM)
-    monkeypatch.setattr(vectors, "INT8_MAPPED_MAX", 200 * 1024)  # below the file's size (3000 x 64 + graph)
-    store = PositionalInt8Store(int8_path, ROWS, DIM)
-    assert store.bounded
-    assert np.array_equal(store.get(np.array([2500])), expected[[2500]])
-    assert mapped_kib(int8_path) > 0  # one row's surroundings: under the limit, still mapped
-    rows = np.array([7, 1200, 2999])
-    assert np.array_equal(store.get(rows), expected[rows])
-    assert mapped_kib(int8_path) == 0  # four rows' surroundings reach the limit: dropped
-    assert np.array_equal(store.get(rows), expected[rows])  # and read again from the page cache
-    del store
-    assert mapped_kib(int8_path) == 0
-    monkeypatch.setattr(vectors, "INT8_MAPPED_MAX", 10 * 1024 * 1024)  # a file under the limit stays mapped
-    whole = PositionalInt8Store(int8_path, ROWS, DIM)
-    assert not whole.bounded
-    for start in range(0, ROWS, 100):
-        whole.get(np.arange(start, start + 4))
+    rows = np.array([2999, 7, 1200, 7, 0])
+    small = PositionalInt8Store(int8_path, ROWS, DIM)
+    assert small.file is None and np.array_equal(small.get(rows), expected[rows])
     assert mapped_kib(int8_path) > 0
+    del small
+    assert mapped_kib(int8_path) == 0
+    monkeypatch.setattr(vectors, "INT8_MAP_MAX", 64 * 1024)  # below the file's size (3000 x 64 + graph)
+    big = PositionalInt8Store(int8_path, ROWS, DIM)
+    assert big.file is not None and not big.prefetch
+    for start in range(0, ROWS, 50):
+        some = np.arange(start, min(start + 7, ROWS))[::-1]
+        assert np.array_equal(big.get(some), expected[some])
+    assert np.array_equal(big.get(rows), expected[rows])
+    assert mapped_kib(int8_path) == 0
 
 
-class RecordingMap:
-    """A memory map that records the madvise calls made on it."""
-
-    def __init__(self, mapped):
-        self.mapped, self.calls = mapped, []
-
-    def madvise(self, option, start=0, length=None):
-        self.calls.append((option, start, length))
-        return self.mapped.madvise(option, start, *([] if length is None else [length]))
-
-    def __len__(self):
-        return len(self.mapped)
-
-
-def test_reads_from_a_huge_int8_file_ask_for_all_their_pages_first(folder, monkeypatch):
-    import mmap
+def test_reads_from_a_huge_int8_file_ask_for_all_their_rows_first(folder, monkeypatch):
     path, _ = folder
     expected = np.fromfile(path / USEARCH_FILE, np.int8, count=ROWS * DIM, offset=8).reshape(ROWS, DIM)
+    monkeypatch.setattr(vectors, "INT8_MAP_MAX", 1)
     assert not PositionalInt8Store(path / USEARCH_FILE, ROWS, DIM).prefetch
     monkeypatch.setattr(vectors, "INT8_PREFETCH_MIN", 1)
     store = PositionalInt8Store(path / USEARCH_FILE, ROWS, DIM)
     assert store.prefetch
-    store.mapped = RecordingMap(store.mapped)
+    asked, real = [], os.posix_fadvise
+    monkeypatch.setattr(os, "posix_fadvise", lambda fd, offset, length, advice: (
+        asked.append((offset, length, advice)), real(fd, offset, length, advice))[1])
     rows = np.array([2999, 5, 64, 1500])
     assert np.array_equal(store.get(rows), expected[rows])
-    asked = [(start, length) for option, start, length in store.mapped.calls if option == mmap.MADV_WILLNEED]
-    assert len(asked) == 4
-    for row, (start, length) in zip(sorted(rows), asked):  # each row's bytes, from the start of its page
-        assert start % mmap.PAGESIZE == 0 and start <= 8 + row * DIM and start + length == 8 + (row + 1) * DIM
+    assert asked == [(8 + row * DIM, DIM, os.POSIX_FADV_WILLNEED) for row in sorted(rows)]
+
+
+def test_an_int8_file_cut_short_under_a_reader_is_reported(folder, monkeypatch):
+    path, _ = folder
+    monkeypatch.setattr(vectors, "INT8_MAP_MAX", 1)
+    store = PositionalInt8Store(path / USEARCH_FILE, ROWS, DIM)
+    os.truncate(path / USEARCH_FILE, 8 + 100 * DIM)
+    assert store.get(np.array([3, 99])).shape == (2, DIM)
+    with pytest.raises(IndexCorrupt, match="shorter than its 3000 int8 vectors"):
+        store.get(np.array([3, 2000]))
 
 
 # ---------------------------------------------------------------- vector files written block by block

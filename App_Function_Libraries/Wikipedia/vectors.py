@@ -11,7 +11,7 @@ Search for one float query (unit length):
 from __future__ import annotations
 
 import mmap
-import threading
+import os
 from pathlib import Path
 
 import numpy as np
@@ -21,17 +21,16 @@ from App_Function_Libraries.Wikipedia.layout import IndexCorrupt
 from App_Function_Libraries.Wikipedia.signscan import SignScan
 from App_Function_Libraries.Wikipedia.vector_files import USEARCH_MAGIC
 
-# At most about this much of a big int8 file stays mapped into the process (the whole file when smaller: a
-# million 384-d rows take 366 MiB). Linux maps up to FAULT_AROUND_BYTES of cached pages around each page a
-# read faults in, so random reads would leave most of a cached file resident in the process: after rows
-# whose surroundings could add up to the limit, the mapped pages are dropped from the process (they stay
-# in the page cache, where the next read of them finds them).
-INT8_MAPPED_MAX = 384 * 1024 * 1024
-FAULT_AROUND_BYTES = 65_536
+# An int8 file up to this size (a million 384-d rows take 366 MiB) is memory-mapped and read through the
+# map: fastest once its pages are mapped. A bigger one is read row by row with pread: Linux maps up to 64
+# KiB of cached pages around each page a read of a map faults in, so random reads would leave most of a
+# cached 17 GB file resident in the process, and each fault costs more than a read (41M rows, 2,733 cached
+# rows read again: 19 ms of CPU through the map, 11 ms with pread).
+INT8_MAP_MAX = 384 * 1024 * 1024
 # An int8 file this big (10 million 384-d rows) is unlikely to stay in the page cache: each read first asks
-# the kernel for all its rows' pages (madvise WILLNEED), so that the disk reads them at once rather than
-# one fault after another (1,000 uncached rows of the 41M-row file on this machine: 95 -> 31 ms). It costs
-# about 1.5 ms per 1,000 rows when they are cached.
+# the kernel for all its rows (posix_fadvise WILLNEED), so that the disk reads them at once rather than one
+# after another (1,000 uncached rows of the 41M-row file on this machine: 95 -> 31 ms). It costs about
+# 1.5 ms per 1,000 rows when they are cached.
 INT8_PREFETCH_MIN = 4 * 1024 ** 3
 # The sign scan passes at least one row in this many to int8 rescoring: a big index needs more candidates
 # for the same recall (41M Gaussian rows, neighbour recall@10 against exact int8 search with 1,000
@@ -41,8 +40,8 @@ ROWS_PER_INT8_CANDIDATE = 15_000
 
 class PositionalInt8Store:
     """int8 vectors read by row position straight from a usearch file whose slots are in key order (as
-    Quarry's builder writes it): the vector matrix at the start of the file is memory-mapped, nothing is
-    loaded."""
+    Quarry's builder writes it): the vector matrix at the start of the file is memory-mapped (a big file is
+    read row by row instead, see INT8_MAP_MAX), nothing is loaded."""
 
     def __init__(self, path: Path, count: int, dimension: int):
         try:
@@ -57,48 +56,41 @@ class PositionalInt8Store:
             fh.seek(end)
             if fh.read(len(USEARCH_MAGIC)) != USEARCH_MAGIC:
                 raise IndexCorrupt(f"{path}: not a usearch index file")
-        self.mapped, self.matrix = _map_rows(path, count, dimension)
-        size = len(self.mapped) if self.mapped is not None and hasattr(self.mapped, "madvise") else 0
-        self.bounded = size > INT8_MAPPED_MAX and hasattr(mmap, "MADV_DONTNEED")
-        self.prefetch = size >= INT8_PREFETCH_MIN and hasattr(mmap, "MADV_WILLNEED")
-        self.reach = 0  # bytes the reads since the last drop may have mapped
-        self.lock = threading.Lock()
+        self.path, self.count, self.dimension = path, count, dimension
+        self.file = path.open("rb", buffering=0) if size > INT8_MAP_MAX and hasattr(os, "pread") else None
+        self.matrix = None if self.file is not None else _map_rows(path, count, dimension)
+        self.prefetch = self.file is not None and size >= INT8_PREFETCH_MIN and hasattr(os, "posix_fadvise")
+        if self.file is not None and hasattr(os, "posix_fadvise"):  # random rows: no reading ahead
+            os.posix_fadvise(self.file.fileno(), 0, 0, os.POSIX_FADV_RANDOM)
 
     def get(self, rows: np.ndarray) -> np.ndarray:
         order = np.argsort(rows)  # sorted reads walk the file forward
-        if self.prefetch:
-            self._prefetch(rows[order])
-        out = np.empty((len(rows), self.matrix.shape[1]), dtype=np.int8)
-        out[order] = np.take(self.matrix, rows[order], axis=0)
-        if self.bounded:
-            self._bound_mapped(len(rows))
+        out = np.empty((len(rows), self.dimension), dtype=np.int8)
+        out[order] = self._read(rows[order]) if self.file is not None else np.take(self.matrix, rows[order], axis=0)
         return out
 
-    def _prefetch(self, rows: np.ndarray) -> None:
-        width = self.matrix.shape[1]
-        for offset in (8 + rows.astype(np.int64) * width).tolist():
-            start = offset - offset % mmap.PAGESIZE
-            self.mapped.madvise(mmap.MADV_WILLNEED, start, offset + width - start)
-
-    def _bound_mapped(self, rows: int) -> None:
-        with self.lock:
-            self.reach += rows * (FAULT_AROUND_BYTES + self.matrix.shape[1])
-            if self.reach < INT8_MAPPED_MAX:
-                return
-            self.reach = 0
-            self.mapped.madvise(mmap.MADV_DONTNEED)  # file pages: dropped from the process, not from the cache
+    def _read(self, rows: np.ndarray) -> np.ndarray:
+        fd, width = self.file.fileno(), self.dimension
+        offsets = (8 + rows.astype(np.int64) * width).tolist()
+        if self.prefetch:
+            for offset in offsets:
+                os.posix_fadvise(fd, offset, width, os.POSIX_FADV_WILLNEED)
+        data = b"".join([os.pread(fd, width, offset) for offset in offsets])
+        if len(data) != len(offsets) * width:
+            raise IndexCorrupt(f"{self.path} is shorter than its {self.count} int8 vectors; rebuild the index")
+        return np.frombuffer(data, np.int8).reshape(len(offsets), width)
 
 
-def _map_rows(path: Path, count: int, dimension: int) -> tuple[mmap.mmap | None, np.ndarray]:
-    """The memory map and the (count, dimension) int8 matrix after the 8-byte header in it, read-only. Reads
-    are random (a few hundred rows per query), so the kernel is told not to read ahead around each one."""
+def _map_rows(path: Path, count: int, dimension: int) -> np.ndarray:
+    """The (count, dimension) int8 matrix after the 8-byte header, memory-mapped read-only. Reads are random
+    (a few hundred rows per query), so the kernel is told not to read ahead around each one."""
     if count == 0:
-        return None, np.zeros((0, dimension), dtype=np.int8)
+        return np.zeros((0, dimension), dtype=np.int8)
     with path.open("rb") as fh:
         mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
     if hasattr(mapped, "madvise") and hasattr(mmap, "MADV_RANDOM"):
         mapped.madvise(mmap.MADV_RANDOM)
-    return mapped, np.frombuffer(mapped, dtype=np.int8, count=count * dimension, offset=8).reshape(count, dimension)
+    return np.frombuffer(mapped, dtype=np.int8, count=count * dimension, offset=8).reshape(count, dimension)
 
 
 class KeyedInt8Store:
