@@ -282,7 +282,10 @@ def test_a_big_int8_file_is_read_row_by_row_and_never_mapped(folder, monkeypatch
     assert mapped_kib(int8_path) > 0
     del small
     assert mapped_kib(int8_path) == 0
-    monkeypatch.setattr(vectors, "INT8_MAP_MAX", 64 * 1024)  # below the file's size (3000 x 64 + graph)
+    monkeypatch.setattr(vectors, "INT8_MAP_MAX", ROWS * DIM + 1000)  # the vectors fit, the file with its graph not
+    assert (path / USEARCH_FILE).stat().st_size > vectors.INT8_MAP_MAX
+    assert PositionalInt8Store(int8_path, ROWS, DIM).file is None  # as a million 384-d rows: mapped
+    monkeypatch.setattr(vectors, "INT8_MAP_MAX", 64 * 1024)  # below the vectors' size (3000 x 64 bytes)
     big = PositionalInt8Store(int8_path, ROWS, DIM)
     assert big.file is not None and not big.prefetch
     for start in range(0, ROWS, 50):

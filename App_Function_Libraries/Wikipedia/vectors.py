@@ -21,13 +21,13 @@ from App_Function_Libraries.Wikipedia.layout import IndexCorrupt
 from App_Function_Libraries.Wikipedia.signscan import SignScan
 from App_Function_Libraries.Wikipedia.vector_files import USEARCH_MAGIC
 
-# An int8 file up to this size (a million 384-d rows take 366 MiB) is memory-mapped and read through the
-# map: fastest once its pages are mapped. A bigger one is read row by row with pread: Linux maps up to 64
+# int8 vectors up to this size (a million 384-d rows take 366 MiB) are memory-mapped and read through the
+# map: fastest once its pages are mapped. More are read row by row with pread: Linux maps up to 64
 # KiB of cached pages around each page a read of a map faults in, so random reads would leave most of a
 # cached 17 GB file resident in the process, and each fault costs more than a read (41M rows, 2,733 cached
 # rows read again: 19 ms of CPU through the map, 11 ms with pread).
 INT8_MAP_MAX = 384 * 1024 * 1024
-# An int8 file this big (10 million 384-d rows) is unlikely to stay in the page cache: each read first asks
+# int8 vectors this big (10 million 384-d rows) are unlikely to stay in the page cache: each read first asks
 # the kernel for all its rows (posix_fadvise WILLNEED), so that the disk reads them at once rather than one
 # after another (1,000 uncached rows of the 41M-row file on this machine: 95 -> 31 ms). It costs about
 # 1.5 ms per 1,000 rows when they are cached.
@@ -57,9 +57,10 @@ class PositionalInt8Store:
             if fh.read(len(USEARCH_MAGIC)) != USEARCH_MAGIC:
                 raise IndexCorrupt(f"{path}: not a usearch index file")
         self.path, self.count, self.dimension = path, count, dimension
-        self.file = path.open("rb", buffering=0) if size > INT8_MAP_MAX and hasattr(os, "pread") else None
+        vectors = count * dimension  # bytes of int8 vectors (the file also holds usearch's graph)
+        self.file = path.open("rb", buffering=0) if vectors > INT8_MAP_MAX and hasattr(os, "pread") else None
         self.matrix = None if self.file is not None else _map_rows(path, count, dimension)
-        self.prefetch = self.file is not None and size >= INT8_PREFETCH_MIN and hasattr(os, "posix_fadvise")
+        self.prefetch = self.file is not None and vectors >= INT8_PREFETCH_MIN and hasattr(os, "posix_fadvise")
         if self.file is not None and hasattr(os, "posix_fadvise"):  # random rows: no reading ahead
             os.posix_fadvise(self.file.fileno(), 0, 0, os.POSIX_FADV_RANDOM)
 
