@@ -83,8 +83,8 @@ class Shard:
 
     def __del__(self):
         if getattr(self, "borrowed", None) is not None:
-            self.index.ntotal = self.index.ntotal2 = 0
-            self.borrowed.release()
+            self.borrowed.release()  # first: nothing but writes to the table, so it runs even at interpreter exit
+            self.index.ntotal = self.index.ntotal2 = 0  # an index kept by someone else then holds no rows
 
 
 class _BorrowedCodes:
