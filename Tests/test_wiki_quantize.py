@@ -7,7 +7,8 @@ import pytest
 from App_Function_Libraries.Wikipedia import quantize, signscan
 from App_Function_Libraries.Wikipedia.builder import write_vector_indexes
 from App_Function_Libraries.Wikipedia.layout import FAISS_FILE, USEARCH_FILE, IndexCorrupt
-from App_Function_Libraries.Wikipedia.signscan import SignScan, map_binary_codes
+from App_Function_Libraries.Wikipedia.signscan import SignScan
+from App_Function_Libraries.Wikipedia.vector_files import map_binary_codes
 from App_Function_Libraries.Wikipedia.vectors import KeyedInt8Store, PositionalInt8Store, VectorIndex
 
 
@@ -63,7 +64,7 @@ def test_sharded_sign_scan_keeps_the_same_rows_as_one_shard(monkeypatch):
     calib = quantize.calibrate(v)
     one = SignScan(quantize.to_ubinary(v), calib.binary_scale, threads=1)
     three = SignScan(quantize.to_ubinary(v), calib.binary_scale, threads=3)
-    assert len(one.shards) == 1 and len(three.shards) == 3 and three.shards[1][0] % 32 == 0
+    assert len(one.shards) == 1 and len(three.shards) == 3 and three.shards[1].start % 32 == 0
     for seed in range(10):
         q = unit_vectors(1, seed=200 + seed)[0]
         rows1, scores1 = one.search(q, 100)
@@ -95,6 +96,19 @@ def test_staged_search_finds_the_exact_neighbours(vector_folder):
     assert hits / 200 >= 0.9  # int8 ties at the 10th place cost a little; the bench measures the real thing
     rows, _ = index.search(v[42], 5, 5)
     assert rows[0] == 42
+
+
+def test_a_big_index_passes_more_rows_to_int8_rescoring(vector_folder, monkeypatch):
+    from App_Function_Libraries.Wikipedia import vectors
+    folder, v, calib = vector_folder
+    index = VectorIndex(map_binary_codes(folder / FAISS_FILE), PositionalInt8Store(folder / USEARCH_FILE, 3000, 64),
+                        calib)
+    asked, real = [], index.scan.search
+    monkeypatch.setattr(index.scan, "search", lambda q, k, rescore=None: asked.append(k) or real(q, k, rescore))
+    index.search(v[0], 10, 40)
+    monkeypatch.setattr(vectors, "ROWS_PER_INT8_CANDIDATE", 10)  # 3,000 rows: at least 300 candidates
+    rows, _ = index.search(v[0], 10, 40)
+    assert asked == [40, 300] and rows[0] == 0
 
 
 def test_positional_and_keyed_int8_reads_agree(vector_folder):
@@ -173,8 +187,7 @@ def test_sharded_search_check_fails_when_a_shard_rescores_wrongly(vector_folder,
 
 
 def test_a_big_index_is_packed_in_bounded_shards_taken_in_turn_by_the_threads(monkeypatch):
-    """No shard over MAX_SHARD_ROWS (packing one needs a second copy of its codes); more shards than threads
-    still give the same rows as one shard."""
+    """No shard over MAX_SHARD_ROWS; more shards than threads still give the same rows as one shard."""
     monkeypatch.setattr(signscan, "MIN_SHARD_ROWS", 200)
     monkeypatch.setattr(signscan, "MAX_SHARD_ROWS", 640)
     for threads in (1, 2):
@@ -186,7 +199,7 @@ def test_a_big_index_is_packed_in_bounded_shards_taken_in_turn_by_the_threads(mo
     one = SignScan(quantize.to_ubinary(v), calib.binary_scale, threads=1)
     two = SignScan(quantize.to_ubinary(v), calib.binary_scale, threads=2)
     assert len(one.shards) >= 5 and len(two.shards) % 2 == 0 and two.workers.threads == 2
-    assert all(index.ntotal <= 640 for _, index in one.shards + two.shards)
+    assert all(shard.index.ntotal <= 640 for shard in one.shards + two.shards)
     q = unit_vectors(1, seed=300)[0]
     rows1, scores1 = one.search(q, 100)
     rows2, scores2 = two.search(q, 100)

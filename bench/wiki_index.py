@@ -21,6 +21,9 @@ measured against); Quarry's default search with 1 and with --threads threads (de
 default, one per CPU up to 8); and the issue's two-stage design for reference. Neighbour recall@10 is
 measured against the exact top 10.
 
+The full size (41 million passages, built in bounded memory, opened from the packed-codes cache) is
+simulated by bench/wiki_full.py.
+
 Memory: each index is opened and queried in a fresh child process, and its resident memory is the growth
 of that process's anonymous resident memory (RssAnon in /proc/self/status) while the index is opened. Quarry's int8 vectors stay in a memory-mapped file: the
 pages a query touches are file-backed page cache that the kernel may drop at any time, so they are not
@@ -240,7 +243,7 @@ def neighbour_recall(found: np.ndarray, exact: np.ndarray) -> float:
 
 def open_quarry(folder: Path, n: int, dim: int, threads: int):
     from App_Function_Libraries.Wikipedia.layout import FAISS_FILE, USEARCH_FILE
-    from App_Function_Libraries.Wikipedia.signscan import map_binary_codes
+    from App_Function_Libraries.Wikipedia.vector_files import map_binary_codes
     from App_Function_Libraries.Wikipedia.vectors import PositionalInt8Store, VectorIndex
     calib = quantize.Calibration.from_dict(json.loads((folder / "calibration.json").read_text()))
     int8 = PositionalInt8Store(folder / USEARCH_FILE, n, dim)

@@ -5,8 +5,8 @@ grow one committed batch (CHUNK_ROWS passages) at a time, and `state.json` recor
 written. The int8 ranges are calibrated on the first CALIBRATION_ROWS embeddings: until then each batch's
 float embeddings are committed to `floats.bin`, and once enough are in, they are calibrated and quantized
 in one go. An interrupted build started again with the same input and model resumes from the last
-committed batch. The faiss and usearch files, the FTS table and the manifest are written at the end, then
-moved into `<out>`.
+committed batch. The faiss and usearch files, the sign codes packed for the fast scan (packed.py), the FTS
+table and the manifest are written at the end, then moved into `<out>`.
 """
 from __future__ import annotations
 
@@ -21,20 +21,18 @@ from typing import Callable
 import numpy as np
 
 from App_Function_Libraries.Wikipedia import quantize
-from App_Function_Libraries.Wikipedia.layout import (BUILD_DIR, FAISS_FILE, MANIFEST_FILE, STORE_FILE, USEARCH_FILE,
-                                                     BuildInputError, Manifest, index_files_in, library_versions)
+from App_Function_Libraries.Wikipedia.layout import (BUILD_DIR, FAISS_FILE, MANIFEST_FILE, PACKED_FILE, STORE_FILE,
+                                                     USEARCH_FILE, BuildInputError, Manifest, index_files_in,
+                                                     library_versions)
+from App_Function_Libraries.Wikipedia.packed import load_packed
 from App_Function_Libraries.Wikipedia.readers import InputPassage, count_passages, iter_passages
 from App_Function_Libraries.Wikipedia.store import NewPassage, PassageStoreWriter
+from App_Function_Libraries.Wikipedia.vector_files import map_binary_codes, write_flat_binary, write_usearch_int8
 
 Progress = Callable[[int, int | None], None]  # (rows done, total rows or None)
 CHUNK_ROWS = 256  # passages per committed batch (and per progress report)
 FLOATS_FILE = "floats.bin"
 CALIBRATION_ROWS = 10_000
-# The usearch file serves as a memory-mapped int8 store that Quarry reads by row; its HNSW graph is never
-# walked, so it is built thin (and single-threaded, which keeps slots in key order).
-USEARCH_CONNECTIVITY = 3
-USEARCH_EXPANSION_ADD = 4
-FAISS_ADD_ROWS = 1_000_000
 
 
 @dataclass
@@ -238,11 +236,15 @@ class IndexBuilder:
         bits = np.memmap(self.work / "ubinary.bin", dtype=np.uint8, mode="r", shape=(n, dim // 8))
         int8 = np.memmap(self.work / "int8.bin", dtype=np.int8, mode="r", shape=(n, dim))
         write_vector_indexes(self.work, bits, int8)
+        load_packed(map_binary_codes(self.work / FAISS_FILE), self.work / FAISS_FILE)  # the first open reads it
 
     def _install(self, state: _State, documents: int) -> None:
         (self.out / MANIFEST_FILE).unlink(missing_ok=True)  # an old manifest must not describe new files
+        (self.out / PACKED_FILE).unlink(missing_ok=True)  # nor an old index's packed codes take the disk
         for name in (FAISS_FILE, USEARCH_FILE, STORE_FILE):
             (self.work / name).replace(self.out / name)
+        if (self.work / PACKED_FILE).exists():  # absent where it could not be written
+            (self.work / PACKED_FILE).replace(self.out / PACKED_FILE)
         Manifest(model=self.model_label, dimension=state.dimension, count=state.rows_done, documents=documents,
                  query_prompt=self.query_prompt, calibration=state.calibration, int8_rows_in_key_order=True,
                  fts=self.fts, source=str(self.input), demo=self.demo, versions=library_versions()).save(self.out)
@@ -251,21 +253,9 @@ class IndexBuilder:
 
 def write_vector_indexes(folder: Path, bits: np.ndarray, int8: np.ndarray) -> None:
     """faiss-ubinary.index (row id = row) and usearch-int8.index (key = row, slots in key order) in folder,
-    from (n, dim/8) packed bits and (n, dim) int8 codes (arrays or memory maps, read in blocks)."""
-    import faiss
-    from usearch.index import Index
-    n, dim = int8.shape
-    binary = faiss.IndexBinaryFlat(dim)
-    for start in range(0, n, FAISS_ADD_ROWS):
-        binary.add(np.ascontiguousarray(bits[start:start + FAISS_ADD_ROWS]))
-    faiss.write_index_binary(binary, str(folder / FAISS_FILE))
-    del binary
-    index = Index(ndim=dim, metric="ip", dtype="i8", connectivity=USEARCH_CONNECTIVITY,
-                  expansion_add=USEARCH_EXPANSION_ADD)
-    for start in range(0, n, FAISS_ADD_ROWS):
-        block = np.ascontiguousarray(int8[start:start + FAISS_ADD_ROWS])
-        index.add(np.arange(start, start + len(block), dtype=np.uint64), block, threads=1)
-    index.save(str(folder / USEARCH_FILE))
+    from (n, dim/8) packed bits and (n, dim) int8 codes (arrays or memory maps), written block by block."""
+    write_flat_binary(folder / FAISS_FILE, bits)
+    write_usearch_int8(folder / USEARCH_FILE, int8)
 
 
 def build_index(input_path, out_dir, embedder=None, fmt: str = "auto", force: bool = False, **kwargs) -> BuildReport:

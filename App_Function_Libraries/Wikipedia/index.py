@@ -17,7 +17,8 @@ from App_Function_Libraries.Wikipedia import quantize
 from App_Function_Libraries.Wikipedia.layout import (FAISS_FILE, STORE_FILE, USEARCH_FILE, IndexCorrupt, IndexMissing,
                                                      Manifest, ModelMismatch, QueryError, is_compat_index,
                                                      is_quarry_index)
-from App_Function_Libraries.Wikipedia.signscan import auto_threads, map_binary_codes
+from App_Function_Libraries.Wikipedia.signscan import auto_threads
+from App_Function_Libraries.Wikipedia.vector_files import map_binary_codes
 from App_Function_Libraries.Wikipedia.vectors import KeyedInt8Store, PositionalInt8Store, VectorIndex
 
 
@@ -91,7 +92,8 @@ class WikiIndex:
         calib = (quantize.Calibration.from_dict(manifest.calibration) if manifest.calibration
                  else quantize.plain_calibration(manifest.dimension))
         store = PassageStore(folder / STORE_FILE)
-        return cls(folder, VectorIndex(codes, int8, calib, threads), store, manifest, embedder)
+        vectors = VectorIndex(codes, int8, calib, threads, folder / FAISS_FILE)
+        return cls(folder, vectors, store, manifest, embedder)
 
     @classmethod
     def _open_compat(cls, folder: Path, embedder, threads: int) -> "WikiIndex":
@@ -104,7 +106,7 @@ class WikiIndex:
         if store.count() != len(codes):
             raise IndexCorrupt(f"{folder}: the text dataset has {store.count()} passages, the binary index "
                                f"{len(codes)}")
-        vectors = VectorIndex(codes, int8, quantize.plain_calibration(dimension), threads)
+        vectors = VectorIndex(codes, int8, quantize.plain_calibration(dimension), threads, folder / FAISS_FILE)
         return cls(folder, vectors, store, None, embedder)
 
     @property

@@ -5,6 +5,8 @@ A Quarry index folder holds:
   usearch-int8.index    usearch index of int8 vectors; key = passage row (stored in key order)
   passages.sqlite       passage text, documents (title, url) and an FTS5 table
   manifest.json         model, dimension, count, quantization calibration, query prompt, versions
+  faiss-ubinary.fastscan  the sign bits in faiss's fast-scan layout, a cache checked against the faiss file
+                        (packed.py): written by the build or at the first open, rebuilt when stale
 A folder laid out like the public wikipedia-2023-11-en-index (no manifest, document-url-mappings.sqlite and
 a text dataset instead of passages.sqlite) is read by compat.py.
 """
@@ -17,6 +19,7 @@ from pathlib import Path
 
 FAISS_FILE = "faiss-ubinary.index"
 USEARCH_FILE = "usearch-int8.index"
+PACKED_FILE = "faiss-ubinary.fastscan"  # packed.packed_path(FAISS_FILE)
 STORE_FILE = "passages.sqlite"
 MANIFEST_FILE = "manifest.json"
 COMPAT_MAPPING_FILE = "document-url-mappings.sqlite"

@@ -12,38 +12,35 @@ best k, and the union's best k is exactly the unsharded search's best k (the loo
 scores, depend only on the query). No shard is larger than MAX_SHARD_ROWS, so a big index has more shards
 than threads, taken in turn by the threads.
 
-The codes are read from the faiss file through a memory map and packed one shard at a time: packing passes
-through a plain copy of that shard's codes, so opening holds at most one shard's codes twice (48 MiB for a
-million 384-bit rows), never the whole index's.
+The codes are packed into faiss's fast-scan layout once and kept next to the index (packed.py); each
+shard's faiss index reads its rows' packed bytes where they lie (the memory-mapped cache file, or memory
+when no cache can be written): its code table is pointed at them rather than filled with a copy (see
+`_BorrowedCodes`), so opening copies nothing and the codes take no anonymous memory.
 """
 from __future__ import annotations
 
+import ctypes
+import functools
 import itertools
 import os
-import struct
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
-from App_Function_Libraries.Wikipedia.layout import IndexCorrupt
+from App_Function_Libraries.Wikipedia.packed import BLOCK_ROWS, PackedCodes, blocks, load_packed
 
-FLAT_BINARY_FOURCC = b"IBxF"
-# fourcc, d, code_size, ntotal, is_trained, metric_type, then the code vector's byte count
-FLAT_BINARY_HEADER = struct.Struct("<4siiqbiQ")
-BLOCK_ROWS = 32  # faiss fast-scan packs codes in blocks of 32 rows
 MIN_SHARD_ROWS = 65_536  # smaller shards cost more in thread hand-offs than they save
-MAX_SHARD_ROWS = 1 << 20  # bounds the memory packing a shard needs on top of the index (see above)
-PACK_ROWS = 65_536
+# An index bigger than threads x this gets more shards than threads, taken in turn. Each shard costs CPU of
+# its own per query (its top k, merged): 41M rows on 2 threads in 40 shards of 2^20 rows took 112 ms of CPU
+# per query against 98 ms in 2 shards, with no better wall time, so shards are this big.
+MAX_SHARD_ROWS = 1 << 26
 MAX_AUTO_THREADS = 8
 # With a rescoring step, each shard rescores its best k / shards x this many rows itself (the merge keeps
 # about k / shards of each shard's rows; the few more it keeps from one are rescored after the merge)
 RESCORE_AHEAD = 1.1
 Rescore = Callable[[np.ndarray], np.ndarray]  # rows -> their scores by a finer measure
-# byte -> the same byte with its nibbles swapped: faiss reads a code byte's low nibble first, packbits
-# puts the first of 8 dimensions in the high bits
-_NIBBLE_SWAP = ((np.arange(256) & 0x0F) << 4 | (np.arange(256) >> 4)).astype(np.uint8)
 
 
 def auto_threads() -> int:
@@ -55,28 +52,6 @@ def auto_threads() -> int:
     return max(1, min(cpus, MAX_AUTO_THREADS))
 
 
-def map_binary_codes(path: Path) -> np.ndarray:
-    """The (rows, bytes) packed sign bits of a faiss IndexBinaryFlat file, memory-mapped read-only."""
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(FLAT_BINARY_HEADER.size)
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise IndexCorrupt(f"{path} is missing") from None
-    except OSError as exc:
-        raise IndexCorrupt(f"{path} is unreadable ({exc})") from exc
-    if len(head) < FLAT_BINARY_HEADER.size or not head.startswith(FLAT_BINARY_FOURCC):
-        raise IndexCorrupt(f"{path} is not a readable faiss binary index (expected a flat binary index, "
-                           f"IndexBinaryFlat)")
-    _, dim, width, count, _, _, nbytes = FLAT_BINARY_HEADER.unpack(head)
-    if dim <= 0 or dim != width * 8 or count < 0 or nbytes != count * width or \
-            size < FLAT_BINARY_HEADER.size + nbytes:
-        raise IndexCorrupt(f"{path}: the header ({count} x {dim} bits) does not match the file; rebuild the index")
-    if count == 0:
-        return np.zeros((0, width), dtype=np.uint8)
-    return np.memmap(path, dtype=np.uint8, mode="r", offset=FLAT_BINARY_HEADER.size, shape=(count, width))
-
-
 def sign_centroids(binary_scale: np.ndarray) -> np.ndarray:
     """(dim/4, 16, 4) float32: for each 4-dimension group, the 16 sign patterns (the nibble's bit 3 is the
     group's first dimension) times the dimensions' scales."""
@@ -86,21 +61,71 @@ def sign_centroids(binary_scale: np.ndarray) -> np.ndarray:
     return (signs[None, :, :] * scale[:, None, :]).astype(np.float32)
 
 
-def fast_scan_index(codes: np.ndarray, centroids: np.ndarray):
-    """A faiss IndexPQFastScan holding `codes` (rows of packed sign bits), scoring inner products."""
+class Shard:
+    """One shard's faiss IndexPQFastScan over rows [start, end) of the packed codes, which it reads in place
+    when faiss's code table could be pointed at them (else it holds a copy)."""
+
+    def __init__(self, packed: PackedCodes, start: int, end: int, centroids: np.ndarray):
+        import faiss
+        self.start, self.end = start, end
+        width = packed.width
+        flat = faiss.IndexPQ(width * 8, width * 2, 4, faiss.METRIC_INNER_PRODUCT)
+        faiss.copy_array_to_vector(centroids.ravel(), flat.pq.centroids)
+        flat.is_trained = True
+        self.index = faiss.IndexPQFastScan(flat, BLOCK_ROWS)  # no rows: an empty code table
+        data = packed.rows_slice(start, end)
+        self.borrowed = _BorrowedCodes.point(self.index, data)
+        if self.borrowed is None:
+            self.index.codes.resize(len(data))
+            faiss.rev_swig_ptr(self.index.codes.get(), len(data))[:] = data
+        self.index.ntotal = end - start
+        self.index.ntotal2 = blocks(end - start) * BLOCK_ROWS
+
+    def __del__(self):
+        if getattr(self, "borrowed", None) is not None:
+            self.borrowed.release()  # first: nothing but writes to the table, so it runs even at interpreter exit
+            self.index.ntotal = self.index.ntotal2 = 0  # an index kept by someone else then holds no rows
+
+
+class _BorrowedCodes:
+    """faiss keeps a fast-scan index's codes in an AlignedTable<uint8_t>: {{T* ptr; size_t capacity}; size_t
+    size}, which faiss's Python API can only fill with a copy. Here the three words are set to point at bytes
+    the index does not own (the memory-mapped cache), and cleared before faiss would free them. The layout is
+    checked first on a table faiss itself filled (and the result after each pointing); where it differs, the
+    caller copies instead."""
+
+    def __init__(self, words, data: np.ndarray):
+        self.words, self.data = words, data  # data: keeps the mapped bytes alive while faiss reads them
+
+    @classmethod
+    def point(cls, index, data: np.ndarray) -> "_BorrowedCodes | None":
+        import faiss
+        if not data.size or not _table_layout_is_known():
+            return None
+        words = (ctypes.c_size_t * 3).from_address(int(index.codes.this))
+        if tuple(words) != (0, 0, 0):
+            return None
+        words[0], words[1], words[2] = data.ctypes.data, data.size, data.size
+        borrowed = cls(words, data)
+        if index.codes.size() != data.size or \
+                faiss.rev_swig_ptr(index.codes.get(), data.size).ctypes.data != data.ctypes.data:
+            borrowed.release()
+            return None
+        return borrowed
+
+    def release(self) -> None:
+        """Clear the table: faiss then frees nothing (the index's destructor frees a null pointer)."""
+        self.words[0] = self.words[1] = self.words[2] = 0
+
+
+@functools.cache
+def _table_layout_is_known() -> bool:
     import faiss
-    rows, width = codes.shape
-    subquantizers = width * 2
-    flat = faiss.IndexPQ(width * 8, subquantizers, 4, faiss.METRIC_INNER_PRODUCT)
-    faiss.copy_array_to_vector(centroids.ravel(), flat.pq.centroids)
-    flat.is_trained = True
-    if rows:
-        flat.codes.resize(rows * width)
-        target = faiss.rev_swig_ptr(flat.codes.data(), rows * width).reshape(rows, width)
-        for start in range(0, rows, PACK_ROWS):
-            np.take(_NIBBLE_SWAP, codes[start:start + PACK_ROWS], out=target[start:start + PACK_ROWS])
-        flat.ntotal = rows
-    return faiss.IndexPQFastScan(flat, BLOCK_ROWS)  # packs the codes into fast-scan blocks
+    probe = faiss.AlignedTableUint8()
+    probe.resize(100)
+    words = (ctypes.c_size_t * 3).from_address(int(probe.this))
+    address = faiss.rev_swig_ptr(probe.get(), 100).ctypes.data
+    return words[0] == address and words[1] >= 100 and words[2] == 100
 
 
 def shard_bounds(rows: int, threads: int) -> list[tuple[int, int]]:
@@ -146,11 +171,13 @@ class Workers:
 class SignScan:
     """The float query against every row's sign bits; `search` gives the best k rows."""
 
-    def __init__(self, codes: np.ndarray, binary_scale: np.ndarray, threads: int = 1):
+    def __init__(self, codes: np.ndarray, binary_scale: np.ndarray, threads: int = 1, source: Path | None = None):
+        """codes: (rows, dim/8) packed sign bits; source: the faiss file they are read from, next to which
+        their fast-scan packing is cached (None: packed in memory)."""
         centroids = sign_centroids(binary_scale)
         self.count = len(codes)
-        self.shards = [(start, fast_scan_index(codes[start:end], centroids))
-                       for start, end in shard_bounds(self.count, threads)]
+        self.packed = load_packed(codes, source)
+        self.shards = [Shard(self.packed, start, end, centroids) for start, end in shard_bounds(self.count, threads)]
         self.workers = Workers(min(max(1, threads), len(self.shards)))
 
     def search(self, query: np.ndarray, k: int, rescore: Rescore | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -179,14 +206,13 @@ class SignScan:
         self.workers.close()
 
 
-def _search_shard(shard, q: np.ndarray, k: int, rescore: Rescore | None,
+def _search_shard(shard: Shard, q: np.ndarray, k: int, rescore: Rescore | None,
                   ahead: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(rows, sign scores, rescored scores or NaN) of one shard's best k rows; the first `ahead` of them
     (faiss returns them best first) are rescored."""
-    start, index = shard
-    scores, rows = index.search(q, min(k, index.ntotal))
+    scores, rows = shard.index.search(q, min(k, shard.end - shard.start))
     found = rows[0] >= 0
-    rows, scores = rows[0][found] + start, scores[0][found]
+    rows, scores = rows[0][found] + shard.start, scores[0][found]
     rescored = np.full(len(rows), np.nan, dtype=np.float32)
     if ahead:
         rescored[:ahead] = rescore(rows[:ahead])

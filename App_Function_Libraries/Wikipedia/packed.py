@@ -1,0 +1,229 @@
+"""The sign codes in faiss's fast-scan layout, packed once and kept on disk next to the index.
+
+faiss's fast-scan kernels read codes packed in blocks of 32 rows: in each block, for every pair of 4-bit
+sub-quantizers, the 32 rows' nibbles are interleaved the way the SIMD lookups want them. Packing is a
+shuffle that costs about 0.2 s per million 384-bit rows (8 s for the 41 million passages of Wikipedia),
+and the packed codes take as many bytes as the codes (rows rounded up to 32). So they are packed once into
+`faiss-ubinary.fastscan` next to the faiss file and memory-mapped at every later open: opening costs a
+few checks, and the packed codes are file pages the kernel shares and may reclaim, not anonymous memory.
+
+Blocks are packed independently, so the packed codes of rows [a, b) (a a multiple of 32) are blocks
+a/32 .. ceil(b/32) of the whole: one file serves any shard bounds and any thread count.
+
+The file: HEADER_BYTES of header (MAGIC, then JSON: layout version, faiss version, rows, row width, and the
+faiss file's size, modification time and a hash of its first and last HASH_BYTES), then the packed blocks.
+At open it is checked against the faiss file: the header must match, the size must be exact, and
+SAMPLE_BLOCKS blocks spread over the file are packed again from the faiss file and compared. A missing,
+stale, truncated or corrupt file is rebuilt (a temporary file renamed into place); where none can be
+written (a read-only folder, a full disk) the codes are packed in memory, as every open did before.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import mmap
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+from App_Function_Libraries.Wikipedia.vector_files import FLAT_BINARY_HEADER
+
+log = logging.getLogger(__name__)
+
+BLOCK_ROWS = 32  # faiss fast-scan packs codes in blocks of 32 rows
+PACK_ROWS = 65_536  # rows packed at a time (a multiple of BLOCK_ROWS): bounds the memory packing needs
+PACKED_SUFFIX = ".fastscan"  # faiss-ubinary.index -> faiss-ubinary.fastscan
+MAGIC = b"QUARRY-FASTSCAN\n"
+LAYOUT_VERSION = 1  # the nibble order below and this file's format; a change rebuilds every cache
+HEADER_BYTES = 4096  # the packed blocks start on a page boundary
+HASH_BYTES = 65_536
+SAMPLE_BLOCKS = 256
+ALIGN = 64  # bytes: the start of codes faiss reads with SIMD loads
+# byte -> the same byte with its nibbles swapped: faiss reads a code byte's low nibble first, packbits
+# puts the first of 8 dimensions in the high bits
+_NIBBLE_SWAP = ((np.arange(256) & 0x0F) << 4 | (np.arange(256) >> 4)).astype(np.uint8)
+
+
+@dataclass
+class PackedCodes:
+    """The fast-scan blocks of an index's codes: `data` holds blocks(rows) x block_bytes(width) bytes."""
+    data: np.ndarray  # 1-D uint8, memory-mapped from the cache file or in memory
+    rows: int
+    width: int  # bytes of sign bits per row
+    origin: str  # "cache" (read from the file), "written" (packed now into the file), "memory"
+
+    def rows_slice(self, start: int, end: int) -> np.ndarray:
+        """The packed bytes of rows [start, end); start must be a multiple of BLOCK_ROWS."""
+        if start % BLOCK_ROWS:
+            raise ValueError(f"a shard must start on a block of {BLOCK_ROWS} rows, not at row {start}")
+        size = block_bytes(self.width)
+        return self.data[start // BLOCK_ROWS * size:blocks(end) * size]
+
+
+def blocks(rows: int) -> int:
+    return -(-rows // BLOCK_ROWS)
+
+
+def block_bytes(width: int) -> int:
+    return BLOCK_ROWS * width
+
+
+def packed_path(faiss_path: Path) -> Path:
+    return faiss_path.with_suffix(PACKED_SUFFIX)
+
+
+# ---------------------------------------------------------------- packing
+
+def pack_rows(codes: np.ndarray) -> np.ndarray:
+    """The fast-scan blocks of (rows, width) packed sign bits, as faiss packs them (rows padded with zero
+    codes to a multiple of 32), 1-D uint8."""
+    import faiss
+    rows, width = codes.shape
+    if rows == 0:
+        return np.zeros(0, np.uint8)
+    flat = faiss.IndexPQ(width * 8, width * 2, 4, faiss.METRIC_INNER_PRODUCT)
+    flat.is_trained = True
+    flat.codes.resize(rows * width)
+    np.take(_NIBBLE_SWAP, codes, out=faiss.rev_swig_ptr(flat.codes.data(), rows * width).reshape(rows, width))
+    flat.ntotal = rows
+    packed = faiss.IndexPQFastScan(flat, BLOCK_ROWS)
+    size = blocks(rows) * block_bytes(width)
+    if packed.codes.size() != size:
+        raise RuntimeError(f"faiss packed {rows} rows into {packed.codes.size()} bytes, expected {size}")
+    return faiss.rev_swig_ptr(packed.codes.get(), size).copy()
+
+
+def packed_chunks(codes: np.ndarray) -> Iterator[np.ndarray]:
+    """The fast-scan blocks of all rows, PACK_ROWS rows at a time."""
+    for start in range(0, len(codes), PACK_ROWS):
+        yield pack_rows(np.ascontiguousarray(codes[start:start + PACK_ROWS]))
+
+
+def aligned_empty(nbytes: int) -> np.ndarray:
+    """An uninitialised 1-D uint8 array whose data starts on an ALIGN-byte boundary."""
+    raw = np.empty(nbytes + ALIGN, np.uint8)
+    skip = -raw.ctypes.data % ALIGN
+    return raw[skip:skip + nbytes]
+
+
+def pack_in_memory(codes: np.ndarray) -> PackedCodes:
+    rows, width = codes.shape
+    data = aligned_empty(blocks(rows) * block_bytes(width))
+    at = 0
+    for chunk in packed_chunks(codes):
+        data[at:at + len(chunk)] = chunk
+        at += len(chunk)
+    return PackedCodes(data, rows, width, "memory")
+
+
+# ---------------------------------------------------------------- the cache file
+
+def load_packed(codes: np.ndarray, faiss_path: Path | None) -> PackedCodes:
+    """The packed codes of `codes` (the rows of the faiss file at faiss_path): memory-mapped from the cache
+    next to it when that is valid, else packed now and written there, else (no path, or the cache cannot
+    be written) packed in memory."""
+    if faiss_path is None or len(codes) == 0:
+        return pack_in_memory(codes)
+    cache = packed_path(faiss_path)
+    header = expected_header(codes, faiss_path)
+    mapped = _map_valid(cache, faiss_path, header)
+    if mapped is not None:
+        return PackedCodes(mapped, len(codes), codes.shape[1], "cache")
+    if cache.exists():
+        log.info("wikipedia: %s does not match %s (stale or damaged); packing the codes again", cache, faiss_path)
+    if write_cache(cache, codes, header):
+        mapped = _map_valid(cache, faiss_path, header)
+        if mapped is not None:
+            return PackedCodes(mapped, len(codes), codes.shape[1], "written")
+    return pack_in_memory(codes)
+
+
+def expected_header(codes: np.ndarray, faiss_path: Path) -> dict:
+    import faiss
+    stat = faiss_path.stat()
+    return {"layout": LAYOUT_VERSION, "faiss": faiss.__version__, "rows": int(codes.shape[0]),
+            "width": int(codes.shape[1]), "block_rows": BLOCK_ROWS, "source_bytes": stat.st_size,
+            "source_mtime_ns": stat.st_mtime_ns, "source_hash": _ends_hash(faiss_path, stat.st_size)}
+
+
+def _ends_hash(path: Path, size: int) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    with path.open("rb") as fh:
+        digest.update(fh.read(HASH_BYTES))
+        fh.seek(max(0, size - HASH_BYTES))
+        digest.update(fh.read(HASH_BYTES))
+    return digest.hexdigest()
+
+
+def _header_bytes(header: dict) -> bytes:
+    text = MAGIC + json.dumps(header, sort_keys=True).encode("ascii") + b"\n"
+    if len(text) > HEADER_BYTES:
+        raise ValueError("the packed-codes header does not fit")
+    return text.ljust(HEADER_BYTES, b"\0")
+
+
+def write_cache(cache: Path, codes: np.ndarray, header: dict) -> bool:
+    """Pack all rows into `cache` (a temporary file renamed into place); False when it cannot be written."""
+    tmp = cache.with_name(f".{cache.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    try:
+        with tmp.open("xb") as fh:
+            fh.write(_header_bytes(header))
+            for chunk in packed_chunks(codes):
+                fh.write(chunk)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, cache)
+        return True
+    except OSError as exc:
+        log.warning("wikipedia: cannot write the packed sign codes to %s (%s); packing them in memory at "
+                    "every open instead", cache, exc)
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+        return False
+
+
+def _map_valid(cache: Path, faiss_path: Path, header: dict) -> np.ndarray | None:
+    """The cache's packed blocks, memory-mapped, when it matches `header` and its sampled blocks match the
+    faiss file's codes packed again; else None (missing, stale, truncated or corrupt)."""
+    nbytes = blocks(header["rows"]) * block_bytes(header["width"])
+    try:
+        with cache.open("rb", buffering=0) as fh, faiss_path.open("rb", buffering=0) as source:
+            if fh.read(HEADER_BYTES) != _header_bytes(header) or \
+                    os.fstat(fh.fileno()).st_size != HEADER_BYTES + nbytes or not _samples_match(fh, source, header):
+                return None
+            mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    return np.frombuffer(mapped, np.uint8, count=nbytes, offset=HEADER_BYTES)
+
+
+def sample_blocks(count: int) -> np.ndarray:
+    """The blocks compared at open: SAMPLE_BLOCKS spread evenly, the first and last among them."""
+    return np.unique(np.linspace(0, count - 1, min(count, SAMPLE_BLOCKS)).round().astype(np.int64))
+
+
+def _samples_match(cache, source, header: dict) -> bool:
+    """Sampled blocks of the cache against the same rows of the faiss file, packed now. Read with plain reads
+    (a fault in a memory map of a cold file would read megabytes ahead around each block)."""
+    width = header["width"]
+    size = block_bytes(width)  # a block's rows take as many bytes in the faiss file as packed
+    picked = sample_blocks(blocks(header["rows"]))
+    rows = np.zeros((len(picked), size), np.uint8)  # zero codes pad a partial last block, as faiss pads it
+    stored = np.zeros((len(picked), size), np.uint8)
+    for i, block in enumerate(picked.tolist()):
+        source.seek(FLAT_BINARY_HEADER.size + block * size)
+        raw = source.read(size)
+        rows[i, :len(raw)] = np.frombuffer(raw, np.uint8)
+        cache.seek(HEADER_BYTES + block * size)
+        packed_block = cache.read(size)
+        if len(packed_block) != size:
+            return False
+        stored[i] = np.frombuffer(packed_block, np.uint8)
+    return bool(np.array_equal(pack_rows(rows.reshape(-1, width)).reshape(len(picked), size), stored))
