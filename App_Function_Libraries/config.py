@@ -75,13 +75,11 @@ class SearchSettings:
     search_provider_default: str = _f("duckduckgo", choices=ENGINES)
     search_language_query: str = _f("en", check=_search_option("language"))
     search_language_results: str = _f("en", check=_search_option("language"))
-    search_language_analysis: str = _f("en", check=_search_option("language"))
     search_content_country: str = _f("US", check=_search_option("country"))
     search_safesearch: str = _f("moderate", choices=("off", "moderate", "strict"))
     search_default_max_queries: int = _f(10, min=1, max=50)
     search_enable_subquery: bool = _f(True)
     search_enable_subquery_count_max: int = _f(5, min=1, max=10)
-    search_result_rerank: bool = _f(True)
     search_result_max: int = _f(15, min=1, max=200)
     search_result_max_per_query: int = _f(10, min=1, max=100)
     search_result_blacklist: list = _f([], check=_search_option("sites"))
@@ -327,7 +325,11 @@ def _build_section(cls: type, values: dict[str, str], where_prefix: str, base: A
 
 # Keys an earlier Quarry had: ignored with a warning (an old config file still loads), never an error
 RETIRED_KEYS = {"similarity_search_hamming_candidates": "the vector search's first stage now scores every "
-                                                        "passage's sign bits; the line can be removed"}
+                                                        "passage's sign bits; the line can be removed",
+                "search_language_analysis": "the report is written in [research] output_lang; the line can be "
+                                            "removed",
+                "search_result_rerank": "merged results are always ranked by reciprocal rank fusion; the line "
+                                        "can be removed"}
 
 
 def _unknown_keys(cls: type, values: dict[str, str], where_prefix: str) -> None:

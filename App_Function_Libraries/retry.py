@@ -1,4 +1,5 @@
-"""Back-off policy shared by every network client (search runner, LLM providers, page fetcher)."""
+"""Back-off policy shared by the network clients that retry (the search runner, the LLM providers); the page
+fetcher does not retry."""
 from __future__ import annotations
 
 import email.utils

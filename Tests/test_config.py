@@ -58,7 +58,6 @@ def test_missing_file_uses_defaults_but_named_file_must_exist(tmp_path):
     ("[search]\nsearch_language_query = english\n",
      "[search] search_language_query = 'english': expected a language code (ISO 639-1"),
     ("[search]\nsearch_language_results = en us\n", "[search] search_language_results = 'en us'"),
-    ("[search]\nsearch_language_analysis = 42\n", "[search] search_language_analysis = '42'"),
     ("[fetch]\nextract_memory_mb = 10\n",
      "[fetch] extract_memory_mb = '10': expected 0 (no cap) or a number of MB from 64 to 1000000"),
     ("[documents]\nparse_memory_mb = -1\n", "[documents] parse_memory_mb = '-1': expected 0 (no cap)"),
@@ -153,6 +152,9 @@ def test_a_retired_key_is_ignored_with_a_warning_and_a_misspelt_one_is_an_error(
                         "similarity_search_top_k_nodes = 50\n")
     assert load_settings(p, env={}).wikipedia.similarity_search_top_k_nodes == 50
     assert "similarity_search_hamming_candidates is no longer used" in caplog.text
+    load_settings(write(tmp_path, "[search]\nsearch_result_rerank = true\nsearch_language_analysis = en\n"), env={})
+    assert "search_result_rerank is no longer used" in caplog.text
+    assert "search_language_analysis is no longer used" in caplog.text
     with pytest.raises(ConfigError, match="similarity_search_hamming_candidate: unknown key"):
         load_settings(write(tmp_path, "[wikipedia]\nsimilarity_search_hamming_candidate = 6000\n"), env={})
 
