@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 
 from App_Function_Libraries.DB.connection import StoreError
 from App_Function_Libraries.DB.markdown_html import markdown_to_html
+from App_Function_Libraries.DB.note_format import note_to_markdown
 from App_Function_Libraries.DB.redact import configured_secrets, scrub, scrub_result_dict
 
 FORMATS = ("md", "json", "html", "bib", "txt")
@@ -152,7 +153,6 @@ def export_note(note: Any, fmt: str, secrets: Iterable[str] | None = None) -> st
     data["report"] = scrub_result_dict(report, secrets) if isinstance(report, dict) else None
     title = _one_line(data.get("title")) or "Note"
     if fmt == "md":
-        from App_Function_Libraries.DB.notes_io import note_to_markdown
         return note_to_markdown(data)
     if fmt == "json":
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
