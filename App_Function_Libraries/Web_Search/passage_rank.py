@@ -75,28 +75,6 @@ def _top_of_page(question: str, passages: list[str], bm25: list[float], dense: l
     return [Passage(passages[pool[j]], round(float(scores[j]), 6)) for j in order[:settings.top_k]]
 
 
-# ---------------------------------------------------------------- the optional cross-encoder
-
-_cross_encoders: dict[str, object] = {}
-_ce_lock = threading.Lock()
-
-
-class CrossEncoderError(RuntimeError):
-    """The configured cross-encoder could not be loaded; str() says which and why."""
-
-
-def get_cross_encoder(name: str):
-    """The sentence-transformers CrossEncoder named in [embeddings] cross_encoder (loaded once), or None."""
-    if not name:
-        return None
-    with _ce_lock:
-        if name not in _cross_encoders:
-            from sentence_transformers import CrossEncoder
-            try:
-                _cross_encoders[name] = CrossEncoder(name, device="cpu")
-            except (OSError, ValueError) as exc:
-                raise CrossEncoderError(f"cannot load cross-encoder {name!r}: {exc}") from exc
-        return _cross_encoders[name]
 
 
 # ---------------------------------------------------------------- embeddings computed once per run

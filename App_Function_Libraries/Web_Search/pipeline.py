@@ -23,11 +23,12 @@ from typing import Any, Callable
 from App_Function_Libraries.config import Settings, get_settings
 from App_Function_Libraries.LLM.base import LLMClient, LLMError, LLMUnavailable
 from App_Function_Libraries.LLM.breaker import LLMHealth, guarded
+from App_Function_Libraries.Retrieval.rerank import get_cross_encoder
 from App_Function_Libraries.Web_Search import aggregate, coverage, relevance
 from App_Function_Libraries.Web_Search.fetch import PageFetcher
 from App_Function_Libraries.Web_Search.follow_ups import suggest_follow_ups
 from App_Function_Libraries.Web_Search.page_stream import StreamConfig, read_pages
-from App_Function_Libraries.Web_Search.passage_rank import MemoEmbedder, RankSettings, get_cross_encoder
+from App_Function_Libraries.Web_Search.passage_rank import MemoEmbedder, RankSettings
 from App_Function_Libraries.Web_Search.research_params import ResearchParams
 from App_Function_Libraries.Web_Search.research_types import ResearchResult, Source
 from App_Function_Libraries.Web_Search.subqueries import analyze_question, dedupe_queries

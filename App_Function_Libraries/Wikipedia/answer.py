@@ -22,6 +22,7 @@ from App_Function_Libraries.Retrieval.bm25 import BM25
 from App_Function_Libraries.Retrieval.citations import (CitableSource, extractive_answer, no_answer_markdown,
                                                         verify_citations)
 from App_Function_Libraries.Retrieval.fusion import reciprocal_rank_fusion
+from App_Function_Libraries.Retrieval.rerank import cross_encoder_scores
 from App_Function_Libraries.Web_Search.research_types import Citation
 from App_Function_Libraries.Wikipedia.index import SearchParams, WikiHit, WikiIndex, get_wiki_index
 
@@ -55,8 +56,7 @@ def rerank_scores(question: str, texts: list[str], embedding_scores: list[float]
         return []
     if settings.embeddings.cross_encoder.strip():
         try:
-            from App_Function_Libraries.Documents.rerank import get_reranker
-            return get_reranker(settings).scores(question, texts)
+            return cross_encoder_scores(settings.embeddings.cross_encoder, question, texts)
         except Exception as exc:  # a model that fails to load must not stop the answer
             if errors is not None:
                 errors.append(f"cross-encoder unavailable, used embedding + BM25 ranking: {exc}")
