@@ -41,14 +41,14 @@ def _f(default, *, choices=None, min=None, max=None, secret=False, path=False, c
 
 def _search_option(kind: str):
     """A check for a [search] default that perform_websearch also takes as an option: the value must pass the
-    same parser the search uses (Web_Search/engines/options.py), so a bad default stops start-up instead of
+    same parser the search uses (Search/options.py), so a bad default stops start-up instead of
     failing every search."""
     allowed = {"country": "a two-letter country code (ISO 3166, e.g. US, GB, DE), or all for no country",
                "language": "a language code (ISO 639-1, e.g. en, de, fr), or all for no preference",
                "sites": "domains separated by commas (e.g. pinterest.com, example.org)"}[kind]
 
     def check(value: Any) -> None:
-        from App_Function_Libraries.Web_Search.engines import options  # late: that package imports this one
+        from App_Function_Libraries.Search import options  # late: that package imports this one
         parse = {"country": lambda v: options.parse_country(v, "country"),
                  "language": lambda v: options.parse_language(v, "language"),
                  "sites": lambda v: options.parse_sites([v])}[kind]

@@ -38,13 +38,13 @@ def check_llm_role(settings: Settings, role: str) -> Verdict:
 
 
 def check_engine(settings: Settings, engine: str) -> Verdict:
-    from App_Function_Libraries.Web_Search.websearch import engine_health_check
+    from App_Function_Libraries.Search.engine import engine_health_check
     ok, message = engine_health_check(engine, settings)
     return Verdict(f"engine {engine}", ok, message)
 
 
 def configured_engines(settings: Settings) -> list[str]:
-    from App_Function_Libraries.Web_Search.engines import ENGINE_MODULES, is_configured
+    from App_Function_Libraries.Search.engines import ENGINE_MODULES, is_configured
     return [e for e in ENGINE_MODULES if e == settings.search.search_provider_default or is_configured(e, settings)]
 
 

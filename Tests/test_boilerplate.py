@@ -1,13 +1,13 @@
-"""Boilerplate rules around trafilatura (Web_Search/boilerplate.py): furniture paragraphs dropped, content
+"""Boilerplate rules around trafilatura (Research/boilerplate.py): furniture paragraphs dropped, content
 of the same words kept; page chrome pruned only where it is small; the shown standfirst put back."""
 from __future__ import annotations
 
 import pytest
 from trafilatura.utils import load_html
 
-from App_Function_Libraries.Web_Search.boilerplate import (boilerplate_reason, drop_boilerplate_paragraphs,
+from App_Function_Libraries.Research.boilerplate import (boilerplate_reason, drop_boilerplate_paragraphs,
                                                            prune_page_chrome, standfirst, with_standfirst)
-from App_Function_Libraries.Web_Search.extract import extract_content
+from App_Function_Libraries.Research.extract import extract_content
 
 SENTENCE = ("The hive's foragers return with pollen and nectar, and the dance they perform on the comb tells "
             "their sisters how far away and in which direction the flowers are.")

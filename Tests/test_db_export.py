@@ -14,7 +14,7 @@ from App_Function_Libraries.DB.export import (
     ExportFormatError, export_filename, export_note, export_report, numbered_sources)
 from App_Function_Libraries.DB.notes_io import export_notes, import_notes, markdown_to_note, save_report_as_note
 from App_Function_Libraries.DB.notes_store import NotesStore
-from App_Function_Libraries.Web_Search.research_types import Citation, ResearchResult, Source
+from App_Function_Libraries.records import Citation, ResearchResult, Source
 from Tests.test_db_research import sample_result
 
 NO_SECRETS: list[str] = []

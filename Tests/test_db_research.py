@@ -7,7 +7,7 @@ import pytest
 
 from App_Function_Libraries.DB.connection import NotFoundError, StoreError, close_thread_connections, open_database
 from App_Function_Libraries.DB.research_store import PageRecord, ResearchStore
-from App_Function_Libraries.Web_Search.research_types import Citation, Passage, ResearchResult, Source
+from App_Function_Libraries.records import Citation, Passage, ResearchResult, Source
 
 
 def sample_result(question: str = "How do honey bees share where food is?", **overrides) -> ResearchResult:

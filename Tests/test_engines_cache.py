@@ -8,8 +8,8 @@ import sqlite3
 import pytest
 
 from App_Function_Libraries.DB.connection import close_thread_connections, forget_schema_checks
-from App_Function_Libraries.Web_Search.search_cache import MIGRATIONS, SearchCache
-from App_Function_Libraries.Web_Search.websearch import perform_websearch
+from App_Function_Libraries.Search.cache import MIGRATIONS, SearchCache
+from App_Function_Libraries.Search.engine import perform_websearch
 from Tests.support.search_apis import KEY, PATHS, SearchAPIs, clean_health  # noqa: F401 (autouse)
 from Tests.support.testworld import Response
 
@@ -86,7 +86,7 @@ def test_a_placeholder_llm_key_is_no_secret_results_keep_the_word(world, make_se
     from App_Function_Libraries.DB.export import export_report
     from App_Function_Libraries.DB.redact import configured_secrets
     from App_Function_Libraries.DB.research_store import get_research_store
-    from App_Function_Libraries.Web_Search.research_types import ResearchResult, Source
+    from App_Function_Libraries.records import ResearchResult, Source
     apis = SearchAPIs(world).install()
     config = apis.config(search_cache_ttl_seconds=3600)
     config["llm"] = {"api_key": "ollama"}

@@ -10,8 +10,8 @@ from pathlib import Path
 import ddgs.ddgs
 import pytest
 
-from App_Function_Libraries.Web_Search.url_normalize import normalize_url
-from App_Function_Libraries.Web_Search.websearch import perform_websearch
+from App_Function_Libraries.Search.urls import normalize_url
+from App_Function_Libraries.Search.engine import perform_websearch
 from Tests.support.search_apis import PATHS, SearchAPIs, clean_health  # noqa: F401 (autouse)
 from Tests.support.testworld import Response
 

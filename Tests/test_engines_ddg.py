@@ -10,9 +10,9 @@ import pytest
 from ddgs import DDGS
 from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
 
-from App_Function_Libraries.Web_Search.engines.duckduckgo import _from_library_error
-from App_Function_Libraries.Web_Search.engines.errors import SearchError
-from App_Function_Libraries.Web_Search.websearch import perform_websearch
+from App_Function_Libraries.Search.engines.duckduckgo import _from_library_error
+from App_Function_Libraries.Search.errors import SearchError
+from App_Function_Libraries.Search.engine import perform_websearch
 from Tests.support.search_apis import clean_health  # noqa: F401 (autouse)
 
 

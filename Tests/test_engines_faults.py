@@ -8,9 +8,9 @@ import socket
 
 import pytest
 
-from App_Function_Libraries.Web_Search.engines.errors import RateLimited, TimedOut
-from App_Function_Libraries.Web_Search.health import LONG_SUSPENSION, SHORT_SUSPENSION, HealthBoard
-from App_Function_Libraries.Web_Search.websearch import engine_health_check, perform_websearch
+from App_Function_Libraries.Search.errors import RateLimited, TimedOut
+from App_Function_Libraries.Search.health import LONG_SUSPENSION, SHORT_SUSPENSION, HealthBoard
+from App_Function_Libraries.Search.engine import engine_health_check, perform_websearch
 from Tests.support.search_apis import KEY, PATHS, SearchAPIs, clean_health  # noqa: F401 (autouse)
 from Tests.support.testworld import Response
 

@@ -11,9 +11,9 @@ import pytest
 
 from App_Function_Libraries.DB.connection import close_thread_connections
 from App_Function_Libraries.Gradio_UI.engine_health import health_rows
-from App_Function_Libraries.Web_Search.engines import ENGINE_MODULES
-from App_Function_Libraries.Web_Search.health import forget_health_boards
-from App_Function_Libraries.Web_Search.websearch import (engine_health_check, engine_health_snapshot,
+from App_Function_Libraries.Search.engines import ENGINE_MODULES
+from App_Function_Libraries.Search.health import forget_health_boards
+from App_Function_Libraries.Search.engine import (engine_health_check, engine_health_snapshot,
                                                          lift_engine_suspensions, perform_websearch)
 from Tests.conftest import ROOT
 from Tests.support.search_apis import KEY, PATHS, SearchAPIs, clean_health  # noqa: F401 (autouse)

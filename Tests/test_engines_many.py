@@ -8,9 +8,9 @@ import sqlite3
 import pytest
 
 from App_Function_Libraries.CLI.main import main as cli_main
-from App_Function_Libraries.Web_Search.search_cache import SearchCache, cache_key
-from App_Function_Libraries.Web_Search.search_many import EngineRun, merge_runs, search_many
-from App_Function_Libraries.Web_Search.websearch import perform_websearch
+from App_Function_Libraries.Search.cache import SearchCache, cache_key
+from App_Function_Libraries.Search.many import EngineRun, merge_runs, search_many
+from App_Function_Libraries.Search.engine import perform_websearch
 from Tests.support.search_apis import KEY, PATHS, SearchAPIs, clean_health  # noqa: F401 (autouse)
 
 HTTP_ENGINES = ("bing", "brave", "google", "searxng", "kagi", "tavily", "serper")

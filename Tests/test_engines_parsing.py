@@ -9,12 +9,12 @@ from datetime import date
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
-from App_Function_Libraries.Web_Search.engines import ENGINE_MODULES, load_engine
-from App_Function_Libraries.Web_Search.engines.base import Connection, SearchOptions
-from App_Function_Libraries.Web_Search.engines.errors import InvalidOption
-from App_Function_Libraries.Web_Search.engines.options import build_options, parse_date_range
-from App_Function_Libraries.Web_Search.engines.textclean import iso_date, strip_markup
-from App_Function_Libraries.Web_Search.url_normalize import matches_site, normalize_url
+from App_Function_Libraries.Search.engines import ENGINE_MODULES, load_engine
+from App_Function_Libraries.Search.engines.base import Connection, SearchOptions
+from App_Function_Libraries.Search.errors import InvalidOption
+from App_Function_Libraries.Search.options import build_options, parse_date_range
+from App_Function_Libraries.Search.engines.textclean import iso_date, strip_markup
+from App_Function_Libraries.Search.urls import matches_site, normalize_url
 
 OPTS = SearchOptions(query="q", today=date(2024, 6, 10))
 

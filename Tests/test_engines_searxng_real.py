@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from App_Function_Libraries.Web_Search.websearch import perform_websearch
+from App_Function_Libraries.Search.engine import perform_websearch
 from Tests.support.search_apis import clean_health  # noqa: F401 (autouse)
 from Tests.support.testworld import Response
 

@@ -6,7 +6,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from App_Function_Libraries.Web_Search.websearch import perform_websearch
+from App_Function_Libraries.Search.engine import perform_websearch
 from Tests.support.search_apis import KEY, NOTHING_QUERY, TOTAL, SearchAPIs
 
 HTTP_ENGINES = ("bing", "brave", "google", "searxng", "kagi", "tavily", "serper")

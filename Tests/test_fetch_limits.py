@@ -7,7 +7,7 @@ import time
 import pytest
 
 from App_Function_Libraries.config import FetchSettings
-from App_Function_Libraries.Web_Search.fetch import PageFetcher
+from App_Function_Libraries.Research.fetch import PageFetcher
 from Tests.support.deadline import finishes_within
 from Tests.support.mini_web import HUGE_BYTES, MiniWeb
 from Tests.support.testworld import Response

@@ -16,7 +16,7 @@ from App_Function_Libraries.config import DocumentSettings, FetchSettings
 from App_Function_Libraries.Documents.doc_types import UnreadableFile
 from App_Function_Libraries.Documents.readers import read_document_limited
 from App_Function_Libraries.parse_sandbox import ParseLimits, ParseTimeout, ParseTooLarge, run_limited
-from App_Function_Libraries.Web_Search.extract import ExtractionFailed, read_page_text
+from App_Function_Libraries.Research.extract import ExtractionFailed, read_page_text
 from Tests.support import parse_jobs
 from Tests.support.deadline import finishes_within
 from Tests.support.hostile_files import attribute_bomb_html, nested_tags_html, page_tree_bomb_pdf

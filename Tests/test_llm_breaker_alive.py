@@ -13,8 +13,8 @@ from App_Function_Libraries.config import LLMSettings
 from App_Function_Libraries.LLM.base import LLMError, LLMTimeout, LLMUnavailable
 from App_Function_Libraries.LLM.breaker import LLMHealth, RunClient
 from App_Function_Libraries.LLM.registry import make_client
-from App_Function_Libraries.Web_Search.relevance import judge_with_llm
-from App_Function_Libraries.Web_Search.research_types import Source
+from App_Function_Libraries.Research.relevance import judge_with_llm
+from App_Function_Libraries.records import Source
 from Tests.support.deadline import finishes_within
 from Tests.support.openai_server import ScriptedLLM
 

@@ -8,8 +8,8 @@ import pytest
 
 from App_Function_Libraries.LLM.openai_provider import OpenAICompatibleClient
 from App_Function_Libraries.status import check_llm_role
-from App_Function_Libraries.Web_Search.pipeline import process_question
-from App_Function_Libraries.Web_Search.research_params import ResearchParams
+from App_Function_Libraries.Research.pipeline import process_question
+from App_Function_Libraries.Research.params import ResearchParams
 from Tests.support.deadline import finishes_within
 from Tests.support.mini_web import MiniWeb, research_config
 from Tests.support.openai_server import DeadLLM, ScriptedLLM

@@ -56,7 +56,7 @@ def test_research_rejects_bad_arguments(make_settings, capsys):
 
 def test_research_report_options_rounds_and_a_follow_up(world, make_settings, capsys):
     from App_Function_Libraries.LLM import prompts
-    from App_Function_Libraries.Web_Search.report_presets import save_preset
+    from App_Function_Libraries.Research.presets import save_preset
     web = MiniWeb(world, include_faults=False).install()
     llm = script_research(ScriptedLLM(default="?"), ("bee", "honey", "waggle", "sun"), invalid_citation=None,
                           gap_queries=[["polarised light sun compass"]]).install(world)

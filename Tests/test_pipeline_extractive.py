@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from App_Function_Libraries.Web_Search.pipeline import process_question
+from App_Function_Libraries.Research.pipeline import process_question
 from Tests.support.mini_web import MiniWeb, research_config
 from Tests.support.search_apis import clean_health  # noqa: F401 - autouse: no engine suspension leaks in
 

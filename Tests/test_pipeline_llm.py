@@ -11,9 +11,9 @@ import time
 import pytest
 
 from App_Function_Libraries.LLM import prompts
-from App_Function_Libraries.Web_Search.pipeline import process_question, rerun_from_fetch
-from App_Function_Libraries.Web_Search.research_params import ResearchParams
-from App_Function_Libraries.Web_Search.research_types import ResearchResult
+from App_Function_Libraries.Research.pipeline import process_question, rerun_from_fetch
+from App_Function_Libraries.Research.params import ResearchParams
+from App_Function_Libraries.records import ResearchResult
 from Tests.support.deadline import finishes_within
 from Tests.support.mini_web import INJECTION, MiniWeb, research_config
 from Tests.support.openai_server import ScriptedLLM
@@ -235,8 +235,8 @@ def test_report_the_server_refuses_falls_back_with_its_reason(world, web, make_s
 
 def test_several_engines_in_their_own_formats_are_merged(world, make_settings):
     """SearXNG (the mini web) and Brave (search_apis: pages elsewhere on the web, unreachable here)."""
-    from App_Function_Libraries.Web_Search.fetch import PageFetcher
-    from App_Function_Libraries.Web_Search.pipeline import Services
+    from App_Function_Libraries.Research.fetch import PageFetcher
+    from App_Function_Libraries.Research.pipeline import Services
     from Tests.support.search_apis import SearchAPIs
 
     apis = SearchAPIs(world).install()

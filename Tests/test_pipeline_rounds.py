@@ -10,13 +10,13 @@ import pytest
 
 from App_Function_Libraries.DB.research_store import get_research_store
 from App_Function_Libraries.LLM import prompts
-from App_Function_Libraries.Web_Search import report_presets as presets
-from App_Function_Libraries.Web_Search.aggregate import language_line
-from App_Function_Libraries.Web_Search.dig_deeper import dig_deeper, parse_gaps, report_change
-from App_Function_Libraries.Web_Search.follow_ups import follow_up_params, searched_queries
-from App_Function_Libraries.Web_Search.pipeline import process_question
-from App_Function_Libraries.Web_Search.research_params import ResearchParams
-from App_Function_Libraries.Web_Search.url_normalize import normalize_url
+from App_Function_Libraries.Research import presets
+from App_Function_Libraries.Research.report import language_line
+from App_Function_Libraries.Research.dig_deeper import dig_deeper, parse_gaps, report_change
+from App_Function_Libraries.Research.follow_ups import follow_up_params, searched_queries
+from App_Function_Libraries.Research.pipeline import process_question
+from App_Function_Libraries.Research.params import ResearchParams
+from App_Function_Libraries.Search.urls import normalize_url
 from Tests.support.mini_web import MiniWeb, research_config
 from Tests.support.openai_server import ScriptedLLM
 from Tests.support.research_llm import DEFAULT_FOLLOW_UPS, data_blocks, outside_data, script_research
@@ -159,8 +159,8 @@ def test_follow_ups_without_an_llm_come_from_the_least_covered_parts(world, web,
 
 
 def test_derived_follow_ups_are_questions_and_a_covered_single_question_gets_none():
-    from App_Function_Libraries.Web_Search.follow_ups import as_question, derived_follow_ups
-    from App_Function_Libraries.Web_Search.research_types import Passage, ResearchResult, Source
+    from App_Function_Libraries.Research.follow_ups import as_question, derived_follow_ups
+    from App_Function_Libraries.records import Passage, ResearchResult, Source
     assert as_question("how do ants find sugar") == "How do ants find sugar?"
     assert as_question("bee navigation sun compass") == "Bee navigation sun compass"
     read = Source("Waggle", "https://bees.example/w", fetched=True,
@@ -286,8 +286,8 @@ def test_report_change_ignores_renumbered_marks():
 
 
 def test_a_long_earlier_report_is_cut_at_a_line_end_for_the_planner():
-    from App_Function_Libraries.Web_Search.follow_ups import MAX_ANSWER_CHARS, shown_report
-    from App_Function_Libraries.Web_Search.research_types import ResearchResult
+    from App_Function_Libraries.Research.follow_ups import MAX_ANSWER_CHARS, shown_report
+    from App_Function_Libraries.records import ResearchResult
     report = "\n".join(f"- finding number {i} of the long report [1]." for i in range(400))
     params = follow_up_params(ResearchResult(question="q", report_markdown=report))
     assert len(params.previous_answer) <= MAX_ANSWER_CHARS and report.startswith(params.previous_answer)

@@ -10,13 +10,13 @@ from App_Function_Libraries.config import LLMSettings
 from App_Function_Libraries.LLM import prompts
 from App_Function_Libraries.LLM.registry import make_client
 from App_Function_Libraries.LLM.structured import StructuredOutputError
-from App_Function_Libraries.Web_Search.aggregate import (NO_EVIDENCE, extractive_brief, number_sources,
+from App_Function_Libraries.Research.report import (NO_EVIDENCE, extractive_brief, number_sources,
                                                          verify_report)
-from App_Function_Libraries.Web_Search.passage_rank import RankSettings, passages_of, rank_pages
-from App_Function_Libraries.Web_Search.relevance import parse_verdicts
-from App_Function_Libraries.Web_Search.research_params import ResearchParams
-from App_Function_Libraries.Web_Search.research_types import Passage, Source
-from App_Function_Libraries.Web_Search.subqueries import analyze_question, dedupe_queries
+from App_Function_Libraries.Research.rank import RankSettings, passages_of, rank_pages
+from App_Function_Libraries.Research.relevance import parse_verdicts
+from App_Function_Libraries.Research.params import ResearchParams
+from App_Function_Libraries.records import Passage, Source
+from App_Function_Libraries.Research.subqueries import analyze_question, dedupe_queries
 from Tests.support.deadline import finishes_within
 from Tests.support.openai_server import ScriptedLLM
 
@@ -70,8 +70,8 @@ def test_parse_verdicts_strictly():
 
 def test_an_unexpected_failure_on_one_page_is_its_error_and_the_stream_goes_on(world):
     from App_Function_Libraries.config import FetchSettings
-    from App_Function_Libraries.Web_Search.fetch import PageFetcher
-    from App_Function_Libraries.Web_Search.page_stream import StreamConfig, read_pages
+    from App_Function_Libraries.Research.fetch import PageFetcher
+    from App_Function_Libraries.Research.page_stream import StreamConfig, read_pages
     from Tests.support.mini_web import MiniWeb
 
     def resolver(host: str, port: int) -> list[str]:  # a DNS library failing in a way nobody planned for
@@ -96,9 +96,9 @@ def test_a_page_whose_text_extraction_never_ends_is_given_up_at_its_deadline(wor
     import threading
 
     from App_Function_Libraries.config import FetchSettings
-    from App_Function_Libraries.Web_Search import page_stream
-    from App_Function_Libraries.Web_Search.fetch import PageFetcher
-    from App_Function_Libraries.Web_Search.page_stream import StreamConfig, read_pages
+    from App_Function_Libraries.Research import page_stream
+    from App_Function_Libraries.Research.fetch import PageFetcher
+    from App_Function_Libraries.Research.page_stream import StreamConfig, read_pages
     from Tests.support.mini_web import MiniWeb
 
     release = threading.Event()
@@ -128,8 +128,8 @@ def test_pages_waiting_for_a_download_slot_are_not_given_up(world):
     """The extraction deadline starts when a download ends: four slow pages through one slot, each well
     within its own limits, all get read although the last waits 2.1 s for its turn."""
     from App_Function_Libraries.config import FetchSettings
-    from App_Function_Libraries.Web_Search.fetch import PageFetcher
-    from App_Function_Libraries.Web_Search.page_stream import StreamConfig, read_pages
+    from App_Function_Libraries.Research.fetch import PageFetcher
+    from App_Function_Libraries.Research.page_stream import StreamConfig, read_pages
     from Tests.support.mini_web import MiniWeb
 
     web = MiniWeb(world, include_faults=False).install()
@@ -147,10 +147,10 @@ def test_pages_waiting_for_a_download_slot_are_not_given_up(world):
 STUCK_PARSER_RUN = """
 import sys, threading, time
 from App_Function_Libraries.config import FetchSettings
-from App_Function_Libraries.Web_Search import page_stream
-from App_Function_Libraries.Web_Search.fetch import PageFetcher
-from App_Function_Libraries.Web_Search.passage_rank import RankSettings
-from App_Function_Libraries.Web_Search.research_types import Source
+from App_Function_Libraries.Research import page_stream
+from App_Function_Libraries.Research.fetch import PageFetcher
+from App_Function_Libraries.Research.rank import RankSettings
+from App_Function_Libraries.records import Source
 from Tests.support.mini_web import MiniWeb
 from Tests.support.testworld import TestWorld
 
@@ -195,8 +195,8 @@ class _BrokenEmbedder:
 
 def test_a_failing_embedding_model_falls_back_to_bm25_and_the_run_goes_on(world):
     from App_Function_Libraries.config import FetchSettings
-    from App_Function_Libraries.Web_Search.fetch import PageFetcher
-    from App_Function_Libraries.Web_Search.page_stream import StreamConfig, read_pages
+    from App_Function_Libraries.Research.fetch import PageFetcher
+    from App_Function_Libraries.Research.page_stream import StreamConfig, read_pages
     from Tests.support.mini_web import MiniWeb
 
     web = MiniWeb(world, include_faults=False).install()
@@ -289,7 +289,7 @@ def test_extractive_brief_without_sub_queries_is_grouped_by_the_parts_of_the_que
 
 
 def test_without_an_llm_each_part_of_the_question_is_searched_and_heads_the_brief(world, make_settings):
-    from App_Function_Libraries.Web_Search.pipeline import process_question
+    from App_Function_Libraries.Research.pipeline import process_question
     from Tests.support.mini_web import MiniWeb, research_config
     web = MiniWeb(world, include_faults=False).install()
     make_settings(research_config(web))
@@ -305,7 +305,7 @@ def test_without_an_llm_each_part_of_the_question_is_searched_and_heads_the_brie
 
 
 def test_extractive_brief_follows_format_and_length_and_says_it_cannot_translate():
-    from App_Function_Libraries.Web_Search.aggregate import ReportOptions
+    from App_Function_Libraries.Research.report import ReportOptions
     srcs = sources()
     number_sources(srcs)
     groups = ["waggle dance direction", "bee scent flowers"]

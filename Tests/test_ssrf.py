@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 
 from App_Function_Libraries.config import FetchSettings
-from App_Function_Libraries.Web_Search import fetch as fetch_mod
-from App_Function_Libraries.Web_Search.fetch import PageFetcher
-from App_Function_Libraries.Web_Search.ssrf import SSRFBlocked, check_url, forbidden_reason
+from App_Function_Libraries.Research import fetch as fetch_mod
+from App_Function_Libraries.Research.fetch import PageFetcher
+from App_Function_Libraries.Research.ssrf import SSRFBlocked, check_url, forbidden_reason
 from Tests.support.testworld import Response
 
 BLOCKED = {

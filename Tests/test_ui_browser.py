@@ -344,7 +344,7 @@ def assert_shown_as_text(page, elem_id: str, world) -> None:
 def test_page_html_in_a_report_shows_as_text_in_web_search_history_and_notes(page, world, app_dir):
     from App_Function_Libraries.DB.notes_store import NotesStore
     from App_Function_Libraries.DB.research_store import ResearchStore
-    from App_Function_Libraries.Web_Search.research_types import ResearchResult, Source
+    from App_Function_Libraries.records import ResearchResult, Source
     question = "Why do bees dance for their hive?"
     text = hostile_report_text(world)
     result = ResearchResult(question=question, mode="extractive", report_markdown=text,

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 
 from App_Function_Libraries.Retrieval.citations import CitableSource
-from App_Function_Libraries.Web_Search.research_types import ResearchResult, Source
+from App_Function_Libraries.records import ResearchResult, Source
 from Tests.test_db_markdown_html import HOSTILE, assert_inert
 
 SOURCE = "https://bees.example/dance"

@@ -10,7 +10,7 @@ from App_Function_Libraries.DB.markdown_html import EXTERNAL
 from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, render
 from App_Function_Libraries.Gradio_UI.web_search_tab import OPTION_NAMES
 from App_Function_Libraries.LLM.prompts import DEFAULT_AGGREGATION_PROMPT
-from App_Function_Libraries.Web_Search.research_types import ResearchResult, Source
+from App_Function_Libraries.records import ResearchResult, Source
 
 
 def test_citations_link_to_web_sources_or_to_their_row():
@@ -100,7 +100,7 @@ def test_form_becomes_research_params(make_settings):
 
 
 def test_report_options_become_params_and_name_the_preset_only_while_unedited(make_settings):
-    from App_Function_Libraries.Web_Search.report_presets import save_preset
+    from App_Function_Libraries.Research.presets import save_preset
     settings = make_settings({})
     params = wp.build_params(settings, form(settings, tone="journalistic", report_lang="de", length_words=250))
     assert (params.tone, params.report_language, params.length_words) == ("journalistic", "de", 250)

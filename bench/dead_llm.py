@@ -32,8 +32,8 @@ QUESTION = "How do honey bees communicate the location of food?"
 
 def run_once(mode: str, timeout: float, retries: int, workdir: Path) -> dict:
     from App_Function_Libraries import config
-    from App_Function_Libraries.Web_Search.fetch import PageFetcher
-    from App_Function_Libraries.Web_Search.pipeline import Services, process_question
+    from App_Function_Libraries.Research.fetch import PageFetcher
+    from App_Function_Libraries.Research.pipeline import Services, process_question
     from Tests.support.mini_web import MiniWeb, research_config
     from Tests.support.openai_server import DeadLLM
     from Tests.support.testworld import TestWorld

@@ -1,5 +1,5 @@
 """Main-content extraction quality on the shared evaluation subset, through the extraction `python app.py
-extract` and research use (App_Function_Libraries.Web_Search.extract.extract_content).
+extract` and research use (App_Function_Libraries.Research.extract.extract_content).
 
     python bench/extraction_eval.py [--limit N] [--worker]
 
@@ -42,7 +42,7 @@ def main(argv: list[str]) -> int:
     if not index.exists():
         print(f"extraction: skipped ({EVAL_DIR} is absent)")
         return 0
-    from App_Function_Libraries.Web_Search.extract import ExtractionFailed
+    from App_Function_Libraries.Research.extract import ExtractionFailed
     extract = _warmed(args.worker)
     cases = json.loads(index.read_text(encoding="utf-8"))
     items = list(cases.items())[: args.limit or None]
@@ -72,7 +72,7 @@ def _warmed(worker: bool):
     """extract_content, in this process or through a parse worker (as research reads pages), after one warm-up
     page (imports, and the worker's start) timed and reported apart from the run."""
     from App_Function_Libraries.config import FetchSettings
-    from App_Function_Libraries.Web_Search.extract import extract_content, read_page_text
+    from App_Function_Libraries.Research.extract import extract_content, read_page_text
     settings = FetchSettings()
     extract = ((lambda body, ctype, charset, url: read_page_text(body, ctype, charset, url, settings)) if worker
                else extract_content)

@@ -112,7 +112,7 @@ def write_config(path: Path, values: dict) -> Path:
 
 def case_drip(web, cap: float) -> None:
     from App_Function_Libraries.config import FetchSettings
-    from App_Function_Libraries.Web_Search.fetch import PageFetcher
+    from App_Function_Libraries.Research.fetch import PageFetcher
     for path in ("stalling/drip-body", "stalling/drip-headers", "stalling/to-drip"):
         fetcher = PageFetcher(FetchSettings(allow_private_addresses=True, total_timeout_seconds=5))
         box: dict = {}
@@ -156,10 +156,10 @@ def case_stream(after: float, cap: float) -> None:
 
 def stream_one(web, name: str, after: float) -> None:
     from App_Function_Libraries.config import FetchSettings
-    from App_Function_Libraries.Web_Search.fetch import PageFetcher
-    from App_Function_Libraries.Web_Search.page_stream import StreamConfig, read_pages
-    from App_Function_Libraries.Web_Search.passage_rank import RankSettings
-    from App_Function_Libraries.Web_Search.research_types import Source
+    from App_Function_Libraries.Research.fetch import PageFetcher
+    from App_Function_Libraries.Research.page_stream import StreamConfig, read_pages
+    from App_Function_Libraries.Research.rank import RankSettings
+    from App_Function_Libraries.records import Source
     path, label = STREAM_PAGES[name]
     settings = FetchSettings(allow_private_addresses=True, max_bytes=8_000_000)
     source = Source(label, web.url(path))

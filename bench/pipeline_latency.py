@@ -61,8 +61,8 @@ def build_world(seed: int, mirrors: int):
 
 def make_services(world, web, workdir: Path):
     from App_Function_Libraries import config
-    from App_Function_Libraries.Web_Search.fetch import PageFetcher
-    from App_Function_Libraries.Web_Search.pipeline import Services
+    from App_Function_Libraries.Research.fetch import PageFetcher
+    from App_Function_Libraries.Research.pipeline import Services
     from Tests.support.mini_web import research_config
     values = research_config(web, world.url("/v1"), embeddings=True,
                              research={"pages_max": 10, "passage_words_min": 100, "passage_words_max": 200},
@@ -81,7 +81,7 @@ def make_services(world, web, workdir: Path):
 
 
 def run_quarry(services, params):
-    from App_Function_Libraries.Web_Search.pipeline import process_question
+    from App_Function_Libraries.Research.pipeline import process_question
     started = time.perf_counter()
     result = process_question(QUESTION, params, services=services)
     return time.perf_counter() - started, result
@@ -90,15 +90,15 @@ def run_quarry(services, params):
 def run_sequential(services, params, settings) -> float:
     """The same stages strictly one after another (the tldw way)."""
     from App_Function_Libraries.config import FetchSettings
-    from App_Function_Libraries.Web_Search import aggregate, relevance
-    from App_Function_Libraries.Web_Search.fetch import PageFetcher
-    from App_Function_Libraries.Web_Search.follow_ups import suggest_follow_ups
-    from App_Function_Libraries.Web_Search.page_extraction import extract_with_llm
-    from App_Function_Libraries.Web_Search.page_stream import apply_loaded, load_page
-    from App_Function_Libraries.Web_Search.passage_rank import MemoEmbedder, RankSettings, rank_pages
-    from App_Function_Libraries.Web_Search.research_types import ResearchResult, Source
-    from App_Function_Libraries.Web_Search.search_many import merge_runs, search_many
-    from App_Function_Libraries.Web_Search.subqueries import analyze_question
+    from App_Function_Libraries.Research import relevance, report as aggregate
+    from App_Function_Libraries.Research.fetch import PageFetcher
+    from App_Function_Libraries.Research.follow_ups import suggest_follow_ups
+    from App_Function_Libraries.Research.page_notes import extract_with_llm
+    from App_Function_Libraries.Research.page_stream import apply_loaded, load_page
+    from App_Function_Libraries.Research.rank import MemoEmbedder, RankSettings, rank_pages
+    from App_Function_Libraries.records import ResearchResult, Source
+    from App_Function_Libraries.Search.many import merge_runs, search_many
+    from App_Function_Libraries.Research.subqueries import analyze_question
     llms, embedder = services.llms, MemoEmbedder(services.embedder())
     fetcher = PageFetcher(FetchSettings(**{**settings.fetch.__dict__, "concurrency": 1, "per_host_concurrency": 1}),
                           resolver=services.fetcher.resolver)
@@ -144,7 +144,7 @@ def main(argv: list[str]) -> int:
     if args.torch_threads:
         import torch
         torch.set_num_threads(args.torch_threads)
-    from App_Function_Libraries.Web_Search.research_params import ResearchParams
+    from App_Function_Libraries.Research.params import ResearchParams
     world, web, llm, page_delays = build_world(args.seed, args.mirrors)
     try:
         with tempfile.TemporaryDirectory() as tmp:

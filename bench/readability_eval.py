@@ -1,5 +1,5 @@
 """Main-content extraction quality on the Mozilla Readability test pages, through the same code path as
-`python app.py extract` (App_Function_Libraries.Web_Search.extract.extract_content).
+`python app.py extract` (App_Function_Libraries.Research.extract.extract_content).
 
     python bench/readability_eval.py [--limit N] [--verbose]
 
@@ -66,7 +66,7 @@ def main(argv: list[str]) -> int:
     if not cases:
         print(f"readability: skipped ({DATA_DIR} is absent)")
         return 0
-    from App_Function_Libraries.Web_Search.extract import ExtractionFailed, extract_content
+    from App_Function_Libraries.Research.extract import ExtractionFailed, extract_content
     cases = cases[: args.limit or None]
     precisions, recalls = [], []
     failures = 0

@@ -106,7 +106,7 @@ def page_texts(pages: list[qa_web.QAPage], search: qa_web.QASearch) -> dict[str,
 def baselines(questions, search: qa_web.QASearch, html_of: dict[str, str]) -> dict[str, float]:
     from App_Function_Libraries.Retrieval.bm25 import BM25
     from App_Function_Libraries.Retrieval.passages import split_sentences
-    from App_Function_Libraries.Web_Search.extract import extract_html
+    from App_Function_Libraries.Research.extract import extract_html
     text_cache: dict[str, str] = {}
     snippet_hits = bm25_hits = 0
     for q in questions:
@@ -150,9 +150,9 @@ def make_settings(world, workdir: Path, llm_from: Path | None):
 
 
 def run_mode(mode: str, settings, questions, search, texts) -> dict:
-    from App_Function_Libraries.Web_Search.fetch import PageFetcher
-    from App_Function_Libraries.Web_Search.pipeline import Services, process_question
-    from App_Function_Libraries.Web_Search.research_params import ResearchParams
+    from App_Function_Libraries.Research.fetch import PageFetcher
+    from App_Function_Libraries.Research.pipeline import Services, process_question
+    from App_Function_Libraries.Research.params import ResearchParams
     services = Services.from_settings(settings, use_llm=(mode == "llm"))
     services.fetcher = PageFetcher(settings.fetch, resolver=qa_web.resolver)
     services.embedder()  # load the model before timing

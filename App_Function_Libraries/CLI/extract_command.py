@@ -25,7 +25,7 @@ def extract_location(location: str, settings, fetcher=None) -> tuple[str, str]:
     readable message."""
     import mimetypes
 
-    from App_Function_Libraries.Web_Search.extract import ExtractionFailed, read_page_text
+    from App_Function_Libraries.Research.extract import ExtractionFailed, read_page_text
     if is_url(location):
         page = fetcher.fetch(location)
         if page.error:
@@ -43,8 +43,8 @@ def run_extract(args) -> int:
     """Every input in turn: its text on stdout; a failure is one line on stderr naming the input (and, with
     --json, a record with "error"), then the next input. Exit code 1 when any input failed."""
     from App_Function_Libraries.config import get_settings
-    from App_Function_Libraries.Web_Search.extract import warm_extractor
-    from App_Function_Libraries.Web_Search.fetch import PageFetcher
+    from App_Function_Libraries.Research.extract import warm_extractor
+    from App_Function_Libraries.Research.fetch import PageFetcher
     settings = get_settings().fetch
     fetcher = PageFetcher(settings) if any(is_url(x) for x in args.locations) else None
     warm_extractor()
@@ -58,7 +58,7 @@ def run_extract(args) -> int:
 
 def _extract_one(location: str, settings, fetcher) -> tuple[str, str, str]:
     """(title, text, error): error is '' on success, else one readable line."""
-    from App_Function_Libraries.Web_Search.extract import ExtractionFailed
+    from App_Function_Libraries.Research.extract import ExtractionFailed
     try:
         return *extract_location(location, settings, fetcher), ""
     except ExtractionFailed as exc:

@@ -41,7 +41,7 @@ def register(sub) -> None:
 
 def build_params(args, settings):
     from App_Function_Libraries.config import ENGINES
-    from App_Function_Libraries.Web_Search.research_params import ResearchParams
+    from App_Function_Libraries.Research.params import ResearchParams
     engines = [e.strip().lower() for e in (args.engine or "").split(",") if e.strip()] or None
     unknown = [e for e in engines or [] if e not in ENGINES]
     if unknown:
@@ -71,7 +71,7 @@ def report_overrides(args, settings) -> dict:
            "length_words": getattr(args, "length", None)}
     preset = getattr(args, "preset", None)
     if preset:
-        from App_Function_Libraries.Web_Search.report_presets import load_preset, sanitize_name
+        from App_Function_Libraries.Research.presets import load_preset, sanitize_name
         out.update(aggregation_prompt=load_preset(preset, settings), preset=sanitize_name(preset))
     return out
 
@@ -79,7 +79,7 @@ def report_overrides(args, settings) -> dict:
 def follow_up_of(report_id: str, params, settings):
     """params for a follow-up of the saved report `report_id` (StoreError when there is none)."""
     from App_Function_Libraries.DB.research_store import get_research_store
-    from App_Function_Libraries.Web_Search.follow_ups import follow_up_params
+    from App_Function_Libraries.Research.follow_ups import follow_up_params
     store = get_research_store(settings)
     return follow_up_params(store.load_report(store.resolve_id(report_id)), params)
 
@@ -138,7 +138,7 @@ def format_summary(result) -> str:
 
 def run_research(args) -> int:
     from App_Function_Libraries.config import get_settings
-    from App_Function_Libraries.Web_Search.pipeline import process_question
+    from App_Function_Libraries.Research.pipeline import process_question
     from App_Function_Libraries.DB.connection import StoreError
     settings = get_settings()
     try:
@@ -151,7 +151,7 @@ def run_research(args) -> int:
     cancel, box = threading.Event(), {}
 
     def work():
-        from App_Function_Libraries.Web_Search.dig_deeper import dig_deeper
+        from App_Function_Libraries.Research.dig_deeper import dig_deeper
         try:
             box["result"] = process_question(args.question, params, ProgressLine(), cancel)
         except Exception as exc:  # noqa: BLE001 - shown as one line below
@@ -176,7 +176,7 @@ def run_research(args) -> int:
         say(f"research failed: {box.get('error', 'stopped')}", file=sys.stderr)
         return 1
     result = box["result"]
-    from App_Function_Libraries.Web_Search.dig_deeper import round_summary
+    from App_Function_Libraries.Research.dig_deeper import round_summary
     for record in result.rounds:
         say(round_summary(record), file=sys.stderr)
     _save(result, settings, args.no_save)

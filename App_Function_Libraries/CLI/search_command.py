@@ -46,7 +46,7 @@ def run_search(args) -> int:
 
 
 def _one_engine(engine: str, args, common: dict, options: dict) -> int:
-    from App_Function_Libraries.Web_Search.websearch import perform_websearch
+    from App_Function_Libraries.Search.engine import perform_websearch
     answer = perform_websearch(engine, args.query, common["content_country"], common["search_lang"],
                                common["output_lang"], common["result_count"], settings=common["settings"],
                                use_cache=common["use_cache"], **options)
@@ -66,7 +66,7 @@ def _one_engine(engine: str, args, common: dict, options: dict) -> int:
 
 
 def _many_engines(engines: list[str], args, common: dict, options: dict) -> int:
-    from App_Function_Libraries.Web_Search.search_many import search_many
+    from App_Function_Libraries.Search.many import search_many
     merged = search_many(engines, args.query, **common, **options)
     if args.json:
         print(json_text(merged.to_dict(), indent=2, default=str))

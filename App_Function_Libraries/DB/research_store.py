@@ -24,7 +24,7 @@ from App_Function_Libraries.DB.connection import (NotFoundError, StoreError, ope
                                                    write_transaction)
 from App_Function_Libraries.DB.file_errors import report_file_errors
 from App_Function_Libraries.DB.redact import configured_secrets, content_secrets, scrub_result_dict, scrub_text
-from App_Function_Libraries.Web_Search.research_types import VERDICTS, Citation, ResearchResult, Source
+from App_Function_Libraries.records import VERDICTS, Citation, ResearchResult, Source
 
 COMPONENT = "research"
 

@@ -1,4 +1,4 @@
-"""Engine health for the Settings tab: configured or not, and failures/suspension from Web_Search.health."""
+"""Engine health for the Settings tab: configured or not, and failures/suspension from Search/health.py."""
 from __future__ import annotations
 
 from App_Function_Libraries.config import Settings
@@ -8,8 +8,8 @@ def health_rows(settings: Settings) -> list[list[str]]:
     """[engine, configured, state, details] for every engine, in the order the UI lists them."""
     import time
 
-    from App_Function_Libraries.Web_Search.engines import ENGINE_MODULES, missing_setting_message
-    from App_Function_Libraries.Web_Search.websearch import engine_health_snapshot
+    from App_Function_Libraries.Search.engines import ENGINE_MODULES, missing_setting_message
+    from App_Function_Libraries.Search.engine import engine_health_snapshot
     states = engine_health_snapshot(settings)
     now = time.time()
     rows = []
@@ -30,5 +30,5 @@ def health_rows(settings: Settings) -> list[list[str]]:
 
 def resume_all_engines() -> None:
     """Lift every suspension now (the next search to each engine is tried again)."""
-    from App_Function_Libraries.Web_Search.websearch import lift_engine_suspensions
+    from App_Function_Libraries.Search.engine import lift_engine_suspensions
     lift_engine_suspensions()

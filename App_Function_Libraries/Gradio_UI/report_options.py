@@ -16,7 +16,7 @@ PROMPT_LABEL = ("Report prompt: {question} and {sources} are required (the sourc
 
 
 def preset_choices(settings=None) -> list[str]:
-    from App_Function_Libraries.Web_Search.report_presets import DEFAULT_NAME, list_presets
+    from App_Function_Libraries.Research.presets import DEFAULT_NAME, list_presets
     return [DEFAULT_NAME] + list_presets(settings or current_settings())
 
 
@@ -32,7 +32,7 @@ def _refused(action: str, exc: Exception) -> str:
 
 def load_preset(name: str):
     """prompt text, status for the preset chosen in the list."""
-    from App_Function_Libraries.Web_Search.report_presets import PresetError, load_preset as load
+    from App_Function_Libraries.Research.presets import PresetError, load_preset as load
     try:
         return load(name or "default", current_settings()), f"Loaded preset **{one_line(name, 60)}**."
     except PresetError as exc:
@@ -41,7 +41,7 @@ def load_preset(name: str):
 
 def save_preset(name: str, text: str):
     """preset list (the saved one chosen), status. A broken prompt is refused and nothing is written."""
-    from App_Function_Libraries.Web_Search.report_presets import PresetError, save_preset as save
+    from App_Function_Libraries.Research.presets import PresetError, save_preset as save
     try:
         stem = save(name, text, current_settings())
     except PresetError as exc:
@@ -55,7 +55,7 @@ def reset_prompt():
 
 
 def delete_preset(name: str):
-    from App_Function_Libraries.Web_Search.report_presets import PresetError, delete_preset as delete
+    from App_Function_Libraries.Research.presets import PresetError, delete_preset as delete
     try:
         stem = delete(name or "", current_settings())
     except PresetError as exc:

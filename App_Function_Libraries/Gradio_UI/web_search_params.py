@@ -68,8 +68,8 @@ def date_range_value(choice: str, start: str, end: str) -> str | None:
 
 def check_options(params) -> None:
     """Raise ValueError with the engines' own message for an option no engine could accept."""
-    from App_Function_Libraries.Web_Search.engines import options
-    from App_Function_Libraries.Web_Search.engines.errors import InvalidOption
+    from App_Function_Libraries.Search import options
+    from App_Function_Libraries.Search.errors import InvalidOption
     try:
         options.parse_date_range(params.date_range)
         options.parse_country(params.content_country, "country")
@@ -83,7 +83,7 @@ def check_options(params) -> None:
 
 def build_params(settings: Settings, form: dict[str, Any]):
     """ResearchParams from the form (names as in web_search_tab.OPTION_NAMES)."""
-    from App_Function_Libraries.Web_Search.research_params import ResearchParams
+    from App_Function_Libraries.Research.params import ResearchParams
     engines = [e for e in form.get("engines") or [] if e in ENGINES]
     if not engines:
         raise ValueError("choose at least one search engine")
@@ -109,7 +109,7 @@ def build_params(settings: Settings, form: dict[str, Any]):
 def report_fields(settings: Settings, form: dict[str, Any]) -> dict[str, Any]:
     """The Report options as ResearchParams fields. The built-in prompt is stored as "" (so it stays the
     current built-in one); `preset` names the saved preset only when the editor still holds its text."""
-    from App_Function_Libraries.Web_Search.report_presets import PresetError, is_default, load_preset
+    from App_Function_Libraries.Research.presets import PresetError, is_default, load_preset
     text = (form.get("aggregation_prompt") or "").strip()
     custom = "" if not text or is_default(text) else text
     preset = form.get("preset") or ""
@@ -130,7 +130,7 @@ def report_fields(settings: Settings, form: dict[str, Any]) -> dict[str, Any]:
 def build_services(settings: Settings, form: dict[str, Any], params):
     """The pipeline's services for one run: each role on the LLM chosen for it (configured, another profile,
     or none)."""
-    from App_Function_Libraries.Web_Search.pipeline import Services
+    from App_Function_Libraries.Research.pipeline import Services
     services = Services.from_settings(settings, use_llm=params.use_llm)
     for role in LLM_ROLES:
         choice = form.get(f"llm_{role}") or CONFIGURED

@@ -87,9 +87,9 @@ def run_follow_up(state: dict | None, question: str, *values):
 
 
 def _research(question: str, previous: dict | None, values):
-    from App_Function_Libraries.Web_Search.follow_ups import follow_up_params
-    from App_Function_Libraries.Web_Search.pipeline import process_question
-    from App_Function_Libraries.Web_Search.research_types import ResearchResult
+    from App_Function_Libraries.Research.follow_ups import follow_up_params
+    from App_Function_Libraries.Research.pipeline import process_question
+    from App_Function_Libraries.records import ResearchResult
     if not (question or "").strip():
         raise ValueError("type a question first")
     settings = current_settings()
@@ -106,9 +106,9 @@ def _research(question: str, previous: dict | None, values):
 
 @user_errors
 def rerun_selection(state: dict | None, rows, *values):
-    from App_Function_Libraries.Web_Search.pipeline import rerun_from_fetch
-    from App_Function_Libraries.Web_Search.research_params import ResearchParams
-    from App_Function_Libraries.Web_Search.research_types import ResearchResult
+    from App_Function_Libraries.Research.pipeline import rerun_from_fetch
+    from App_Function_Libraries.Research.params import ResearchParams
+    from App_Function_Libraries.records import ResearchResult
     if not state:
         raise ValueError("search first, then tick sources in or out and re-run")
     result = ResearchResult.from_dict(state)
@@ -130,9 +130,9 @@ def rerun_selection(state: dict | None, rows, *values):
 @user_errors
 def dig_deeper(state: dict | None, rounds, *values):
     """More rounds on the report in `state`, aimed at what it lacks (its own options and engines)."""
-    from App_Function_Libraries.Web_Search.dig_deeper import dig_deeper as dig
-    from App_Function_Libraries.Web_Search.research_params import ResearchParams
-    from App_Function_Libraries.Web_Search.research_types import ResearchResult
+    from App_Function_Libraries.Research.dig_deeper import dig_deeper as dig
+    from App_Function_Libraries.Research.params import ResearchParams
+    from App_Function_Libraries.records import ResearchResult
     if not state:
         raise ValueError("search first, then dig deeper into the report")
     result = ResearchResult.from_dict(state)
@@ -150,7 +150,7 @@ def dig_deeper(state: dict | None, rounds, *values):
 def save_note(state: dict | None, title: str, keywords: str):
     from App_Function_Libraries.DB.notes_io import save_report_as_note
     from App_Function_Libraries.DB.notes_store import get_notes_store
-    from App_Function_Libraries.Web_Search.research_types import ResearchResult
+    from App_Function_Libraries.records import ResearchResult
     if not state:
         raise ValueError("there is no report to save yet")
     note = save_report_as_note(get_notes_store(current_settings()), ResearchResult.from_dict(state), title,

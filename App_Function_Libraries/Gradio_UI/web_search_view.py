@@ -126,7 +126,7 @@ def rounds_markdown(result) -> str:
     """Each dig-deeper round: what it searched, the sources it added (linked), and what changed."""
     if result is None or not result.rounds:
         return ""
-    from App_Function_Libraries.Web_Search.dig_deeper import round_summary
+    from App_Function_Libraries.Research.dig_deeper import round_summary
     lines = ["### Dig-deeper rounds", ""]
     for record in result.rounds:
         lines += [f"**Round {record.get('round')}**: {md_text(round_summary(record).split('; ', 1)[-1])}", ""]

@@ -144,7 +144,7 @@ REPORT_RULES = (
 REPORT_WRITER = "You write research reports that answer a person's question from numbered web sources."
 
 # The report writer's editable instructions (the "aggregation prompt"; named presets are saved next to
-# config.txt, see Web_Search/report_presets.py). {sources} and {question} must appear; {tone}, {format},
+# config.txt, see Research/presets.py). {sources} and {question} must appear; {tone}, {format},
 # {length} and {language} may. The code inserts the sources, each between data delimiters.
 AGGREGATION_REQUIRED = ("question", "sources")
 AGGREGATION_PLACEHOLDERS = ("question", "sources", "tone", "format", "length", "language")

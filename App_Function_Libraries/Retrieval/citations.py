@@ -16,7 +16,7 @@ from App_Function_Libraries.Retrieval.bm25 import BM25, tokenize
 from App_Function_Libraries.Retrieval.fusion import reciprocal_rank_fusion
 from App_Function_Libraries.Retrieval.passages import split_sentences
 from App_Function_Libraries.Retrieval.quotable import INLINE_TAGS, answer_shape, asked_for, reads_as_sentence
-from App_Function_Libraries.Web_Search.research_types import Citation
+from App_Function_Libraries.records import Citation
 
 # [1]  [1, 3]  [1-3]  [1–3]  [1,2, 5-6]  [1000]   (not [^1] footnotes, not [text](links)); a number of any
 # length is citation-shaped, so one naming no source is removed and counted, never left in the report

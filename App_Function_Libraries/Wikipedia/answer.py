@@ -23,7 +23,7 @@ from App_Function_Libraries.Retrieval.citations import (CitableSource, extractiv
                                                         verify_citations)
 from App_Function_Libraries.Retrieval.fusion import reciprocal_rank_fusion
 from App_Function_Libraries.Retrieval.rerank import cross_encoder_scores
-from App_Function_Libraries.Web_Search.research_types import Citation
+from App_Function_Libraries.records import Citation
 from App_Function_Libraries.Wikipedia.index import SearchParams, WikiHit, WikiIndex, get_wiki_index
 
 USE_CONFIGURED_LLM = object()

@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from App_Function_Libraries.DB.notes_store import NotesStore  # noqa: E402
 from App_Function_Libraries.DB.research_store import ResearchStore  # noqa: E402
-from App_Function_Libraries.Web_Search.research_types import Citation, Passage, ResearchResult, Source  # noqa: E402
+from App_Function_Libraries.records import Citation, Passage, ResearchResult, Source  # noqa: E402
 
 
 def research_run(tag: str, i: int) -> ResearchResult:

@@ -34,7 +34,7 @@ PATHS = {"bing": "/bing/v7.0/search", "brave": "/brave/res/v1/web/search", "goog
 def clean_health():
     """Import into a test module so no engine health board outlives its test (health is kept in each test's own
     database; a board that fell back to memory is dropped here)."""
-    from App_Function_Libraries.Web_Search.health import forget_health_boards
+    from App_Function_Libraries.Search.health import forget_health_boards
     forget_health_boards()
     yield
     forget_health_boards()

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from App_Function_Libraries.config import Settings, get_settings
-from App_Function_Libraries.Web_Search.aggregate import ReportOptions
+from App_Function_Libraries.Research.report import ReportOptions
 
 REPORT_FORMAT_CHOICES = ("full", "short", "bullets", "table")
 MIN_LENGTH_WORDS, MAX_LENGTH_WORDS = 50, 10000
@@ -96,7 +96,7 @@ class ResearchParams:
 
     def check_report_options(self) -> None:
         """Raise ValueError (one line for the user) for a report option that cannot be used."""
-        from App_Function_Libraries.Web_Search.report_presets import validate_template
+        from App_Function_Libraries.Research.presets import validate_template
         if self.report_format not in REPORT_FORMAT_CHOICES:
             raise ValueError(f"unknown report format {self.report_format!r}; use {', '.join(REPORT_FORMAT_CHOICES)}")
         if not MIN_LENGTH_WORDS <= int(self.length_words) <= MAX_LENGTH_WORDS:

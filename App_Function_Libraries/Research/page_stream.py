@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from App_Function_Libraries.LLM.base import LLMClient
-from App_Function_Libraries.Web_Search.extract import ExtractionFailed, read_page_text, warm_extractor
-from App_Function_Libraries.Web_Search.fetch import PageFetcher
-from App_Function_Libraries.Web_Search.page_extraction import extract_with_llm, passages_as_notes
-from App_Function_Libraries.Web_Search.passage_rank import RankSettings, rank_pages
-from App_Function_Libraries.Web_Search.research_types import Source
+from App_Function_Libraries.Research.extract import ExtractionFailed, read_page_text, warm_extractor
+from App_Function_Libraries.Research.fetch import PageFetcher
+from App_Function_Libraries.Research.page_notes import extract_with_llm, passages_as_notes
+from App_Function_Libraries.Research.rank import RankSettings, rank_pages
+from App_Function_Libraries.records import Source
 
 POLL_SECONDS = 0.05
 MAX_PARALLEL_LLM_CALLS = 8

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from App_Function_Libraries.Web_Search.engines.base import (Connection, EngineSpec, Hit, HttpRequest, ParsedPage,
+from App_Function_Libraries.Search.engines.base import (Connection, EngineSpec, Hit, HttpRequest, ParsedPage,
                                                             SearchOptions, query_with_operators)
-from App_Function_Libraries.Web_Search.engines.errors import BadKey, Blocked, RateLimited, SearchError
-from App_Function_Libraries.Web_Search.engines.textclean import (as_dicts, as_float, as_int, as_list, as_text,
+from App_Function_Libraries.Search.errors import BadKey, Blocked, RateLimited, SearchError
+from App_Function_Libraries.Search.engines.textclean import (as_dicts, as_float, as_int, as_list, as_text,
                                                                  as_url, dig, iso_date)
 
 SPEC = EngineSpec(

@@ -17,9 +17,9 @@ from datetime import date
 from typing import Any
 from urllib.parse import urlsplit
 
-from App_Function_Libraries.Web_Search.engines.base import (DATE_PRESETS, SAFESEARCH_LEVELS, SORT_ORDERS,
+from App_Function_Libraries.Search.engines.base import (DATE_PRESETS, SAFESEARCH_LEVELS, SORT_ORDERS,
                                                             DateRange, SearchOptions)
-from App_Function_Libraries.Web_Search.engines.errors import InvalidOption
+from App_Function_Libraries.Search.errors import InvalidOption
 
 MAX_RESULT_COUNT = 100
 MAX_QUERY_CHARS = 2000

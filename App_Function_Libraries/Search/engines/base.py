@@ -9,7 +9,7 @@ An engine module is declarative facts plus two pure functions:
     def refine_error(error, conn) -> SearchError                   # optional: an error made precise with what
                                                                    # only the connection knows (a key was sent)
 
-The runner (Web_Search/runner.py) does the HTTP, paging, retries and error typing. An engine reached through
+The runner (Search/runner.py) does the HTTP, paging, retries and error typing. An engine reached through
 a library instead of HTTP (duckduckgo) sets `transport="library"` and provides `search_library(...)`.
 """
 from __future__ import annotations

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Callable
 
 from App_Function_Libraries.DB.connection import open_store_database, write_transaction
-from App_Function_Libraries.Web_Search.engines.errors import InvalidOption, NotConfigured, SearchError
+from App_Function_Libraries.Search.errors import InvalidOption, NotConfigured, SearchError
 
 log = logging.getLogger(__name__)
 SHORT_SUSPENSION = 60.0

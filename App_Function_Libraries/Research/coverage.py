@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass, field
 
 from App_Function_Libraries.Retrieval.bm25 import tokenize
-from App_Function_Libraries.Web_Search.research_types import Source
-from App_Function_Libraries.Web_Search.subqueries import dedupe_queries, normalize_query
+from App_Function_Libraries.records import Source
+from App_Function_Libraries.Research.subqueries import dedupe_queries, normalize_query
 
 WEAK_SCORE = 0.75  # below this an aspect counts as a gap
 _ASKING = r"(?:how|what|why|when|where|which|who|whom|whose|whether|is|are|was|were|do|does|did|can|could|should|" \

@@ -26,17 +26,17 @@ from typing import Any, Callable
 
 from App_Function_Libraries.config import EngineSettings, Settings, get_settings
 from App_Function_Libraries.DB.redact import configured_secrets, content_secrets, scrub_message
-from App_Function_Libraries.Web_Search.engines import (ENGINE_MODULES, connection_for, load_engine,
+from App_Function_Libraries.Search.engines import (ENGINE_MODULES, connection_for, load_engine,
                                                        missing_setting_message)
-from App_Function_Libraries.Web_Search.engines.base import (Hit, SearchOptions, page_count_note,
+from App_Function_Libraries.Search.engines.base import (Hit, SearchOptions, page_count_note,
                                                             unsupported_notes)
-from App_Function_Libraries.Web_Search.engines.errors import (InvalidOption, NotConfigured, SearchError,
+from App_Function_Libraries.Search.errors import (InvalidOption, NotConfigured, SearchError,
                                                               Unreachable)
-from App_Function_Libraries.Web_Search.engines.options import build_options
-from App_Function_Libraries.Web_Search.health import EngineHealth, health_board
-from App_Function_Libraries.Web_Search.runner import RunOutcome, RunPolicy, run_engine
-from App_Function_Libraries.Web_Search.search_cache import SearchCache, cache_key
-from App_Function_Libraries.Web_Search.url_normalize import host_of, matches_site, normalize_url
+from App_Function_Libraries.Search.options import build_options
+from App_Function_Libraries.Search.health import EngineHealth, health_board
+from App_Function_Libraries.Search.runner import RunOutcome, RunPolicy, run_engine
+from App_Function_Libraries.Search.cache import SearchCache, cache_key
+from App_Function_Libraries.Search.urls import host_of, matches_site, normalize_url
 
 log = logging.getLogger(__name__)
 HEALTH_CHECK_QUERY = "open source"

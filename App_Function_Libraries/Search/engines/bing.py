@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from App_Function_Libraries.Web_Search.engines.base import (Connection, EngineSpec, Hit, HttpRequest, ParsedPage,
+from App_Function_Libraries.Search.engines.base import (Connection, EngineSpec, Hit, HttpRequest, ParsedPage,
                                                             SearchOptions, date_range_value, query_with_operators)
-from App_Function_Libraries.Web_Search.engines.errors import BadKey, QuotaExceeded, SearchError
-from App_Function_Libraries.Web_Search.engines.textclean import (as_dicts, as_int, as_text, as_url, dig,
+from App_Function_Libraries.Search.errors import BadKey, QuotaExceeded, SearchError
+from App_Function_Libraries.Search.engines.textclean import (as_dicts, as_int, as_text, as_url, dig,
                                                                  iso_date)
 
 SPEC = EngineSpec(

@@ -14,9 +14,9 @@ from App_Function_Libraries.LLM.context import fit_evidence
 from App_Function_Libraries.Retrieval.bm25 import tokenize
 from App_Function_Libraries.Retrieval.citations import (CitableSource, CitationCheck,
                                                         quote_text, rank_sentences, verify_citations)
-from App_Function_Libraries.Web_Search import coverage
-from App_Function_Libraries.Web_Search.language import detect_language, language_name
-from App_Function_Libraries.Web_Search.research_types import Source
+from App_Function_Libraries.Research import coverage
+from App_Function_Libraries.Research.language import detect_language, language_name
+from App_Function_Libraries.records import Source
 
 SENTENCES_PER_GROUP = 3
 SINGLE_GROUP_SENTENCES = 6

@@ -18,13 +18,13 @@ from typing import Any, Callable, TypeVar
 import requests
 
 from App_Function_Libraries.retry import backoff_delay, parse_retry_after
-from App_Function_Libraries.Web_Search.engines.base import (Connection, Hit, HttpRequest, ParsedPage,
+from App_Function_Libraries.Search.engines.base import (Connection, Hit, HttpRequest, ParsedPage,
                                                             SearchOptions)
-from App_Function_Libraries.Web_Search.engines.errors import (BadKey, BadResponse, Blocked, QuotaExceeded,
+from App_Function_Libraries.Search.errors import (BadKey, BadResponse, Blocked, QuotaExceeded,
                                                               RateLimited, SearchError, ServerError, TimedOut,
                                                               Unreachable)
-from App_Function_Libraries.Web_Search.engines.textclean import as_text, dig, strip_markup
-from App_Function_Libraries.Web_Search.url_normalize import normalize_url
+from App_Function_Libraries.Search.engines.textclean import as_text, dig, strip_markup
+from App_Function_Libraries.Search.urls import normalize_url
 
 MAX_PAGES = 20
 MAX_RESPONSE_BYTES = 20_000_000

@@ -15,7 +15,7 @@ import numpy as np
 from App_Function_Libraries.Retrieval.bm25 import BM25
 from App_Function_Libraries.Retrieval.fusion import reciprocal_rank_fusion
 from App_Function_Libraries.Retrieval.passages import split_passages
-from App_Function_Libraries.Web_Search.research_types import Passage
+from App_Function_Libraries.records import Passage
 
 CROSS_ENCODER_POOL = 3  # the cross-encoder re-scores this many times top_k candidates per page
 

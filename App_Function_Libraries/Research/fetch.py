@@ -20,8 +20,8 @@ from typing import Callable
 from urllib.parse import urljoin, urlsplit
 
 from App_Function_Libraries.config import FetchSettings
-from App_Function_Libraries.Web_Search.download_deadline import DownloadDeadline, deadline_pools
-from App_Function_Libraries.Web_Search.ssrf import CheckedTarget, Resolver, SSRFBlocked, check_url
+from App_Function_Libraries.Research.download_deadline import DownloadDeadline, deadline_pools
+from App_Function_Libraries.Research.ssrf import CheckedTarget, Resolver, SSRFBlocked, check_url
 
 CHUNK_BYTES = 16 * 1024
 REDIRECT_STATUSES = (301, 302, 303, 307, 308)

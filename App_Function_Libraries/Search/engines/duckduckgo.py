@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from App_Function_Libraries.Web_Search.engines.base import (Connection, EngineSpec, Hit, ParsedPage,
+from App_Function_Libraries.Search.engines.base import (Connection, EngineSpec, Hit, ParsedPage,
                                                             SearchOptions, date_range_value, query_with_operators)
-from App_Function_Libraries.Web_Search.engines.errors import (Blocked, RateLimited, SearchError, TimedOut,
+from App_Function_Libraries.Search.errors import (Blocked, RateLimited, SearchError, TimedOut,
                                                               Unreachable)
-from App_Function_Libraries.Web_Search.engines.textclean import as_dicts, as_text, as_url, iso_date
+from App_Function_Libraries.Search.engines.textclean import as_dicts, as_text, as_url, iso_date
 
 #: ddgs backends that honour a date range: for a preset (d/w/m/y) and for an explicit range
 DATE_BACKENDS = {"preset": ("duckduckgo", "brave"), "explicit": ("duckduckgo",)}

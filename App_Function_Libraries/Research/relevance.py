@@ -20,7 +20,7 @@ from typing import Callable
 from App_Function_Libraries.LLM import prompts
 from App_Function_Libraries.LLM.base import LLMClient, LLMContextOverflow, LLMUnavailable
 from App_Function_Libraries.LLM.structured import StructuredOutputError, ask_structured, extract_json
-from App_Function_Libraries.Web_Search.research_types import Source
+from App_Function_Libraries.records import Source
 
 MAX_PARALLEL_CALLS = 8
 MAX_REASON_CHARS = 300

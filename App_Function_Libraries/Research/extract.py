@@ -23,9 +23,9 @@ from typing import Callable
 
 from App_Function_Libraries.config import FetchSettings
 from App_Function_Libraries.parse_sandbox import ParseFailed, ParseLimits, failure_line, run_limited, warm
-from App_Function_Libraries.Web_Search.boilerplate import (drop_boilerplate_paragraphs, prune_page_chrome, standfirst,
+from App_Function_Libraries.Research.boilerplate import (drop_boilerplate_paragraphs, prune_page_chrome, standfirst,
                                                            with_standfirst)
-from App_Function_Libraries.Web_Search.fetch import decode_text
+from App_Function_Libraries.Research.fetch import decode_text
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 TEXT_TYPES = ("text/plain", "text/markdown", "text/csv", "application/json", "text/xml", "application/xml")

@@ -28,8 +28,8 @@ from typing import Any, Callable, Iterable
 
 from App_Function_Libraries.config import Settings, get_settings
 from App_Function_Libraries.Retrieval.fusion import RRF_K, reciprocal_rank_fusion
-from App_Function_Libraries.Web_Search.url_normalize import normalize_url
-from App_Function_Libraries.Web_Search.websearch import perform_websearch
+from App_Function_Libraries.Search.urls import normalize_url
+from App_Function_Libraries.Search.engine import perform_websearch
 
 OPTION_KEYWORDS = ("date_range", "safesearch", "site_blacklist", "exactTerms", "excludeTerms", "filter",
                    "geolocation", "search_result_language", "sort_results_by")

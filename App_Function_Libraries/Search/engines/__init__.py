@@ -12,7 +12,7 @@ import importlib
 from types import ModuleType
 
 from App_Function_Libraries.config import ENGINES
-from App_Function_Libraries.Web_Search.engines.base import Connection
+from App_Function_Libraries.Search.engines.base import Connection
 
 ENGINE_MODULES: tuple[str, ...] = ENGINES
 

@@ -24,14 +24,14 @@ from App_Function_Libraries.config import Settings, get_settings
 from App_Function_Libraries.LLM.base import LLMClient, LLMError, LLMUnavailable
 from App_Function_Libraries.LLM.breaker import LLMHealth, guarded
 from App_Function_Libraries.Retrieval.rerank import get_cross_encoder
-from App_Function_Libraries.Web_Search import aggregate, coverage, relevance
-from App_Function_Libraries.Web_Search.fetch import PageFetcher
-from App_Function_Libraries.Web_Search.follow_ups import suggest_follow_ups
-from App_Function_Libraries.Web_Search.page_stream import StreamConfig, read_pages
-from App_Function_Libraries.Web_Search.passage_rank import MemoEmbedder, RankSettings
-from App_Function_Libraries.Web_Search.research_params import ResearchParams
-from App_Function_Libraries.Web_Search.research_types import ResearchResult, Source
-from App_Function_Libraries.Web_Search.subqueries import analyze_question, dedupe_queries
+from App_Function_Libraries.Research import coverage, relevance, report as aggregate
+from App_Function_Libraries.Research.fetch import PageFetcher
+from App_Function_Libraries.Research.follow_ups import suggest_follow_ups
+from App_Function_Libraries.Research.page_stream import StreamConfig, read_pages
+from App_Function_Libraries.Research.rank import MemoEmbedder, RankSettings
+from App_Function_Libraries.Research.params import ResearchParams
+from App_Function_Libraries.records import ResearchResult, Source
+from App_Function_Libraries.Research.subqueries import analyze_question, dedupe_queries
 
 STAGES = ("subqueries", "search", "relevance", "fetch", "rank", "extract", "report", "verify", "follow_ups")
 LLM_ROLES = ("subquery", "relevance", "extraction", "final_answer")
@@ -89,7 +89,7 @@ class Services:
 
     def search_fn(self):
         if self.search is None:
-            from App_Function_Libraries.Web_Search.search_many import search_many
+            from App_Function_Libraries.Search.many import search_many
             self.search = search_many
         return self.search
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from App_Function_Libraries.LLM import prompts
 from App_Function_Libraries.LLM.base import LLMClient, LLMError, LLMUnavailable
 from App_Function_Libraries.LLM.context import fit_evidence
-from App_Function_Libraries.Web_Search.research_types import Source
+from App_Function_Libraries.records import Source
 
 EXTRACTION_MAX_TOKENS = 400
 

@@ -33,14 +33,14 @@ from App_Function_Libraries.LLM.base import LLMUnavailable
 from App_Function_Libraries.LLM.structured import StructuredOutputError, after_tries, ask_structured, extract_json
 from App_Function_Libraries.Retrieval.citations import CITATION_GROUP_RE
 from App_Function_Libraries.Retrieval.passages import split_sentences
-from App_Function_Libraries.Web_Search import aggregate, coverage
-from App_Function_Libraries.Web_Search.follow_ups import searched_queries, shown_report
-from App_Function_Libraries.Web_Search.pipeline import (ProgressFn, Run, Services, search_sources, stage_follow_ups,
+from App_Function_Libraries.Research import coverage, report as aggregate
+from App_Function_Libraries.Research.follow_ups import searched_queries, shown_report
+from App_Function_Libraries.Research.pipeline import (ProgressFn, Run, Services, search_sources, stage_follow_ups,
                                                         stage_pages, stage_relevance, stage_report, stage_verify)
-from App_Function_Libraries.Web_Search.research_params import ResearchParams
-from App_Function_Libraries.Web_Search.research_types import ResearchResult, Source
-from App_Function_Libraries.Web_Search.subqueries import dedupe_queries
-from App_Function_Libraries.Web_Search.url_normalize import normalize_url
+from App_Function_Libraries.Research.params import ResearchParams
+from App_Function_Libraries.records import ResearchResult, Source
+from App_Function_Libraries.Research.subqueries import dedupe_queries
+from App_Function_Libraries.Search.urls import normalize_url
 
 MAX_ROUNDS = 5
 MAX_GAP_QUERIES = 3

@@ -16,10 +16,10 @@ import dataclasses
 from App_Function_Libraries.LLM import prompts
 from App_Function_Libraries.LLM.base import LLMClient, LLMUnavailable
 from App_Function_Libraries.LLM.structured import StructuredOutputError, after_tries, ask_structured, parse_string_list
-from App_Function_Libraries.Web_Search import coverage
-from App_Function_Libraries.Web_Search.research_params import ResearchParams
-from App_Function_Libraries.Web_Search.research_types import ResearchResult
-from App_Function_Libraries.Web_Search.subqueries import dedupe_queries, normalize_query
+from App_Function_Libraries.Research import coverage
+from App_Function_Libraries.Research.params import ResearchParams
+from App_Function_Libraries.records import ResearchResult
+from App_Function_Libraries.Research.subqueries import dedupe_queries, normalize_query
 
 MAX_FOLLOW_UPS = 5
 MAX_CHARS = 200
