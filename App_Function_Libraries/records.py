@@ -11,6 +11,29 @@ from dataclasses import dataclass, field
 from typing import Any
 
 VERDICTS = ("relevant", "irrelevant", "unjudged")
+SOURCE_KINDS = ("web", "paper", "wikipedia", "document")  # what a source is; `Source.kind`
+
+
+@dataclass
+class Paper:
+    """Bibliographic facts of a scholarly work (from arXiv, PubMed, Semantic Scholar, OpenAlex, Crossref).
+
+    `abstract_only` is True when no open-access full text was read, so the abstract is what was ranked and cited.
+    """
+    authors: list[str] = field(default_factory=list)  # "Given Family" each, in the work's order
+    year: int | None = None
+    venue: str = ""  # journal, conference or archive ("arXiv")
+    doi: str = ""  # bare, lower-case: "10.1000/xyz"
+    abstract: str = ""
+    pdf_url: str = ""  # an open-access PDF, when the service names one
+    abstract_only: bool = False
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> "Paper | None":
+        if not data:
+            return None
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
 
 
 @dataclass
@@ -42,6 +65,8 @@ class Source:
     extraction: str = ""  # what this page says about the question (LLM or top passages)
     n: int | None = None  # its number in the report, when it was given to the writer
     round: int = 0  # the dig-deeper round that found it (0: the first search)
+    kind: str = "web"  # one of SOURCE_KINDS
+    paper: Paper | None = None  # bibliographic facts when kind == "paper"
 
     @property
     def selected(self) -> bool:
@@ -94,6 +119,7 @@ class ResearchResult:
         for s in data.pop("sources", []):
             s = dict(s)
             s["passages"] = [Passage(**p) for p in s.get("passages", [])]
+            s["paper"] = Paper.from_dict(s.get("paper"))
             sources.append(Source(**{k: v for k, v in s.items() if k in _SOURCE_FIELDS}))
         citations = [Citation(**c) for c in data.pop("citations", [])]
         known = {f.name for f in dataclasses.fields(cls)}

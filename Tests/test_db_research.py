@@ -142,3 +142,17 @@ def test_pages_do_not_disturb_another_components_tables(store):
     store.save_research(sample_result())
     store.put_page(PageRecord(url="https://a.example/", fetched_at=time.time()))
     assert db.execute("SELECT value FROM search_cache").fetchall() == [("v",)]
+
+
+def test_a_paper_source_keeps_its_kind_and_bibliographic_facts(tmp_path):
+    from App_Function_Libraries.records import Paper
+    paper = Paper(authors=["Karl von Frisch"], year=1967, venue="Harvard University Press",
+                  doi="10.4159/harvard.9780674418776", abstract="Dance language.", abstract_only=True)
+    result = sample_result()
+    result.sources[0].kind, result.sources[0].paper = "paper", paper
+    store = ResearchStore(tmp_path / "r.db")
+    store.save_research(result)
+    loaded = store.load_report(result.id)
+    assert (loaded.sources[0].kind, loaded.sources[0].paper) == ("paper", paper)
+    assert (loaded.sources[1].kind, loaded.sources[1].paper) == ("web", None)
+    assert ResearchResult.from_dict(result.to_dict()).sources[0].paper == paper

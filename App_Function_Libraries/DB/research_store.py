@@ -108,7 +108,8 @@ MIGRATIONS = [
 ]
 
 _JSON_SOURCE_FIELDS = ("engines", "queries", "passages")
-_SOURCE_COLUMNS = [f.name for f in fields(Source)]
+_EXTRA_SOURCE_FIELDS = ("kind", "paper")  # kept in the results row's `extra` JSON, not in columns of their own
+_SOURCE_COLUMNS = [f.name for f in fields(Source) if f.name not in _EXTRA_SOURCE_FIELDS]
 _SOURCE_DEFAULTS = {f.name: f.default_factory() if f.default_factory is not MISSING else
                     ("" if f.default is MISSING else f.default) for f in fields(Source)}
 _NULLABLE_SOURCE_FIELDS = {"date_published", "status", "n", "user_override"}

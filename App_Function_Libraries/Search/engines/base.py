@@ -14,9 +14,12 @@ a library instead of HTTP (duckduckgo) sets `transport="library"` and provides `
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
+
+from App_Function_Libraries.records import Paper
 
 #: the advanced options of perform_websearch, by their parameter names
 OPTION_NAMES = ("content_country", "search_lang", "search_result_language", "date_range", "safesearch",
@@ -149,13 +152,15 @@ class Hit:
     source: str | None = None
     language: str | None = None
     score: float | None = None
+    paper: Paper | None = None  # a scholarly engine's bibliographic facts
 
     def to_result_dict(self) -> dict[str, Any]:
         """The result entry of web_search_results_dict."""
         return {"title": self.title, "url": self.url, "content": self.snippet,
                 "metadata": {"date_published": self.date_published, "author": self.author,
                              "source": self.source, "language": self.language,
-                             "relevance_score": self.score, "snippet": self.snippet}}
+                             "relevance_score": self.score, "snippet": self.snippet,
+                             **({"paper": dataclasses.asdict(self.paper)} if self.paper else {})}}
 
 
 @dataclass
