@@ -6,6 +6,7 @@ import threading
 from typing import Annotated, Any, Literal
 
 import anyio
+from mcp_types import CallToolResult, TextContent
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
@@ -21,10 +22,8 @@ class Tools:
         self.settings = settings
 
     async def call(self, work, *, cancel: threading.Event | None = None):
-        """work() in a worker thread; QuarryError -> ToolError (scrubbed); a cancelled call sets `cancel`
-        (the research pipeline stops at its next check) and does not wait for the thread."""
-        from mcp.server.mcpserver.exceptions import ToolError
-
+        """work() in a worker thread; a QuarryError is a tool error carrying exactly its line (scrubbed); a
+        cancelled call sets `cancel` (the research pipeline stops at its next check) and does not wait."""
         from App_Function_Libraries.quarry import QuarryError
         try:
             return shapes.safe(await anyio.to_thread.run_sync(work, abandon_on_cancel=True), self.settings)
@@ -33,9 +32,13 @@ class Tools:
                 cancel.set()
             raise
         except QuarryError as exc:
-            raise ToolError(shapes.safe_message(str(exc), self.settings)) from None
+            return self.error(str(exc))
         except Exception as exc:  # noqa: BLE001 - one line, never a crash of the server
-            raise ToolError(shapes.safe_message(f"{type(exc).__name__}: {exc}", self.settings)) from None
+            return self.error(f"{type(exc).__name__}: {exc}")
+
+    def error(self, message: str) -> CallToolResult:
+        return CallToolResult(content=[TextContent(type="text", text=shapes.safe_message(message, self.settings))],
+                              is_error=True)
 
 
 def progress_bridge(ctx, cancel: threading.Event):
