@@ -283,8 +283,8 @@ def _convert(raw: str, ftype: Any, meta: dict, where: str) -> Any:
     if meta.get("check"):
         try:
             meta["check"](value)
-        except ValueError as exc:
-            raise ConfigError(f"{where} = {raw!r}: {exc}") from None
+        except ValueError as exc:  # a secret's value is never shown, even a wrong one
+            raise ConfigError(f"{where}{'' if meta.get('secret') else f' = {raw!r}'}: {exc}") from None
     lo, hi = meta.get("min"), meta.get("max")
     if lo is not None and value < lo or hi is not None and value > hi:
         rng = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
