@@ -10,7 +10,7 @@ from mcp_types import CallToolResult, TextContent
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from App_Function_Libraries.MCP import shapes
+from App_Function_Libraries.quarry import plain as shapes
 
 ReportFormat = Literal["full", "short", "bullets", "table"]
 

@@ -1,5 +1,7 @@
-"""What the MCP tools answer: the facade's records as plain JSON data, secrets scrubbed (API keys and tokens
-never leave in tool output, even one a server echoed into an error message)."""
+"""Plain JSON views of the facade's records, as every front door that answers data (MCP tools, the HTTP API)
+shows them; secrets scrubbed (API keys and tokens never leave in output, even one a server echoed into an error
+message)."""
+
 from __future__ import annotations
 
 from typing import Any
