@@ -42,21 +42,27 @@ class Tools:
 
 
 def progress_bridge(ctx, cancel: threading.Event):
-    """An on_progress for the pipeline (called in its thread) that sends MCP progress notifications:
-    progress counts finished stages plus the current stage's fraction, out of the number of stages."""
+    """An on_progress for the pipeline (called in its threads) that sends MCP progress notifications:
+    progress counts finished stages plus the current stage's fraction, out of the number of stages. Stages
+    overlap (rank and extract run while pages arrive), and progress must only increase: an event that would
+    not move it forward is not sent."""
     from App_Function_Libraries.Research.pipeline import STAGES
-    stages = list(STAGES)
+    stages, lock, last = list(STAGES), threading.Lock(), [-1.0]
 
     def on_progress(event) -> None:
         if cancel.is_set() or event.stage == "done":
             return
         at = stages.index(event.stage) if event.stage in stages else len(stages) - 1
-        fraction = event.done / event.total if event.total else 0.0
+        value = at + (event.done / event.total if event.total else 0.0)
         message = f"{event.stage}: {event.done}/{event.total}" + (f" ({event.message})" if event.message else "")
-        try:
-            anyio.from_thread.run(ctx.report_progress, at + fraction, len(stages), message)
-        except Exception:  # noqa: BLE001 - the client went away or the call ended: progress is best effort
-            pass
+        with lock:  # sent under the lock too: two threads' notifications cannot overtake each other
+            if value <= last[0]:
+                return
+            last[0] = value
+            try:
+                anyio.from_thread.run(ctx.report_progress, value, len(stages), message)
+            except Exception:  # noqa: BLE001 - the client went away or the call ended: progress is best effort
+                pass
     return on_progress
 
 
