@@ -3,7 +3,8 @@
 Every section of the file maps to one dataclass below. Each field carries its allowed values in its
 metadata, so a bad value stops start-up with one line naming the file, section, key and what is allowed.
 Secrets (API keys) may come from the environment: QUARRY_<ENGINE>_API_KEY / QUARRY_<ENGINE>_API_URL per
-search engine, QUARRY_LLM_API_KEY (all roles) and QUARRY_LLM_<ROLE>_API_KEY per LLM role.
+search engine, QUARRY_LLM_API_KEY (all roles) and QUARRY_LLM_<ROLE>_API_KEY per LLM role, QUARRY_MCP_TOKEN
+for the MCP server.
 `QUARRY_CONFIG` names another config file. Key values are never printed: use `masked()`.
 """
 from __future__ import annotations
@@ -216,11 +217,24 @@ class UISettings:
     port: int = _f(7860, min=1, max=65535)
 
 
+def _token_check(value: str) -> None:
+    if value and (len(value) < 16 or any(c.isspace() for c in value)):
+        raise ValueError("a token must be at least 16 characters, without spaces (python -c \"import secrets; "
+                         "print(secrets.token_urlsafe(32))\" makes one)")
+
+
+@dataclass
+class MCPSettings:
+    host: str = _f("127.0.0.1")  # `python app.py mcp --http` listens here (loopback: only this computer)
+    port: int = _f(8765, min=1, max=65535)
+    token: str = _f("", secret=True, check=_token_check)  # required for a non-loopback host (Bearer header)
+
+
 SECTION_TYPES: dict[str, type] = {
     "search": SearchSettings, "engines": EngineSettings, "llm": LLMSettings,
     "embeddings": EmbeddingSettings, "fetch": FetchSettings, "research": ResearchSettings,
     "databases": DatabaseSettings, "wikipedia": WikipediaSettings, "documents": DocumentSettings,
-    "ui": UISettings,
+    "ui": UISettings, "mcp": MCPSettings,
 }
 ROLE_SECTION_PREFIX = "llm_"
 
@@ -238,6 +252,7 @@ class Settings:
     wikipedia: WikipediaSettings
     documents: DocumentSettings
     ui: UISettings
+    mcp: MCPSettings = field(default_factory=MCPSettings)
     roles: dict[str, LLMSettings] = field(default_factory=dict)
 
     def llm_for(self, role: str) -> LLMSettings:
@@ -268,8 +283,8 @@ def _convert(raw: str, ftype: Any, meta: dict, where: str) -> Any:
     if meta.get("check"):
         try:
             meta["check"](value)
-        except ValueError as exc:
-            raise ConfigError(f"{where} = {raw!r}: {exc}") from None
+        except ValueError as exc:  # a secret's value is never shown, even a wrong one
+            raise ConfigError(f"{where}{'' if meta.get('secret') else f' = {raw!r}'}: {exc}") from None
     lo, hi = meta.get("min"), meta.get("max")
     if lo is not None and value < lo or hi is not None and value > hi:
         rng = f"between {lo} and {hi}" if hi is not None else f"at least {lo}"
@@ -352,6 +367,8 @@ def _env_overrides(env: dict[str, str]) -> dict[str, dict[str, str]]:
             value = env.get(f"QUARRY_{engine.upper()}_API_{kind.upper()}")
             if value:
                 out.setdefault("engines", {})[f"{engine}_api_{kind}"] = value
+    if env.get("QUARRY_MCP_TOKEN"):
+        out.setdefault("mcp", {})["token"] = env["QUARRY_MCP_TOKEN"]
     if env.get("QUARRY_LLM_API_KEY"):
         out.setdefault("llm", {})["api_key"] = env["QUARRY_LLM_API_KEY"]
     for role in LLM_ROLES:

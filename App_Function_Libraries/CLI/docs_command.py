@@ -78,10 +78,11 @@ def _guarded(action):
     """Run an action, turning documents/embedding errors into a one-line message and exit code 1 (a damaged
     index file too: the store checks it when opening, but damage deeper in the file shows only in a query)."""
     from App_Function_Libraries.Documents.doc_types import DocumentsError
+    from App_Function_Libraries.quarry import QuarryError
     from App_Function_Libraries.Retrieval.embeddings import EmbeddingError
     try:
         return action()
-    except (DocumentsError, EmbeddingError) as exc:
+    except (QuarryError, DocumentsError, EmbeddingError) as exc:
         say(f"docs: {exc}", file=sys.stderr)
         return 1
     except sqlite3.DatabaseError as exc:
@@ -184,11 +185,8 @@ def _filters(args):
 
 def run_search(args) -> int:
     def action():
-        lib = _library()
-        try:
-            hits = lib.search(args.query, group=args.group, k=args.k, filters=_filters(args), method=args.method)
-        finally:
-            lib.close()
+        from App_Function_Libraries import quarry
+        hits = quarry.docs.search(args.query, args.k, group=args.group, filters=_filters(args), method=args.method)
         if args.json:
             print(json.dumps([asdict(h) | {"location": h.location} for h in hits], indent=2))
             return 0
@@ -209,12 +207,8 @@ def _preview(text: str, width: int = 300) -> str:
 
 def run_ask(args) -> int:
     def action():
-        lib = _library()
-        try:
-            answer = lib.ask(args.query, group=args.group, k=args.k, filters=_filters(args),
-                             use_llm=not args.no_llm)
-        finally:
-            lib.close()
+        from App_Function_Libraries import quarry
+        answer = quarry.docs.ask(args.query, args.k, group=args.group, filters=_filters(args), use_llm=not args.no_llm)
         if args.json:
             print(json.dumps(asdict(answer), indent=2, default=str))
             return 0

@@ -53,7 +53,8 @@ def _store():
 
 @guarded
 def run_list(args) -> int:
-    reports = _store().list_reports(limit=args.limit, offset=args.offset, query=args.search)
+    from App_Function_Libraries import quarry
+    reports = quarry.history.list(limit=args.limit, offset=args.offset, query=args.search)
     if args.json:
         print(json_text([r.__dict__ for r in reports], indent=2))
         return 0
@@ -66,9 +67,8 @@ def run_list(args) -> int:
 
 @guarded
 def run_show(args) -> int:
-    from App_Function_Libraries.DB.export import export_report
-    store = _store()
-    write_output(export_report(store.load_report(store.resolve_id(args.id)), args.format), args.output, args.format)
+    from App_Function_Libraries import quarry
+    write_output(quarry.export(args.id, args.format), args.output, args.format)
     return 0
 
 

@@ -22,6 +22,7 @@ SUBCOMMAND_MODULES = [
     "App_Function_Libraries.CLI.notes_command",
     "App_Function_Libraries.CLI.history_command",
     "App_Function_Libraries.CLI.docs_command",
+    "App_Function_Libraries.CLI.mcp_command",
 ]
 
 

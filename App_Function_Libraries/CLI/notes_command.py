@@ -109,9 +109,10 @@ def guarded(func):
     that is not SQLite or is damaged is named by the store, with the setting that points at it)."""
     def wrapper(args) -> int:
         from App_Function_Libraries.DB.connection import StoreError
+        from App_Function_Libraries.quarry import QuarryError
         try:
             return int(func(args) or 0)
-        except (StoreError, OSError, UnicodeDecodeError) as exc:
+        except (QuarryError, StoreError, OSError, UnicodeDecodeError) as exc:
             say(f"error: {exc}", file=sys.stderr)
             return 1
         except sqlite3.DatabaseError as exc:
@@ -174,7 +175,8 @@ def run_list(args) -> int:
 def run_search(args) -> int:
     """Matches in bold on a terminal; JSON gives the snippet's text and the (start, end) of each match."""
     from App_Function_Libraries.DB.snippets import END, START, for_terminal, plain
-    hits = _store().search_notes(args.query, limit=args.limit, offset=args.offset)
+    from App_Function_Libraries import quarry
+    hits = quarry.notes.search(args.query, limit=args.limit, offset=args.offset)
     if args.json:
         rows = [(h, *plain(h.snippet)) for h in hits]
         print(json_text([{"id": h.note.id, "title": h.note.title, "snippet": text, "matches": spans,
@@ -199,11 +201,8 @@ def run_show(args) -> int:
 
 def note_from_report(report_id: str, title: str | None, keywords: str | None):
     """Save the past report `report_id` (or the start of its id) as a note; returns the note."""
-    from App_Function_Libraries.DB.notes_io import save_report_as_note
-    from App_Function_Libraries.DB.research_store import get_research_store
-    research = get_research_store()
-    report = research.load_report(research.resolve_id(report_id))
-    return save_report_as_note(_store(), report, title=title, keywords=keywords)
+    from App_Function_Libraries import quarry
+    return quarry.notes.add(title, None, keywords, from_report=report_id)
 
 
 @guarded
@@ -215,7 +214,8 @@ def run_add(args) -> int:
         if not args.title or content is None:
             print("error: notes add needs --title and --content (or --file, or --from-report)", file=sys.stderr)
             return 2
-        note = _store().add_note(args.title, content, args.keywords)
+        from App_Function_Libraries import quarry
+        note = quarry.notes.add(args.title, content, args.keywords)
     say(f"added note {note.id} ({one_line(note.title)})")
     return 0
 

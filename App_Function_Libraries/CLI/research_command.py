@@ -40,48 +40,15 @@ def register(sub) -> None:
 
 
 def build_params(args, settings):
-    from App_Function_Libraries.config import ENGINES
-    from App_Function_Libraries.Research.params import ResearchParams
-    engines = [e.strip().lower() for e in (args.engine or "").split(",") if e.strip()] or None
-    unknown = [e for e in engines or [] if e not in ENGINES]
-    if unknown:
-        raise ValueError(f"unknown engine {', '.join(unknown)}; engines are {', '.join(ENGINES)}")
-    if args.pages is not None and args.pages < 1:
-        raise ValueError("--pages must be at least 1")
-    overrides = {"engines": engines, "pages_max": args.pages, "report_format": args.format}
-    overrides.update(report_overrides(args, settings))
-    if args.no_llm:
-        overrides["use_llm"] = False
-    if args.no_subqueries:
-        overrides["subqueries"] = False
-    if args.no_relevance:
-        overrides["relevance_check"] = False
-    if args.no_cache:
-        overrides["use_cache"] = False
-    params = ResearchParams.from_settings(settings, **overrides)
-    params.check_report_options()
+    """ResearchParams from the command line (quarry.research_params; BadArgument, a ValueError, when wrong)."""
+    from App_Function_Libraries.quarry import research_params
     if not 0 <= getattr(args, "rounds", 0) <= 5:
         raise ValueError("--rounds must be 0 to 5")
-    return params
-
-
-def report_overrides(args, settings) -> dict:
-    """--tone, --lang, --length and --preset as ResearchParams fields (those given)."""
-    out = {"tone": getattr(args, "tone", None), "report_language": getattr(args, "lang", None),
-           "length_words": getattr(args, "length", None)}
-    preset = getattr(args, "preset", None)
-    if preset:
-        from App_Function_Libraries.Research.presets import load_preset, sanitize_name
-        out.update(aggregation_prompt=load_preset(preset, settings), preset=sanitize_name(preset))
-    return out
-
-
-def follow_up_of(report_id: str, params, settings):
-    """params for a follow-up of the saved report `report_id` (StoreError when there is none)."""
-    from App_Function_Libraries.DB.research_store import get_research_store
-    from App_Function_Libraries.Research.follow_ups import follow_up_params
-    store = get_research_store(settings)
-    return follow_up_params(store.load_report(store.resolve_id(report_id)), params)
+    return research_params(
+        settings, engines=args.engine, pages=args.pages, no_llm=args.no_llm, subqueries=not args.no_subqueries,
+        relevance=not args.no_relevance, report_format=args.format, tone=getattr(args, "tone", None),
+        lang=getattr(args, "lang", None), length=getattr(args, "length", None), preset=getattr(args, "preset", None),
+        use_cache=not args.no_cache, follow_up_of=getattr(args, "follow_up_of", None))
 
 
 class ProgressLine:
@@ -137,31 +104,22 @@ def format_summary(result) -> str:
 
 
 def run_research(args) -> int:
+    from App_Function_Libraries import quarry
     from App_Function_Libraries.config import get_settings
-    from App_Function_Libraries.Research.pipeline import process_question
-    from App_Function_Libraries.DB.connection import StoreError
     settings = get_settings()
     try:
         params = build_params(args, settings)
-        if args.follow_up_of:
-            params = follow_up_of(args.follow_up_of, params, settings)
-    except (ValueError, StoreError) as exc:
-        say(f"research: {exc}", file=sys.stderr)
+    except ValueError as exc:
+        say(f"research: {exc.cli_text() if isinstance(exc, quarry.BadArgument) else exc}", file=sys.stderr)
         return 2
     cancel, box = threading.Event(), {}
 
     def work():
-        from App_Function_Libraries.Research.dig_deeper import dig_deeper
         try:
-            box["result"] = process_question(args.question, params, ProgressLine(), cancel)
+            box["result"] = quarry.research(args.question, params, rounds=args.rounds, save=False,
+                                            on_progress=ProgressLine(), cancel=cancel, settings=settings)
         except Exception as exc:  # noqa: BLE001 - shown as one line below
             box["error"] = exc
-            return
-        if args.rounds and not cancel.is_set():
-            try:
-                box["result"] = dig_deeper(box["result"], args.rounds, params, ProgressLine(), cancel)
-            except Exception as exc:  # noqa: BLE001 - the first report still stands
-                box["result"].errors.append(f"dig deeper failed: {exc}")
 
     worker = threading.Thread(target=work, name="research", daemon=True)
     worker.start()
@@ -173,7 +131,8 @@ def run_research(args) -> int:
         cancel.set()
         worker.join(30)
     if "error" in box or "result" not in box:
-        say(f"research failed: {box.get('error', 'stopped')}", file=sys.stderr)
+        error = box.get("error", "stopped")
+        say(error if isinstance(error, quarry.QuarryError) else f"research failed: {error}", file=sys.stderr)
         return 1
     result = box["result"]
     from App_Function_Libraries.Research.dig_deeper import round_summary
@@ -192,9 +151,8 @@ def run_research(args) -> int:
 def _save(result, settings, skip: bool) -> None:
     if skip:
         return
+    from App_Function_Libraries import quarry
     try:
-        from App_Function_Libraries.DB.research_store import get_research_store
-        rid = get_research_store(settings).save_research(result)
-        print(f"saved as {rid}", file=sys.stderr)
-    except Exception as exc:  # noqa: BLE001 - saving is a convenience; the report is still printed
-        say(f"could not save the result: {exc}", file=sys.stderr)
+        print(f"saved as {quarry.save_result(result, settings)}", file=sys.stderr)
+    except quarry.QuarryError as exc:  # saving is a convenience; the report is still printed
+        say(str(exc), file=sys.stderr)

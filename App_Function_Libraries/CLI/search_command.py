@@ -66,8 +66,15 @@ def _one_engine(engine: str, args, common: dict, options: dict) -> int:
 
 
 def _many_engines(engines: list[str], args, common: dict, options: dict) -> int:
-    from App_Function_Libraries.Search.many import search_many
-    merged = search_many(engines, args.query, **common, **options)
+    from App_Function_Libraries import quarry
+    try:
+        merged = quarry.search(args.query, engines, count=args.count, country=args.country, lang=args.lang,
+                               result_lang=args.result_lang, date_range=args.date_range, safesearch=args.safesearch,
+                               exclude_sites=args.exclude_site, exact=args.exact, exclude=args.exclude,
+                               sort=args.sort, use_cache=not args.no_cache, settings=common["settings"])
+    except quarry.QuarryError as exc:
+        say(f"error: {exc}", file=sys.stderr)
+        return 2
     if args.json:
         print(json_text(merged.to_dict(), indent=2, default=str))
         return 1 if len(merged.errors) == len(merged.runs) else 0

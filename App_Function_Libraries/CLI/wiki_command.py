@@ -116,15 +116,11 @@ def _open_index():
 
 
 def run_search(args) -> int:
-    from App_Function_Libraries.Retrieval.embeddings import EmbeddingError
-    from App_Function_Libraries.Wikipedia.index import SearchParams
-    from App_Function_Libraries.Wikipedia.layout import WikiIndexError
+    from App_Function_Libraries import quarry
     try:
-        settings, index = _open_index()
-        params = SearchParams.from_settings(settings)
-        params.hybrid = params.hybrid and not args.no_hybrid
-        hits = index.search(args.question, params)[:max(1, args.top_k)]
-    except (WikiIndexError, EmbeddingError, sqlite3.DatabaseError) as exc:
+        hits = quarry.wiki.search(args.question, top_k=max(1, args.top_k), hybrid=not args.no_hybrid)
+        index = quarry.wiki.open_index()
+    except quarry.QuarryError as exc:
         return _fail(exc)
     if args.json:
         print(json_text([h.__dict__ for h in hits], indent=1))
@@ -141,14 +137,10 @@ def run_search(args) -> int:
 
 
 def run_ask(args) -> int:
-    from App_Function_Libraries.LLM.base import LLMError
-    from App_Function_Libraries.Retrieval.embeddings import EmbeddingError
-    from App_Function_Libraries.Wikipedia.answer import answer_question
-    from App_Function_Libraries.Wikipedia.layout import WikiIndexError
+    from App_Function_Libraries import quarry
     try:
-        settings, index = _open_index()
-        answer = answer_question(args.question, settings, index)
-    except (WikiIndexError, EmbeddingError, LLMError, sqlite3.DatabaseError) as exc:
+        answer = quarry.wiki.ask(args.question)
+    except quarry.QuarryError as exc:
         return _fail(exc)
     if args.json:
         print(json_text({"question": answer.question, "markdown": answer.markdown, "mode": answer.mode,

@@ -43,4 +43,8 @@ def build_app(settings: Settings) -> gr.Blocks:
                 shared[tab_id(label)] = tab
         for event in shared.get("on_load", []):
             app.load(**event)
+        from App_Function_Libraries.Gradio_UI import api_endpoints
+        from App_Function_Libraries.Gradio_UI.ui_common import current_settings
+        api_endpoints.register(current_settings)
+    api_endpoints.hide_plumbing(app)
     return app

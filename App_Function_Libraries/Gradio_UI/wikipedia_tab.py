@@ -68,12 +68,15 @@ def answer_view(answer) -> str:
 
 @user_errors
 def ask(question: str, top_k: int, candidates: int, rescore: int, hybrid: bool, progress=gr.Progress()):
-    from App_Function_Libraries.Wikipedia.answer import answer_question
+    from App_Function_Libraries import quarry
     if not (question or "").strip():
         raise ValueError("type a question first")
     settings = with_search_options(current_settings(), top_k, candidates, rescore, hybrid)
     progress(0.1, desc="Searching the index")
-    answer = answer_question(question.strip(), settings)
+    try:
+        answer = quarry.wiki.ask(question, settings=settings)
+    except quarry.QuarryError as exc:
+        raise gr.Error(str(exc)) from None
     if not answer.sources:
         gr.Info("No passage in the index matches this question.")
     return answer_view(answer), passage_rows(answer)

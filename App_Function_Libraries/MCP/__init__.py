@@ -1,0 +1,1 @@
+"""Quarry's MCP server (front door): the facade's features as MCP tools, over stdio or streamable HTTP."""

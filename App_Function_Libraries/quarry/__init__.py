@@ -1,0 +1,27 @@
+"""Quarry's Python API: the one place the front doors (CLI, UI and its HTTP API, MCP server) call features.
+
+    from App_Function_Libraries import quarry
+
+    result = quarry.research("How do honey bees find food?", engines="searxng", no_llm=True)
+    result.report_markdown, result.cited_sources(), result.citations, result.id   # saved under result.id
+    quarry.search("waggle dance", engines=["duckduckgo", "brave"], count=5).results
+    quarry.wiki.search("Everest first ascent"), quarry.wiki.ask("Who first climbed Everest?")
+    quarry.docs.search("invoice total"), quarry.docs.ask("What did the March invoice total?")
+    quarry.notes.search("bees"), quarry.notes.get("3fa2"), quarry.notes.add("Title", "text", "bees,biology")
+    quarry.notes.add(from_report=result.id)
+    quarry.history.list(), quarry.history.get("3fa2"), quarry.export("3fa2", "bib")
+
+Settings come from the current config (App_Function_Libraries.config.get_settings) unless `settings=` is
+given. Failures leave as QuarryError (one line, the same the CLI prints); a wrong argument as BadArgument,
+which names it. Importing this package does no work: every function imports what it needs when called.
+"""
+from __future__ import annotations
+
+from App_Function_Libraries.quarry import docs, history, notes, wiki
+from App_Function_Libraries.quarry.errors import BadArgument, QuarryError
+from App_Function_Libraries.quarry.history import export
+from App_Function_Libraries.quarry.research import research, research_params, save_result
+from App_Function_Libraries.quarry.web import search
+
+__all__ = ["BadArgument", "QuarryError", "docs", "export", "history", "notes", "research", "research_params",
+           "save_result", "search", "wiki"]

@@ -1,0 +1,51 @@
+"""Your document library: search it, ask it (answers cite files and pages)."""
+from __future__ import annotations
+
+import sqlite3
+
+from App_Function_Libraries.quarry._common import count_argument, settings_or_current, text_argument
+from App_Function_Libraries.quarry.errors import QuarryError, one_line
+
+METHODS = ("hybrid", "bm25", "vector")
+
+
+def _with_library(work, settings=None):
+    """Run work(library) and close it; documents, embedding and database failures become QuarryError."""
+    from App_Function_Libraries.Documents.doc_types import DocumentsError
+    from App_Function_Libraries.Documents.library import DocumentLibrary
+    from App_Function_Libraries.Retrieval.embeddings import EmbeddingError
+    settings = settings_or_current(settings)
+    try:
+        library = DocumentLibrary(settings)
+        try:
+            return work(library)
+        finally:
+            library.close()
+    except (DocumentsError, EmbeddingError) as exc:
+        raise QuarryError(one_line(exc)) from exc
+    except sqlite3.DatabaseError as exc:
+        from App_Function_Libraries.DB.file_errors import unusable_message
+        from App_Function_Libraries.Documents.store import DB_NAME
+        path = settings.resolve_path(settings.documents.index_dir) / DB_NAME
+        raise QuarryError(unusable_message(path, "[documents] index_dir", exc)) from exc
+
+
+def _check(query, k, method=None):
+    query = text_argument("question", query)
+    k = count_argument("k", k, 1, 500) or 20
+    if method is not None and method not in METHODS:
+        from App_Function_Libraries.quarry.errors import BadArgument
+        raise BadArgument("method", f"must be one of {', '.join(METHODS)}")
+    return query, k
+
+
+def search(query: str, k: int = 20, *, group: str = "fine", filters=None, method: str = "hybrid", settings=None):
+    """The best matching chunks (with their file, page and scores), best first."""
+    query, k = _check(query, k, method)
+    return _with_library(lambda lib: lib.search(query, group=group, k=k, filters=filters, method=method), settings)
+
+
+def ask(query: str, k: int = 20, *, group: str = "fine", filters=None, use_llm: bool = True, settings=None):
+    """A cited answer from the best chunks (extractive without an LLM, or with use_llm False)."""
+    query, k = _check(query, k)
+    return _with_library(lambda lib: lib.ask(query, group=group, k=k, filters=filters, use_llm=use_llm), settings)

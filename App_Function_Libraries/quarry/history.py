@@ -1,0 +1,40 @@
+"""Past research runs: list, read, export (the formats of DB/export.py)."""
+from __future__ import annotations
+
+from App_Function_Libraries.quarry._common import count_argument, settings_or_current, text_argument
+from App_Function_Libraries.quarry.errors import BadArgument, QuarryError, one_line
+from App_Function_Libraries.quarry.notes import stored
+
+
+def _store(settings=None):
+    from App_Function_Libraries.DB.research_store import get_research_store
+    return get_research_store(settings_or_current(settings))
+
+
+def list(limit: int = 30, offset: int = 0, query: str | None = None, settings=None):  # noqa: A001 - history.list
+    """ReportSummaries, newest first; `query` keeps those whose question or report contains it."""
+    limit = count_argument("limit", limit, 1, 1000) or 30
+    offset = count_argument("offset", offset, 0) or 0
+    return stored(lambda: _store(settings).list_reports(limit=limit, offset=offset, query=query))
+
+
+def get(report_id: str, settings=None):
+    """The saved ResearchResult whose id is or starts with `report_id`."""
+    report_id = text_argument("id", report_id)
+
+    def work():
+        store = _store(settings)
+        return store.load_report(store.resolve_id(report_id))
+    return stored(work)
+
+
+def export(report_id: str, fmt: str = "md", settings=None) -> str:
+    """A saved report as text in format `fmt` (md, json, html, bib, txt, ... as DB/export.py offers)."""
+    from App_Function_Libraries.DB.export import ExportFormatError, export_report
+    result = get(report_id, settings)
+    try:
+        return export_report(result, fmt)
+    except ExportFormatError as exc:
+        raise BadArgument(None, one_line(exc)) from exc
+    except ValueError as exc:
+        raise QuarryError(one_line(exc)) from exc

@@ -1,0 +1,79 @@
+"""Plain JSON views of the facade's records, as every front door that answers data (MCP tools, the HTTP API)
+shows them; secrets scrubbed (API keys and tokens never leave in output, even one a server echoed into an error
+message)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def safe(data: Any, settings) -> Any:
+    """Plain JSON data with every configured secret value and credential-named field removed."""
+    from App_Function_Libraries.DB.redact import configured_secrets, scrub, to_plain
+    return scrub(to_plain(data), configured_secrets(settings))
+
+
+def safe_message(text: str, settings) -> str:
+    from App_Function_Libraries.DB.redact import configured_secrets, scrub_message
+    return scrub_message(" ".join(str(text).split()), configured_secrets(settings))
+
+
+def research_out(result, saved: bool) -> dict[str, Any]:
+    """The report, its numbered sources (URL and kind), its citations with their supporting quotes."""
+    sources = [{"n": s.n, "title": s.title, "url": s.final_url or s.url, "kind": getattr(s, "kind", "web")}
+               for s in result.cited_sources()]
+    citations = [{"n": c.n, "sentence": c.sentence, "url": c.url, "quote": c.quote} for c in result.citations]
+    return {"question": result.question, "report_markdown": result.report_markdown, "mode": result.mode,
+            "sources": sources, "citations": citations, "errors": list(result.errors),
+            "follow_up_questions": list(result.follow_ups or []), "id": result.id if saved else None}
+
+
+def search_out(merged) -> dict[str, Any]:
+    results = [{"n": r.rank, "title": r.title, "url": r.url, "snippet": r.content, "engines": list(r.engines),
+                "date": (r.metadata or {}).get("date_published")} for r in merged.results]
+    errors = [f"{label.split('|')[0]}: {message}" for label, message in merged.errors.items()]
+    return {"query": merged.queries[0] if merged.queries else "", "results": results, "errors": errors}
+
+
+def wiki_hits_out(hits) -> list[dict[str, Any]]:
+    return [{"n": i, "title": h.title, "url": h.url, "text": h.text, "score": round(float(h.score), 4)}
+            for i, h in enumerate(hits, start=1)]
+
+
+def answer_out(answer) -> dict[str, Any]:
+    """A Wikipedia or documents answer: markdown citing [n], the numbered sources, citations, errors."""
+    sources = [_answer_source(i, s) for i, s in enumerate(answer.sources, start=1)]
+    citations = [{"n": c.n, "sentence": c.sentence, "url": getattr(c, "url", ""), "quote": c.quote}
+                 for c in answer.citations]
+    return {"question": getattr(answer, "question", ""), "answer_markdown": answer.markdown,
+            "mode": getattr(answer, "mode", ""), "sources": sources, "citations": citations,
+            "errors": list(answer.errors)}
+
+
+def _answer_source(n: int, source) -> dict[str, Any]:
+    if hasattr(source, "citation_target"):  # a document chunk: sources[i] is number i + 1
+        return {"n": n, "title": source.name, "url": source.citation_target, "kind": "document"}
+    return {"n": source.n, "title": source.title, "url": source.url, "kind": "wikipedia"}
+
+
+def docs_hits_out(hits) -> list[dict[str, Any]]:
+    return [{"n": i, "source": h.citation_target, "location": h.location, "text": h.text,
+             "score": round(float(h.score), 4)} for i, h in enumerate(hits, start=1)]
+
+
+def note_out(note, content: bool = True) -> dict[str, Any]:
+    out = {"id": note.id, "title": note.title, "keywords": list(note.keywords), "version": note.version,
+           "updated_at": note.updated_at}
+    if content:
+        out["content"] = note.content
+    return out
+
+
+def note_hits_out(hits) -> list[dict[str, Any]]:
+    from App_Function_Libraries.DB.snippets import plain
+    return [{"id": h.note.id, "title": h.note.title, "snippet": plain(h.snippet)[0]} for h in hits]
+
+
+def history_out(reports) -> list[dict[str, Any]]:
+    return [{"id": r.id, "question": r.question, "created_at": r.created_at, "sources": r.source_count,
+             "citations": r.citation_count, "mode": r.mode} for r in reports]

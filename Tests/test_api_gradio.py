@@ -1,0 +1,47 @@
+"""The UI server's HTTP API through gradio_client against a running `python app.py`: the named endpoints are
+exactly the public ones (UI plumbing hidden), research on the test world (extractive, valid [n], saved and
+exported), notes_add then notes_search, a failure as the CLI's one line."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from gradio_client import Client
+
+from App_Function_Libraries.Gradio_UI.api_endpoints import PUBLIC
+from Tests.support.app_process import start_app, stop_app
+from Tests.support.mcp_world import QUESTION, start_world
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    world, config = start_world(tmp_path_factory.mktemp("api"), demo_wiki=False)
+    proc, url, _ = start_app(["--config", str(config)], timeout=120)
+    yield Client(url, verbose=False)
+    stop_app(proc)
+    world.stop()
+
+
+def test_only_the_named_endpoints_are_offered(client):
+    named = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
+    assert set(named) == {f"/{name}" for name in PUBLIC}
+    assert [p["parameter_name"] for p in named["/research"]["parameters"]][:3] == ["question", "engines", "pages"]
+
+
+def test_research_then_export_through_the_api(client):
+    data = client.predict(question=QUESTION, engines="searxng", no_llm=True, api_name="/research")
+    assert data["mode"] == "extractive" and data["id"]
+    numbers = {int(n) for n in re.findall(r"\[(\d+)\]", data["report_markdown"])}
+    assert numbers and numbers <= {s["n"] for s in data["sources"]}
+    assert data["citations"] and all(c["quote"] for c in data["citations"])
+    bib = client.predict(report_id=data["id"][:8], format="bib", api_name="/export")
+    assert "@misc" in bib or "@online" in bib
+
+
+def test_notes_add_then_search_and_a_failure(client):
+    added = client.predict(title="Dance floor", content="Bees waggle on the comb.", keywords="bees",
+                           api_name="/notes_add")
+    found = client.predict(query="comb waggle", api_name="/notes_search")
+    assert [n["id"] for n in found["notes"]] == [added["id"]]
+    with pytest.raises(Exception, match="no saved report with id 'nothing-here'"):
+        client.predict(report_id="nothing-here", format="md", api_name="/export")
