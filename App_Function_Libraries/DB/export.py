@@ -42,6 +42,12 @@ class ExportFormatError(StoreError, ValueError):
     """An export format that does not exist."""
 
 
+def check_format(fmt: str) -> str:
+    """The format's short name (md, pdf, csl, …; aliases such as "markdown" or "word" accepted);
+    ExportFormatError for one that does not exist."""
+    return _check_format(fmt)
+
+
 def _check_format(fmt: str) -> str:
     fmt = (fmt or "").lower().lstrip(".")
     fmt = {"markdown": "md", "bibtex": "bib", "text": "txt", "htm": "html", "word": "docx", "csl-json": "csl",

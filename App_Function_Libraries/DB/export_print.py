@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from App_Function_Libraries.DB.citation_styles import Reference, Span, web_address
+from App_Function_Libraries.DB.connection import StoreError
 from App_Function_Libraries.DB.markdown_html import markdown_to_html
 
 
@@ -86,7 +87,7 @@ def print_html(doc: Printable) -> str:
     return "\n".join(parts + ["</body></html>\n"])
 
 
-class ExportRenderError(RuntimeError):
+class ExportRenderError(StoreError):
     """The PDF could not be made (WeasyPrint or its system libraries missing or failing)."""
 
 
