@@ -107,3 +107,5 @@ class ResearchParams:
             raise ValueError(f"answer language {self.report_language!r} is not a language code like en, de or pt-BR")
         if self.aggregation_prompt.strip():
             validate_template(self.aggregation_prompt)
+        if self.citation_style not in ("numbered", "apa", "chicago"):
+            raise ValueError(f"unknown citation style {self.citation_style!r}; use numbered, apa or chicago")
