@@ -11,6 +11,7 @@ import pytest
 from App_Function_Libraries.DB.citation_styles import reference, split_name
 from App_Function_Libraries.DB.export import ExportFormatError, export_report
 from App_Function_Libraries.records import Paper, ResearchResult, Source
+from Tests.test_db_cli import cli  # noqa: F401 - the fixture: run `python app.py ...` on a fresh config
 
 NO_SECRETS: list[str] = []
 MADE = calendar.timegm((2026, 11, 23, 12, 0, 0))
@@ -154,22 +155,6 @@ def test_reports_without_sources_export_empty_reference_files():
 
 
 # ---------------------------------------------------------------- CLI
-
-@pytest.fixture
-def cli(make_settings, capsys):
-    from App_Function_Libraries.CLI.main import main
-    from App_Function_Libraries.DB.connection import close_thread_connections
-    settings = make_settings()
-
-    def run(*args: str) -> tuple[int, str, str]:
-        code = main(["--config", str(settings.path), *args])
-        out, err = capsys.readouterr()
-        return code, out, err
-
-    run.settings = settings
-    yield run
-    close_thread_connections()
-
 
 def test_history_export_writes_each_format_and_says_what_is_wrong_in_one_line(cli, tmp_path):
     from App_Function_Libraries.DB.research_store import get_research_store
