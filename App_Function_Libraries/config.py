@@ -178,6 +178,7 @@ class ResearchSettings:
     report_format: str = _f("full", choices=("full", "short", "bullets", "table"))
     report_length_words: int = _f(600, min=50, max=10000)
     output_lang: str = _f("")  # empty: the language of the question
+    citation_style: str = _f("numbered", choices=("numbered", "apa", "chicago"))  # the sources list in exports
     follow_up_count: int = _f(5, min=0, max=5)  # follow-up questions suggested after a report (0: none)
 
 

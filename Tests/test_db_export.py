@@ -99,8 +99,8 @@ def test_clipboard_text():
 
 
 def test_unknown_format_and_file_names():
-    with pytest.raises(ExportFormatError, match="md, json, html, bib, txt"):
-        export_report(sample_result(), "pdf")
+    with pytest.raises(ExportFormatError, match="md, html, pdf, docx, json, bib, ris, csl, txt"):
+        export_report(sample_result(), "odt")
     assert export_filename("Bees: how/why?", "markdown") == "Bees-how-why.md"
     assert export_filename("<>", "bib") == "quarry.bib"
 

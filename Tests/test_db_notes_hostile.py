@@ -262,7 +262,7 @@ def test_reading_survives_bad_times_already_in_the_database(tmp_path, store):
     conn.close()
     assert {n.title for n in store.list_notes()} == {"Fine", "Far future"}
     for fmt in FORMATS:
-        assert export_note(store.get_note(far.id), fmt, secrets=[])
+        assert export_note(store.get_note(far.id), fmt, secrets=[]) or fmt == "ris"  # RIS of no sources: empty
     assert export_notes(store, tmp_path / "out.zip", secrets=[]) == 2
     fresh = NotesStore(tmp_path / "fresh.db")
     summary = import_notes(fresh, tmp_path / "out.zip")  # the bad times are written as null: it imports

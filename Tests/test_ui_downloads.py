@@ -89,3 +89,39 @@ def test_a_process_s_folder_goes_when_it_exits_or_at_the_next_start(tmp_path, ho
         download_in_a_process(tmp_path, "sys.exit(0)")
     assert not root.exists()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_web_search_history_and_notes_offer_pdf_word_ris_and_csl(make_settings):
+    """The new formats reach the three download places; the sources list follows the report's citation style
+    (Report options), else [research] citation_style."""
+    import docx
+    import gradio as gr
+
+    from App_Function_Libraries.DB.notes_store import Note
+    from App_Function_Libraries.DB.research_store import get_research_store
+    from App_Function_Libraries.Gradio_UI import history_tab, notes_tab, report_options, web_search_view as view
+    from Tests.test_export_citations import EXPECTED, _flat, mixed_result
+    settings = make_settings({"research": {"citation_style": "chicago"}})
+    assert {"pdf", "docx", "ris", "csl"} <= {fmt for _, fmt in view.MORE_FORMATS}
+    apa = mixed_result(params={"citation_style": "apa"})
+    pdf = view.download_file(apa.to_dict(), "pdf")
+    assert pdf.endswith(".pdf") and open(pdf, "rb").read(4) == b"%PDF"
+    word = view.download_file(apa.to_dict(), "docx")
+    assert EXPECTED["apa"][0] in _flat("\n".join(p.text for p in docx.Document(word).paragraphs))
+    assert view.download_file(None, "pdf") is None and view.download_file(apa.to_dict(), None) is None
+
+    plain = mixed_result(params={})  # no style saved with it: the configured default
+    get_research_store(settings).save_research(plain)
+    button = history_tab.download_report(plain.id, "md")
+    assert isinstance(button, gr.DownloadButton)
+    path = button.value if isinstance(button.value, str) else button.value["path"]
+    assert EXPECTED["chicago"][0] in _flat(open(path, encoding="utf-8").read())
+    ris = history_tab.download_report(plain.id, "ris")
+    assert (ris.value if isinstance(ris.value, str) else ris.value["path"]).endswith(".ris")
+
+    note = Note(id="n1", title="Bee note", content="Bees dance [1].", report=apa.to_dict())
+    assert "pdf" in {fmt for _, fmt in notes_tab.EXPORT_FORMATS}
+    made = notes_tab.download_for(note, "csl")
+    assert (made.value if isinstance(made.value, str) else made.value["path"]).endswith(".csl.json")
+    assert report_options.values_from_params({"citation_style": "apa"})[-1] == "apa"
+    assert report_options.values_from_params({})[-1] == "chicago"

@@ -83,7 +83,7 @@ def form(settings, **changes):
               "subquery_count": 3, "relevance": True, "pages_max": 5, "report_format": "short",
               "llm_subquery": wp.CONFIGURED, "llm_relevance": wp.NO_LLM, "llm_extraction": wp.CONFIGURED,
               "llm_final_answer": wp.CONFIGURED, "tone": "neutral", "report_lang": "", "length_words": 600,
-              "aggregation_prompt": DEFAULT_AGGREGATION_PROMPT, "preset": "default"}
+              "aggregation_prompt": DEFAULT_AGGREGATION_PROMPT, "preset": "default", "citation_style": "apa"}
     assert set(values) == set(OPTION_NAMES)
     values.update(changes)
     return values
@@ -95,6 +95,9 @@ def test_form_becomes_research_params(make_settings):
     assert params.engines == ["searxng"] and params.pages_max == 5 and params.subquery_count == 3
     assert params.site_blacklist == ["pinterest.com", "example.org"] and params.exact_terms == ["waggle dance"]
     assert params.date_range == "2024-01-01.." and params.report_format == "short" and params.use_llm
+    assert params.citation_style == "apa"  # Report options' citation style is saved with the run
+    with pytest.raises(ValueError, match="unknown citation style 'mla'"):
+        wp.build_params(settings, form(settings, citation_style="mla"))
     services = wp.build_services(settings, form(settings), params)
     assert services.llms["relevance"] is None
 

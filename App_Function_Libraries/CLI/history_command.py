@@ -1,11 +1,14 @@
 """`python app.py history ...`: past searches and their reports.
 
     history [--search TEXT] [--limit N]          the list: id, time, question, number of sources
-    history show ID [--format md|json|html|bib|txt] [--output FILE]
+    history show ID [--format md|json|html|bib|ris|csl|txt] [--output FILE]
+    history export ID --format pdf|docx|md|html|json|bib|ris|csl|txt -o FILE [--citation-style numbered|apa|chicago]
     history note ID [--title T] [--keywords a,b]  save the report as a note
     history delete ID
 """
 from __future__ import annotations
+
+import sys
 
 from App_Function_Libraries.CLI.notes_command import guarded, note_from_report, when, write_output
 from App_Function_Libraries.CLI.terminal import json_text, one_line, say
@@ -23,10 +26,20 @@ def register(sub) -> None:
 
     a = actions.add_parser("show", help="print a past report")
     a.add_argument("id", help="the report id (its first characters are enough)")
-    a.add_argument("--format", default="md", choices=("md", "json", "html", "bib", "txt"),
+    a.add_argument("--format", default="md", choices=("md", "json", "html", "bib", "ris", "csl", "txt"),
                    help="output format (default md)")
     a.add_argument("--output", "-o", help="write to this file instead of printing")
+    _style_arg(a)
     a.set_defaults(func=run_show)
+
+    a = actions.add_parser("export", help="write a past report to a file: PDF, Word, Markdown, HTML, JSON, BibTeX, "
+                                          "RIS, CSL-JSON or text")
+    a.add_argument("id", help="the report id (its first characters are enough)")
+    a.add_argument("--format", "-f", help="pdf, docx, md, html, json, bib, ris, csl or txt (default: the output "
+                                          "file's ending)")
+    a.add_argument("--output", "-o", required=True, help="the file to write")
+    _style_arg(a)
+    a.set_defaults(func=run_export)
 
     a = actions.add_parser("note", help="save a past report as a note")
     a.add_argument("id")
@@ -37,6 +50,11 @@ def register(sub) -> None:
     a = actions.add_parser("delete", help="delete a past search and its report")
     a.add_argument("id")
     a.set_defaults(func=run_delete)
+
+
+def _style_arg(parser) -> None:
+    parser.add_argument("--citation-style", help="the sources list: numbered, apa or chicago (default: the report's "
+                                                 "own, else [research] citation_style)")
 
 
 def _list_args(parser) -> None:
@@ -68,8 +86,31 @@ def run_list(args) -> int:
 @guarded
 def run_show(args) -> int:
     from App_Function_Libraries import quarry
-    write_output(quarry.export(args.id, args.format), args.output, args.format)
+    write_output(quarry.export(args.id, args.format, citation_style=args.citation_style), args.output, args.format)
     return 0
+
+
+@guarded
+def run_export(args) -> int:
+    """Check the format and style, find the report, make the export, then write it (nothing is written when
+    any step fails; each failure is one line)."""
+    from App_Function_Libraries import quarry
+    from App_Function_Libraries.DB.export import check_format
+    from pathlib import Path
+    fmt = check_format(args.format or _suffix_format(args.output))
+    data = quarry.export(args.id, fmt, citation_style=args.citation_style)
+    try:
+        Path(args.output).write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+    except OSError as exc:
+        say(f"error: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {args.output} ({fmt}, {len(data if isinstance(data, bytes) else data.encode('utf-8'))} bytes)")
+    return 0
+
+
+def _suffix_format(path: str) -> str:
+    name = str(path or "").lower()
+    return "csl" if name.endswith(".csl.json") else name.rsplit(".", 1)[-1] if "." in name else ""
 
 
 @guarded

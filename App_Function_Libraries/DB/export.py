@@ -1,10 +1,14 @@
-"""Exporting a research report or a note: Markdown, JSON, HTML, BibTeX and a plain text form for the clipboard.
+"""Exporting a research report or a note: Markdown, JSON, HTML, PDF, Word (.docx), BibTeX, RIS, CSL-JSON and
+a plain text form for the clipboard.
 
-Pure functions: they take a ResearchResult (or its dict) or a Note (or its dict) and return text, so the UI
-can offer them as downloads or copy them. API keys never appear in the output (see redact.py).
+Pure functions: they take a ResearchResult (or its dict) or a Note (or its dict) and return text (bytes for
+PDF and Word), so the UI can offer them as downloads or copy them. API keys never appear in the output (see
+redact.py). The list of sources under a report follows a citation style (citation_styles.py: numbered, APA,
+Chicago), the same in every format; BibTeX, RIS and CSL-JSON are in reference_formats.py.
 
-    export_report(result, "md")   # the report and its numbered sources with URLs
-    export_note(note, "html")     # a self-contained page; every piece of text is escaped
+    export_report(result, "md")                          # the report and its numbered sources with URLs
+    export_report(result, "pdf", citation_style="apa")   # bytes: a PDF whose [n] link to their sources
+    export_note(note, "html")                            # a self-contained page; every piece of text is escaped
 """
 from __future__ import annotations
 
@@ -15,26 +19,58 @@ import time
 from typing import Any, Iterable
 from urllib.parse import urlsplit
 
+from App_Function_Libraries.DB import citation_styles as styles
+from App_Function_Libraries.DB import reference_formats as refs
+from App_Function_Libraries.DB.citation_styles import Reference
 from App_Function_Libraries.DB.connection import StoreError
+from App_Function_Libraries.DB.export_print import Printable, sources_html
 from App_Function_Libraries.DB.markdown_html import markdown_to_html
 from App_Function_Libraries.DB.note_format import note_to_markdown
 from App_Function_Libraries.DB.redact import configured_secrets, scrub, scrub_result_dict
 
-FORMATS = ("md", "json", "html", "bib", "txt")
+FORMATS = ("md", "json", "html", "bib", "txt", "ris", "csl")  # text
+BINARY_FORMATS = ("pdf", "docx")  # bytes
+ALL_FORMATS = ("md", "html", "pdf", "docx", "json", "bib", "ris", "csl", "txt")
 MEDIA_TYPES = {"md": "text/markdown", "json": "application/json", "html": "text/html",
-               "bib": "application/x-bibtex", "txt": "text/plain"}
+               "bib": "application/x-bibtex", "txt": "text/plain", "ris": "application/x-research-info-systems",
+               "csl": "application/vnd.citationstyles.csl+json", "pdf": "application/pdf",
+               "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document"}
+SUFFIXES = {"csl": "csl.json"}  # a file name's ending where it is not the format's name
 
 
 class ExportFormatError(StoreError, ValueError):
     """An export format that does not exist."""
 
 
+def check_format(fmt: str) -> str:
+    """The format's short name (md, pdf, csl, …; aliases such as "markdown" or "word" accepted);
+    ExportFormatError for one that does not exist."""
+    return _check_format(fmt)
+
+
 def _check_format(fmt: str) -> str:
     fmt = (fmt or "").lower().lstrip(".")
-    fmt = {"markdown": "md", "bibtex": "bib", "text": "txt", "htm": "html"}.get(fmt, fmt)
-    if fmt not in FORMATS:
-        raise ExportFormatError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
+    fmt = {"markdown": "md", "bibtex": "bib", "text": "txt", "htm": "html", "word": "docx", "csl-json": "csl",
+           "csljson": "csl"}.get(fmt, fmt)
+    if fmt not in ALL_FORMATS:
+        raise ExportFormatError(f"unknown export format {fmt!r}; use one of {', '.join(ALL_FORMATS)}")
     return fmt
+
+
+def citation_style(data: dict[str, Any], style: str | None = None) -> str:
+    """The style asked for; else the one the run was made with (its Report options); else the configured
+    default ([research] citation_style); else numbered. CitationStyleError for an unknown name asked for."""
+    if style:
+        return styles.check_style(style)
+    params = data.get("params") if isinstance(data.get("params"), dict) else {}
+    saved = str(params.get("citation_style") or "").lower()
+    if saved in styles.CITATION_STYLES:
+        return saved
+    try:
+        from App_Function_Libraries.config import get_settings
+        return styles.check_style(get_settings().research.citation_style)
+    except (ValueError, AttributeError):  # a broken config is reported where it is loaded, not here
+        return styles.DEFAULT_STYLE
 
 
 def _secrets(secrets: Iterable[str] | None) -> tuple[str, ...]:
@@ -85,66 +121,140 @@ def _md_url(url: str) -> str:
     return "".join({" ": "%20", "(": "%28", ")": "%29", "<": "%3C", ">": "%3E"}.get(c, c) for c in _one_line(url))
 
 
-def _source_line(n: int, source: dict[str, Any]) -> str:
-    title, url = _md_escape(source.get("title") or source.get("url")), _one_line(source.get("url"))
-    if _safe_href(url):
-        return f"{n}. [{title}]({_md_url(url)})"
-    return f"{n}. {title} — {_md_escape(url)}"  # not a web link: shown, never made clickable
+def _span_markdown(span: styles.Span) -> str:
+    core = span.text.strip()
+    lead, trail = span.text[:len(span.text) - len(span.text.lstrip())], span.text[len(span.text.rstrip()):]
+    text = f"*{_md_escape(core)}*" if span.italic and core else _md_escape(core)
+    text = f"[{text}]({_md_url(span.link)})" if span.link and _safe_href(span.link) else text
+    return (" " if lead else "") + text + (" " if trail and core else "")
 
 
-def _sources_markdown(data: dict[str, Any]) -> str:
-    lines = [_source_line(n, s) for n, s in numbered_sources(data)]
+def reference_markdown(ref: Reference) -> str:
+    """One entry of the sources list as Markdown (an ordered-list item keeping its number)."""
+    return f"{ref.n}. " + "".join(_span_markdown(s) for s in ref.spans)
+
+
+def report_references(data: dict[str, Any], style: str | None = None) -> list[Reference]:
+    """The numbered sources of a run as entries in its citation style."""
+    return styles.references(numbered_sources(data), citation_style(data, style), _iso_date(data.get("created_at")))
+
+
+def _sources_markdown(data: dict[str, Any], style: str | None = None) -> str:
+    lines = [reference_markdown(ref) for ref in report_references(data, style)]
     return "## Sources\n\n" + "\n".join(lines) + "\n" if lines else ""
 
 
-def report_body_markdown(data: dict[str, Any]) -> str:
+def report_body_markdown(data: dict[str, Any], style: str | None = None) -> str:
     """The report followed by its numbered sources (no title heading): the content of a saved note."""
     body = str(data.get("report_markdown") or "").strip()
-    sources = _sources_markdown(data)
+    sources = _sources_markdown(data, style)
     return body + "\n" + ("\n" + sources if sources else "")
 
 
 # ---------------------------------------------------------------- reports
 
-def export_report(result: Any, fmt: str, secrets: Iterable[str] | None = None) -> str:
-    """A research run (ResearchResult or its dict) as md, json, html, bib or txt."""
+def export_report(result: Any, fmt: str, secrets: Iterable[str] | None = None,
+                  citation_style: str | None = None) -> str | bytes:
+    """A research run (ResearchResult or its dict) in one of ALL_FORMATS: text, or bytes for pdf and docx.
+    `citation_style` (numbered, apa, chicago) shapes the sources list; None: the run's own or the default."""
     fmt = _check_format(fmt)
     data = result.to_dict() if hasattr(result, "to_dict") else dict(result)
     data = scrub_result_dict(data, _secrets(secrets))
+    style = _style_of(data, citation_style)
     question = _one_line(data.get("question")) or "Research report"
+    body = str(data.get("report_markdown") or "")
     if fmt == "md":
-        return f"# {_md_escape(question)}\n\n" + report_body_markdown(data)
+        return f"# {_md_escape(question)}\n\n" + report_body_markdown(data, style)
     if fmt == "json":
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if fmt == "html":
-        return _html_page(question, str(data.get("report_markdown") or ""), data, _report_footer(data))
-    if fmt == "bib":
-        return bibtex(data)
-    return _plain_text(question, str(data.get("report_markdown") or ""), data)
+        return _html_page(question, body, data, _report_footer(data), style=style)
+    if fmt in ("pdf", "docx"):
+        printable = Printable(title=question, fields=report_fields(data, style), body_markdown=body,
+                              references=report_references(data, style), cite=_cite_targets(data),
+                              footer=_report_footer(data))
+        return _binary(printable, fmt)
+    if fmt in ("bib", "ris", "csl"):
+        return _reference_file(data, fmt)
+    return _plain_text(question, body, data, style)
+
+
+def _style_of(data: dict[str, Any], style: str | None) -> str:
+    try:
+        return citation_style(data, style)
+    except styles.CitationStyleError as exc:
+        raise ExportFormatError(str(exc)) from None
+
+
+def _reference_file(report: dict[str, Any], fmt: str) -> str:
+    write = {"bib": refs.bibtex, "ris": refs.ris, "csl": refs.csl_json}[fmt]
+    return write(numbered_sources(report), _iso_date(report.get("created_at")), _one_line(report.get("question")))
+
+
+def _binary(printable: Printable, fmt: str) -> bytes:
+    if fmt == "pdf":
+        from App_Function_Libraries.DB.export_print import html_to_pdf, print_html
+        return html_to_pdf(print_html(printable))
+    from App_Function_Libraries.DB.export_docx import docx_bytes
+    return docx_bytes(printable)
+
+
+def _cite_targets(data: dict[str, Any]) -> dict[int, str]:
+    """Where each listed [n] links in a PDF or Word file: its web address, else its entry in the list."""
+    return {n: url if _safe_href(url := _one_line(s.get("url"))) else f"#source-{n}"
+            for n, s in numbered_sources(data)}
+
+
+def report_fields(data: dict[str, Any], style: str) -> list[tuple[str, str]]:
+    """The header of a printed report: question, date, and the options it was made with."""
+    params = data.get("params") if isinstance(data.get("params"), dict) else {}
+    fields = [("Question", _one_line(data.get("question"))), ("Date", _iso_time(data.get("created_at")))]
+    options = [f"{_one_line(params.get('report_format'))} report" if params.get("report_format") else "",
+               f"tone {_one_line(params.get('tone'))}" if params.get("tone") else "",
+               f"about {params['length_words']} words" if isinstance(params.get("length_words"), int) else "",
+               f"language {_one_line(params.get('report_language'))}" if params.get("report_language") else "",
+               f"preset {_one_line(params.get('preset'))}" if params.get("preset") else ""]
+    if any(options):
+        fields.append(("Report options", ", ".join(o for o in options if o)))
+    engines = params.get("engines")
+    if isinstance(engines, list) and engines:
+        fields.append(("Engines", ", ".join(_one_line(e) for e in engines)))
+    fields += [("Mode", _one_line(data.get("mode")) or "unknown"), ("Citation style", styles.STYLE_LABELS[style])]
+    models = _models(data)
+    if models:
+        fields.append(("Models", models))
+    return [(label, value) for label, value in fields if value]
+
+
+def _models(data: dict[str, Any]) -> str:
+    models = (data.get("llm_usage") or {}).get("models") if isinstance(data.get("llm_usage"), dict) else None
+    if not models:
+        return ""
+    names = models.values() if isinstance(models, dict) else models
+    return ", ".join(sorted({str(m) for m in names}))
 
 
 def _report_footer(data: dict[str, Any]) -> str:
     parts = [f"Saved by Quarry, {_iso_date(data.get('created_at'))}", f"mode: {data.get('mode') or 'unknown'}"]
-    models = (data.get("llm_usage") or {}).get("models") if isinstance(data.get("llm_usage"), dict) else None
-    if models:
-        names = models.values() if isinstance(models, dict) else models
-        parts.append("models: " + ", ".join(sorted({str(m) for m in names})))
+    if _models(data):
+        parts.append("models: " + _models(data))
     return " · ".join(parts)
 
 
-def _plain_text(title: str, body: str, data: dict[str, Any]) -> str:
+def _plain_text(title: str, body: str, data: dict[str, Any], style: str) -> str:
     lines = [title, "", body.strip(), ""]
-    listed = numbered_sources(data)
-    if listed:
-        lines += ["Sources:"] + [f"[{n}] {_one_line(s.get('title')) or s.get('url')} - {_one_line(s.get('url'))}"
-                                 for n, s in listed] + [""]
+    entries = report_references(data, style)
+    if entries:
+        lines += ["Sources:"] + [f"[{r.n}] {r.text()}" + (f" - {r.url}" if r.url and r.url not in r.text() else "")
+                                 for r in entries] + [""]
     return "\n".join(lines)
 
 
 # ---------------------------------------------------------------- notes
 
-def export_note(note: Any, fmt: str, secrets: Iterable[str] | None = None) -> str:
-    """A note (Note or its dict) as md (front matter + content, importable), json, html, bib or txt."""
+def export_note(note: Any, fmt: str, secrets: Iterable[str] | None = None) -> str | bytes:
+    """A note (Note or its dict) as md (front matter + content, importable), json, html, pdf, docx, the
+    sources of its report as bib, ris or csl, or txt."""
     fmt = _check_format(fmt)
     data = note.to_dict() if hasattr(note, "to_dict") else dict(note)
     secrets = _secrets(secrets)
@@ -156,14 +266,21 @@ def export_note(note: Any, fmt: str, secrets: Iterable[str] | None = None) -> st
         return note_to_markdown(data)
     if fmt == "json":
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    keywords = ", ".join(str(k) for k in data.get("keywords") or [])
+    footer = f"Note, created {_iso_date(data.get('created_at'))}, updated {_iso_date(data.get('updated_at'))}"
     if fmt == "html":
-        keywords = ", ".join(data.get("keywords") or [])
-        footer = f"Note, created {_iso_date(data.get('created_at'))}, updated {_iso_date(data.get('updated_at'))}"
         footer += f" · keywords: {keywords}" if keywords else ""
         return _html_page(title, str(data.get("content") or ""), data.get("report") or {}, footer,
                           list_sources=False)
-    if fmt == "bib":
-        return bibtex(data.get("report") or {})
+    if fmt in ("pdf", "docx"):  # the content already lists the sources of a report it came from
+        report = data.get("report") or {}
+        fields = [("Question", _one_line(report.get("question"))), ("Updated", _iso_time(data.get("updated_at"))),
+                  ("Keywords", keywords)]
+        return _binary(Printable(title=title, fields=[f for f in fields if f[1]],
+                                 body_markdown=str(data.get("content") or ""), references=[],
+                                 cite=_cite_targets(report), footer=footer), fmt)
+    if fmt in ("bib", "ris", "csl"):
+        return _reference_file(data.get("report") or {}, fmt)
     return f"{title}\n\n{str(data.get('content') or '').strip()}\n"
 
 
@@ -177,31 +294,19 @@ table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem .5rem}
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
-def _html_page(title: str, markdown_text: str, data: dict[str, Any], footer: str, list_sources: bool = True) -> str:
-    listed = numbered_sources(data)
-    body = _report_html(markdown_text, {n for n, _ in listed} if list_sources else set())
+def _html_page(title: str, markdown_text: str, data: dict[str, Any], footer: str, list_sources: bool = True,
+               style: str = styles.DEFAULT_STYLE) -> str:
+    entries = report_references(data, style) if list_sources else []
+    body = _report_html(markdown_text, {r.n for r in entries})
     parts = ["<!DOCTYPE html>", '<html><head><meta charset="utf-8">',
              f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
              f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head>",
              f"<body><article><h1>{html.escape(title)}</h1>", body]
-    if list_sources and listed:
-        parts.append(_sources_html(listed, _objects(data.get("citations"))))
+    if entries:
+        parts.append(sources_html(entries, _objects(data.get("citations"))))
     parts.append(f"<footer>{html.escape(footer)}</footer></article></body></html>\n")
     return "\n".join(parts)
-
-
-def _sources_html(listed: list[tuple[int, dict[str, Any]]], citations: list[dict[str, Any]]) -> str:
-    items = []
-    for n, source in listed:
-        url = _one_line(source.get("url"))
-        title = html.escape(_one_line(source.get("title")) or url)
-        link = f'<a href="{html.escape(url)}">{title}</a>' if _safe_href(url) else title
-        quotes = [c.get("quote") for c in _objects(citations) if c.get("n") == n and c.get("quote")]
-        quote_html = "".join(f"<blockquote>{html.escape(str(q))}</blockquote>" for q in dict.fromkeys(quotes))
-        items.append(f'<li id="source-{n}" value="{n}">{link}<br><span class="url">{html.escape(url)}</span>'
-                     f"{quote_html}</li>")
-    return "<h2>Sources</h2>\n<ol>\n" + "\n".join(items) + "\n</ol>"
 
 
 def _safe_href(url: str) -> bool:
@@ -217,59 +322,14 @@ def _report_html(text: str, source_numbers: set[int]) -> str:
     return markdown_to_html(text, lambda n: (f"#source-{n}", "") if n in source_numbers else None)
 
 
-# ---------------------------------------------------------------- BibTeX
-
-_BIB_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%", "$": r"\$",
-                "#": r"\#", "_": r"\_", "^": r"\textasciicircum{}", "~": r"\textasciitilde{}"}
-
-
-def _bib_escape(text: Any) -> str:
-    return "".join(_BIB_SPECIAL.get(c, c) for c in _one_line(text))
-
-
-def _bib_url(url: Any) -> str:
-    return "".join({"{": "%7B", "}": "%7D", "\\": "%5C", " ": "%20"}.get(c, c) for c in _one_line(url))
-
-
-def bibtex(data: dict[str, Any]) -> str:
-    """BibTeX @misc entries for the sources of a research run (the numbered ones, as in the report)."""
-    listed = numbered_sources(data)
-    if not listed:
-        return "% No sources.\n"
-    accessed = _iso_date(data.get("created_at"))
-    question = _bib_escape(data.get("question"))
-    keys: set[str] = set()
-    entries = []
-    for n, source in listed:
-        key = _bib_key(source, n, keys)
-        fields = [("title", "{" + _bib_escape(source.get("title") or source.get("url")) + "}"),
-                  ("howpublished", r"\url{" + _bib_url(source.get("url")) + "}"),
-                  ("url", _bib_url(source.get("url")))]
-        year = re.search(r"\b(1[89]\d\d|2\d\d\d)\b", str(source.get("date_published") or ""))
-        if year:
-            fields.append(("year", year.group(1)))
-        fields.append(("urldate", accessed))
-        if question:
-            fields.append(("note", f"Source [{n}] for: {question}"))
-        body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
-        entries.append(f"@misc{{{key},\n{body}\n}}")
-    return "\n\n".join(entries) + "\n"
-
-
-def _bib_key(source: dict[str, Any], n: int, taken: set[str]) -> str:
-    try:
-        host = urlsplit(_one_line(source.get("url"))).hostname or "source"
-    except ValueError:
-        host = "source"
-    base = re.sub(r"[^A-Za-z0-9]+", "_", host.removeprefix("www.")).strip("_") or "source"
-    key, i = f"{base}_{n}", 2
-    while key in taken:
-        key, i = f"{base}_{n}_{i}", i + 1
-    taken.add(key)
-    return key
-
-
 # ---------------------------------------------------------------- helpers
+
+def _iso_time(epoch: Any) -> str:
+    try:
+        return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(float(epoch)))
+    except (TypeError, ValueError, OverflowError, OSError):
+        return ""
+
 
 def _iso_date(epoch: Any) -> str:
     try:
@@ -281,4 +341,5 @@ def _iso_date(epoch: Any) -> str:
 def export_filename(title: str, fmt: str) -> str:
     """A safe file name for a download: the title's words, shortened, and the format's suffix."""
     stem = re.sub(r"[^\w-]+", "-", _one_line(title), flags=re.UNICODE).strip("-_")[:60] or "quarry"
-    return f"{stem}.{_check_format(fmt)}"
+    fmt = _check_format(fmt)
+    return f"{stem}.{SUFFIXES.get(fmt, fmt)}"

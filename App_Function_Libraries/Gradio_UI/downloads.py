@@ -48,10 +48,11 @@ def _new_folder() -> Path:
     return folder
 
 
-def write_download(text: str, filename: str) -> str:
-    """Write `text` as `filename` in a folder of its own (names never collide) and return its path."""
+def write_download(content: str | bytes, filename: str) -> str:
+    """Write `content` (text as UTF-8, or bytes: a PDF, a .docx) as `filename` in a folder of its own (names
+    never collide) and return its path."""
     path = _new_folder() / filename
-    path.write_text(text, encoding="utf-8")
+    path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
     return str(path)
 
 

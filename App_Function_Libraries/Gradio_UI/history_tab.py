@@ -50,6 +50,22 @@ def delete_report(report_id: str | None):
     return None, ""
 
 
+DOWNLOAD_FORMATS = [("PDF (.pdf)", "pdf"), ("Word (.docx)", "docx"), ("Markdown (.md)", "md"), ("HTML (.html)", "html"),
+                    ("JSON (.json)", "json"), ("BibTeX (.bib)", "bib"), ("RIS (.ris)", "ris"),
+                    ("CSL-JSON (.csl.json)", "csl"), ("Plain text (.txt)", "txt")]
+
+
+@user_errors
+def download_report(report_id: str | None, fmt: str | None):
+    """The selected report as a file in `fmt` (its sources list in the report's citation style)."""
+    if not report_id or not fmt:
+        return gr.DownloadButton(value=None)
+    from App_Function_Libraries.DB.export import export_filename, export_report
+    from App_Function_Libraries.Gradio_UI.downloads import write_download
+    result = research_store().load_report(report_id)
+    return gr.DownloadButton(value=write_download(export_report(result, fmt), export_filename(result.question, fmt)))
+
+
 def build_tab(settings, shared: dict | None = None) -> None:
     ids = gr.State([])
     selected = gr.State(None)
@@ -62,13 +78,18 @@ def build_tab(settings, shared: dict | None = None) -> None:
     with gr.Row():
         reopen = gr.Button("Open in Web Search", variant="primary", elem_id="hist-open")
         delete = gr.Button("Delete", variant="stop", elem_id="hist-delete")
+        fmt = gr.Dropdown(DOWNLOAD_FORMATS, value=None, label="Download as", elem_id="hist-format")
+        download = gr.DownloadButton("Download", elem_id="hist-download")
     preview = gr.HTML(elem_id="hist-preview")  # safe HTML from preview_html
 
     listing = dict(fn=list_history, inputs=query, outputs=[table, ids, count])
     find.click(**listing)
     query.submit(**listing)
-    table.select(select_report, inputs=ids, outputs=[selected, preview])
-    delete.click(delete_report, inputs=selected, outputs=[selected, preview]).then(**listing)
+    table.select(select_report, inputs=ids, outputs=[selected, preview]).then(
+        download_report, inputs=[selected, fmt], outputs=download)
+    fmt.change(download_report, inputs=[selected, fmt], outputs=download)
+    delete.click(delete_report, inputs=selected, outputs=[selected, preview]).then(**listing).then(
+        download_report, inputs=[selected, fmt], outputs=download)
     if shared is None:
         return
     shared["tab"].select(**listing)

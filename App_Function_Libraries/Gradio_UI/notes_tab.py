@@ -14,8 +14,10 @@ from App_Function_Libraries.Gradio_UI.downloads import new_download_path, write_
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, toast_text, user_errors
 
 LIST_HEADERS = ["title", "keywords", "updated", "match"]
-EXPORT_FORMATS = [("Markdown (.md)", "md"), ("JSON (.json)", "json"), ("HTML (.html)", "html"),
-                  ("BibTeX of its sources (.bib)", "bib"), ("Plain text (.txt)", "txt")]
+EXPORT_FORMATS = [("Markdown (.md)", "md"), ("JSON (.json)", "json"), ("HTML (.html)", "html"), ("PDF (.pdf)", "pdf"),
+                  ("Word (.docx)", "docx"), ("BibTeX of its sources (.bib)", "bib"),
+                  ("RIS of its sources (.ris)", "ris"), ("CSL-JSON of its sources (.csl.json)", "csl"),
+                  ("Plain text (.txt)", "txt")]
 NO_NOTE = {"id": None, "version": None}
 ALL_KEYWORDS = "(all keywords)"
 LIST_LIMIT = 200

@@ -11,6 +11,7 @@ from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_lin
 
 FORMAT_CHOICES = [("full report", "full"), ("short answer", "short"), ("bullet brief", "bullets"),
                   ("comparison table", "table")]
+CITATION_STYLE_CHOICES = [("numbered", "numbered"), ("APA", "apa"), ("Chicago author-date", "chicago")]
 PROMPT_LABEL = ("Report prompt: {question} and {sources} are required (the sources are inserted there, as data); "
                 "{tone}, {format}, {length} and {language} may be used")
 
@@ -65,18 +66,21 @@ def delete_preset(name: str):
 
 
 def values_from_params(params: dict) -> list:
-    """tone, format, language, length, prompt, preset of a saved run, for the controls (History reopens)."""
+    """tone, format, language, length, prompt, preset, citation style of a saved run, for the controls
+    (History reopens)."""
     names = preset_choices()
     preset = params.get("preset") or "default"
     return [params.get("tone") or "neutral", params.get("report_format") or "full",
             params.get("report_language") or "", int(params.get("length_words") or 600),
             params.get("aggregation_prompt") or default_prompt(),
-            gr.Dropdown(choices=names, value=preset if preset in names else "default")]
+            gr.Dropdown(choices=names, value=preset if preset in names else "default"),
+            params.get("citation_style") if params.get("citation_style") in ("numbered", "apa", "chicago")
+            else current_settings().research.citation_style]
 
 
 def build(settings) -> dict:
     """The accordion; returns its inputs by form name (tone, report_format, report_lang, length_words,
-    aggregation_prompt, preset)."""
+    aggregation_prompt, preset, citation_style)."""
     from App_Function_Libraries.LLM.prompts import REPORT_TONES
     research = settings.research
     tones = list(dict.fromkeys([settings.search.search_result_analysis_tone, *REPORT_TONES]))
@@ -88,6 +92,8 @@ def build(settings) -> dict:
                               placeholder="e.g. en, de, pt-BR", max_lines=1, elem_id="ws-lang")
             length = gr.Slider(50, 3000, value=min(max(research.report_length_words, 50), 3000), step=50,
                                label="Length budget (words)", elem_id="ws-length")
+            style = gr.Dropdown(CITATION_STYLE_CHOICES, value=research.citation_style,
+                                label="Citation style (sources list in downloads)", elem_id="ws-citation-style")
         with gr.Row(equal_height=True):
             preset = gr.Dropdown(preset_choices(settings), value="default", label="Preset", scale=2,
                                  elem_id="ws-preset")
@@ -104,4 +110,4 @@ def build(settings) -> dict:
     reset.click(reset_prompt, outputs=[prompt, preset, status])
     delete.click(delete_preset, inputs=preset, outputs=[prompt, preset, status])
     return {"tone": tone, "report_format": fmt, "report_lang": lang, "length_words": length,
-            "aggregation_prompt": prompt, "preset": preset}
+            "aggregation_prompt": prompt, "preset": preset, "citation_style": style}

@@ -124,7 +124,8 @@ def report_fields(settings: Settings, form: dict[str, Any]) -> dict[str, Any]:
     return {"tone": (form.get("tone") or "").strip() or None, "report_format": form.get("report_format") or None,
             "report_language": None if form.get("report_lang") is None else str(form["report_lang"]).strip(),
             "aggregation_prompt": custom,
-            "preset": preset, "length_words": int(length) if length else None}
+            "preset": preset, "length_words": int(length) if length else None,
+            "citation_style": form.get("citation_style") or None}
 
 
 def build_services(settings: Settings, form: dict[str, Any], params):

@@ -21,9 +21,11 @@ from App_Function_Libraries.Gradio_UI.ui_common import current_settings, log, on
 OPTION_NAMES = ["engines", "result_count", "result_max", "country", "search_lang", "result_lang", "date_range",
                 "date_start", "date_end", "safesearch", "blacklist", "exact_terms", "exclude_terms",
                 "dedupe_filter", "geolocation", "sort", "subqueries", "subquery_count", "relevance", "pages_max",
-                "report_format", "tone", "report_lang", "length_words", "aggregation_prompt", "preset"] + [
+                "report_format", "tone", "report_lang", "length_words", "aggregation_prompt", "preset",
+                "citation_style"] + [
                     f"llm_{r}" for r in LLM_ROLES]
-REPORT_OPTION_NAMES = ["tone", "report_format", "report_lang", "length_words", "aggregation_prompt", "preset"]
+REPORT_OPTION_NAMES = ["tone", "report_format", "report_lang", "length_words", "aggregation_prompt", "preset",
+                       "citation_style"]
 COPY_JS = "(text) => { if (text) { navigator.clipboard.writeText(text); } return []; }"
 
 
@@ -258,6 +260,9 @@ def build_tab(settings, shared: dict | None = None) -> None:
     with gr.Row():
         downloads = [gr.DownloadButton(f"Download .{fmt}", size="sm", elem_id=f"ws-download-{fmt}")
                      for fmt in view.DOWNLOAD_FORMATS]
+        more_format = gr.Dropdown(view.MORE_FORMATS, value=None, label="Download as", scale=1, min_width=160,
+                                  elem_id="ws-download-format")
+        more_download = gr.DownloadButton("Download", size="sm", elem_id="ws-download-more")
     copy_text = gr.Textbox(visible="hidden", elem_id="ws-copy-text")
 
     option_inputs = [options[name] for name in OPTION_NAMES]
@@ -274,6 +279,9 @@ def build_tab(settings, shared: dict | None = None) -> None:
     cancel.click(stop, inputs=run_id)
     save.click(save_note, inputs=[state, note_title, note_keywords], outputs=saved)
     copy.click(None, inputs=copy_text, js=COPY_JS)
+    for changed in (more_format, state):  # a new report or a new choice: the file is made again
+        changed.change(user_errors(lambda report, fmt: gr.DownloadButton(value=view.download_file(report, fmt))),
+                       inputs=[state, more_format], outputs=more_download)
     if shared is not None:
         report_controls = [options[name] for name in REPORT_OPTION_NAMES]
         shared["open_report"] = dict(fn=open_report, outputs=[progress, *result_outputs, *report_controls])

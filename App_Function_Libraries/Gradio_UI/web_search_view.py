@@ -19,6 +19,9 @@ SOURCE_TYPES = ["bool", "str", "str", "str", "str", "str", "str", "str", "str"]
 FORMAT_NAMES = {"full": "full report", "short": "short answer", "bullets": "bullet brief", "table": "comparison table"}
 MAX_FOLLOW_UPS = 5
 DOWNLOAD_FORMATS = ("md", "json", "html", "bib")
+# made when chosen (a PDF takes a second or two): the "Download as" list beside the buttons above
+MORE_FORMATS = [("PDF (.pdf)", "pdf"), ("Word (.docx)", "docx"), ("RIS (.ris)", "ris"), ("CSL-JSON (.csl.json)", "csl"),
+                ("Plain text (.txt)", "txt")]
 # plain symbols every system font has (emoji are missing on many Linux desktops)
 MARKS = {"done": "✓", "running": "◐", "pending": "○", "skipped": "–", "stopped": "■"}
 
@@ -190,6 +193,15 @@ def download_files(result) -> list[str]:
     from App_Function_Libraries.DB.export import export_filename, export_report
     return [write_download(export_report(result, fmt), export_filename(result.question, fmt))
             for fmt in DOWNLOAD_FORMATS]
+
+
+def download_file(report: dict | None, fmt: str | None) -> str | None:
+    """The report (a run's dict, as the tab's state holds it) as a file in `fmt`, its path; None without both.
+    The sources list follows the run's citation style (Report options)."""
+    if not report or not fmt:
+        return None
+    from App_Function_Libraries.DB.export import export_filename, export_report
+    return write_download(export_report(report, fmt), export_filename(str(report.get("question") or ""), fmt))
 
 
 def clipboard_text(result) -> str:

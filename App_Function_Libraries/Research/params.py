@@ -57,6 +57,7 @@ class ResearchParams:
     report_language: str = ""  # empty: the question's language
     aggregation_prompt: str = ""  # the report writer's instructions ({question}, {sources}); empty: built-in
     preset: str = ""  # the name of the saved preset aggregation_prompt came from ("" = built-in or edited)
+    citation_style: str = "numbered"  # the sources list in exports: numbered, apa, chicago (DB/citation_styles)
     follow_up_count: int = 5  # follow-up questions suggested after the report (0: none)
     # a follow-up of an earlier run: what it searched and answered (the sub-query step builds on them)
     previous_queries: list[str] = field(default_factory=list)
@@ -73,6 +74,7 @@ class ResearchParams:
                    pages_max=s.research.pages_max, passages_per_page=s.research.passages_per_page,
                    tone=s.search.search_result_analysis_tone, report_format=s.research.report_format,
                    length_words=s.research.report_length_words, report_language=s.research.output_lang,
+                   citation_style=s.research.citation_style,
                    follow_up_count=s.research.follow_up_count)
         return dataclasses.replace(base, **{k: v for k, v in overrides.items() if v is not None})
 
@@ -105,3 +107,5 @@ class ResearchParams:
             raise ValueError(f"answer language {self.report_language!r} is not a language code like en, de or pt-BR")
         if self.aggregation_prompt.strip():
             validate_template(self.aggregation_prompt)
+        if self.citation_style not in ("numbered", "apa", "chicago"):
+            raise ValueError(f"unknown citation style {self.citation_style!r}; use numbered, apa or chicago")

@@ -28,12 +28,13 @@ def get(report_id: str, settings=None):
     return stored(work)
 
 
-def export(report_id: str, fmt: str = "md", settings=None) -> str:
-    """A saved report as text in format `fmt` (md, json, html, bib, txt, ... as DB/export.py offers)."""
+def export(report_id: str, fmt: str = "md", settings=None, citation_style: str | None = None) -> str | bytes:
+    """A saved report in format `fmt` (md, json, html, bib, ris, csl, txt as text; pdf, docx as bytes), its
+    sources listed in `citation_style` (numbered, apa, chicago; None: the report's own, else the configured)."""
     from App_Function_Libraries.DB.export import ExportFormatError, export_report
     result = get(report_id, settings)
     try:
-        return export_report(result, fmt)
+        return export_report(result, fmt, citation_style=citation_style)
     except ExportFormatError as exc:
         raise BadArgument(None, one_line(exc)) from exc
     except ValueError as exc:
