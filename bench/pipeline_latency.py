@@ -118,7 +118,7 @@ def run_sequential(services, params, settings) -> float:
         apply_loaded(source, page)
         if page.text:
             source.passages = rank_pages(QUESTION, [page.text], rank, embedder)[0]
-            source.extraction, _ = extract_with_llm(llms["extraction"], QUESTION, source)
+            source.notes, _ = extract_with_llm(llms["extraction"], QUESTION, source)
     aggregate.number_sources(sources)
     report = aggregate.aggregate_results(QUESTION, sources, llms["final_answer"], params.report_options(), subs)
     checked = aggregate.verify_report(report, sources, embedder)

@@ -129,8 +129,8 @@ def rounds_markdown(result) -> str:
     from App_Function_Libraries.Research.dig_deeper import round_summary
     lines = ["### Dig-deeper rounds", ""]
     for record in result.rounds:
-        lines += [f"**Round {record.get('round')}**: {md_text(round_summary(record).split('; ', 1)[-1])}", ""]
-        change = record.get("change") or {}
+        lines += [f"**Round {record.round}**: {md_text(round_summary(record).split('; ', 1)[-1])}", ""]
+        change = record.change
         added, removed = change.get("added_sentences") or [], change.get("removed_sentences") or []
         if added or removed:
             lines += ["<details><summary>What changed in the report</summary>", ""]
@@ -140,10 +140,13 @@ def rounds_markdown(result) -> str:
 
 
 def fetched_cell(source) -> str:
+    """Whether the page was read; what went wrong when it was not, and any warning or duplicate when it was."""
     if source.fetched:
-        return f"yes ({source.status})" if source.status else "yes"
-    if source.error:
-        return "no: " + one_line(source.error, 80)
+        cell = f"yes ({source.status})" if source.status else "yes"
+        said = "; ".join(x for x in (source.duplicate, source.warning) if x)
+        return cell + (": " + one_line(said, 80) if said else "")
+    if source.failure or source.skipped:
+        return "no: " + one_line(source.failure or source.skipped, 80)
     return "—"
 
 

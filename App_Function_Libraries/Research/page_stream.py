@@ -34,8 +34,8 @@ class LoadedPage:
     title: str = ""
     text: str = ""
     content_hash: str = ""
-    error: str = ""  # the page could not be read
-    note: str = ""  # read, with a caveat (cut at the byte cap, wrong charset)
+    failure: str = ""  # the page could not be read
+    warning: str = ""  # read, with a caveat (cut at the byte cap, wrong charset)
     from_cache: bool = False
 
 
@@ -54,19 +54,18 @@ def load_page(url: str, fetcher: PageFetcher, cache=None, cache_ttl: float = 0,
     page = fetcher.fetch(url, cancel)
     out = LoadedPage(url=url, final_url=page.final_url or url, status=page.status)
     if page.error:
-        out.error = page.error
+        out.failure = page.error
         return out
     try:
         extracted = read_page_text(page.body, page.content_type, page.header_charset, out.final_url,
                                    fetcher.settings, on_extracting, cancel)
     except ExtractionFailed as exc:
-        out.error = str(exc)
+        out.failure = str(exc)
         return out
     out.title, out.text = extracted.title, extracted.text
     out.content_hash = content_hash(extracted.text)
-    notes = [f"cut at {fetcher.settings.max_bytes:,} bytes (larger than [fetch] max_bytes)"] if page.truncated else []
-    notes += [extracted.note] if extracted.note else []
-    out.note = "; ".join(notes)
+    cut = f"cut at {fetcher.settings.max_bytes:,} bytes (larger than [fetch] max_bytes)" if page.truncated else ""
+    out.warning = "; ".join(w for w in (cut, extracted.note) if w)
     _cache_put(cache, out)
     return out
 
@@ -99,11 +98,11 @@ def _cache_put(cache, page: LoadedPage) -> None:
 
 def apply_loaded(source: Source, page: LoadedPage) -> None:
     """Record stage 4's outcome on the source."""
-    source.fetched = not page.error
+    source.fetched = not page.failure
     source.final_url = page.final_url
     source.status = page.status
     source.content_hash = page.content_hash
-    source.error = page.error or page.note
+    source.failure, source.warning = page.failure, page.warning
     if page.title and not source.title:
         source.title = page.title
 
@@ -180,7 +179,7 @@ def read_pages(sources: list[Source], cfg: StreamConfig) -> StreamReport:
         started = time.monotonic()
         if not _cancelled(cfg.cancel):
             notes, problem = extract_with_llm(cfg.llm, cfg.question, source)
-            source.extraction = notes
+            source.notes = notes
             if problem:
                 with lock:
                     report.problems.append(problem)
@@ -205,7 +204,7 @@ def read_pages(sources: list[Source], cfg: StreamConfig) -> StreamReport:
                 if id(source) in ready and cfg.llm is not None:
                     llm_pool.submit(condense, source)
                 else:
-                    source.extraction = passages_as_notes(source)
+                    source.notes = passages_as_notes(source)
                     bump("extract")
         llm_pool.shutdown(wait=not _cancelled(cfg.cancel), cancel_futures=_cancelled(cfg.cancel))
     finally:
@@ -265,18 +264,18 @@ class _Overdue:
                 self.given_up.add(key)
         for _ in late:
             bump("fetch")
-        return [(s, LoadedPage(url=s.url, error=f"gave up after {self.seconds:g} s reading the page's text "
+        return [(s, LoadedPage(url=s.url, failure=f"gave up after {self.seconds:g} s reading the page's text "
                                                 "([fetch] extract_timeout_seconds)"))
                 for _, s in late]
 
 
 def load_page_safely(url: str, cfg: StreamConfig, on_extracting: Callable[[], None] | None = None) -> LoadedPage:
     """load_page, with any unexpected failure (a bug, or hostile bytes breaking a library) recorded as this
-    page's error: one page never stops the run, and the stream always hears back about every page."""
+    page's failure: one page never stops the run, and the stream always hears back about every page."""
     try:
         return load_page(url, cfg.fetcher, cfg.cache, cfg.cache_ttl, cfg.cancel, on_extracting)
-    except Exception as exc:  # noqa: BLE001 - kept as the source's error, with its type and first line
-        return LoadedPage(url=url, error=f"could not read the page: unexpected {_one_line(exc)}")
+    except Exception as exc:  # noqa: BLE001 - kept as the source's failure, with its type and first line
+        return LoadedPage(url=url, failure=f"could not read the page: unexpected {_one_line(exc)}")
 
 
 def _cancelled(cancel: threading.Event | None) -> bool:
@@ -299,7 +298,7 @@ def _next_batch(arrived: queue.Queue) -> list[tuple[Source, LoadedPage]]:
 def _rank_batch(batch: list[tuple[Source, LoadedPage]], cfg: StreamConfig, problems: list[str]) -> list[Source]:
     """Record each page's outcome and rank the readable ones together; returns the sources that have text.
     When the models fail (out of memory, a broken cross-encoder), the batch is ranked by BM25 alone and the
-    problem recorded; if even that fails, those pages are that failure's error, and the stream goes on."""
+    problem recorded; if even that fails, that is those pages' failure, and the stream goes on."""
     readable = []
     for source, page in batch:
         apply_loaded(source, page)
@@ -316,7 +315,7 @@ def _rank_batch(batch: list[tuple[Source, LoadedPage]], cfg: StreamConfig, probl
             ranked = rank_pages(cfg.question, texts, cfg.rank)
         except Exception as again:  # noqa: BLE001 - a bug on hostile text costs these pages, not the run
             for source, _ in readable:
-                source.fetched, source.error = False, f"could not rank the page's passages: {_one_line(again)}"
+                source.fetched, source.failure = False, f"could not rank the page's passages: {_one_line(again)}"
             return []
     for (source, _), passages in zip(readable, ranked):
         source.passages = passages

@@ -289,7 +289,7 @@ def stage_pages(run: Run, params: ResearchParams, sources: list[Source]) -> None
     selected = [s for s in sources if s.selected]
     chosen = selected[:params.pages_max]
     for source in selected[params.pages_max:]:
-        source.error = f"not read: only the first {params.pages_max} selected results are read (pages_max)"
+        source.skipped = f"not read: only the first {params.pages_max} selected results are read (pages_max)"
     cfg = StreamConfig(
         question=run.result.question, fetcher=services.fetcher or PageFetcher(settings.fetch),
         rank=RankSettings(params.passages_per_page, settings.research.passage_words_min,

@@ -69,8 +69,8 @@ def _number(sources: list[Source], by_hash: dict[str, Source], start: int) -> li
     for source in sources:
         first = by_hash.get(source.content_hash) if source.content_hash else None
         if first is not None:
-            source.error = f"same page as source [{first.n}] ({first.final_url or first.url})"
-        elif source.extraction.strip():
+            source.duplicate = f"same page as source [{first.n}] ({first.final_url or first.url})"
+        elif source.notes.strip():
             numbered.append(source)
             source.n = start + len(numbered)
             if source.content_hash:
@@ -84,7 +84,7 @@ def citable(sources: list[Source]) -> list[CitableSource]:
     for s in sources:
         if s.n is None:
             continue
-        passages = [p.text for p in s.passages] or ([s.snippet] if s.snippet else [s.extraction])
+        passages = [p.text for p in s.passages] or ([s.snippet] if s.snippet else [s.notes])
         out.append(CitableSource(s.n, s.final_url or s.url, s.title, passages, s.content_hash))
     return out
 
@@ -92,7 +92,7 @@ def citable(sources: list[Source]) -> list[CitableSource]:
 # ---------------------------------------------------------------- the LLM report
 
 def evidence_block(source: Source, tag: str) -> str:
-    body = f"Title: {source.title}\n{source.extraction}" if source.title else source.extraction
+    body = f"Title: {source.title}\n{source.notes}" if source.title else source.notes
     return f"Source [{source.n}]:\n" + prompts.wrap_untrusted(body, tag, f"source {source.n}")
 
 
