@@ -1,7 +1,7 @@
 """Typed data passed between the research pipeline's stages, stored in SQLite and exported.
 
 `ResearchResult.to_dict()` / `ResearchResult.from_dict()` give a JSON-serialisable form that round-trips;
-`from_dict` also reads what an older Quarry saved (see `_legacy_source`).
+`from_dict` also reads what an older Quarry saved (see `_legacy_source` and `_legacy_timings`).
 """
 from __future__ import annotations
 
@@ -182,6 +182,7 @@ class ResearchResult:
         data = dict(data)
         sources = [_source(s) for s in data.pop("sources", [])]
         citations = [Citation(**c) for c in data.pop("citations", [])]
+        data["timings"] = _legacy_timings(data.get("timings") or {})
         known = {f.name for f in dataclasses.fields(cls)}
         return cls(sources=sources, citations=citations, **{k: v for k, v in data.items() if k in known})
 
@@ -204,6 +205,14 @@ def _legacy_source(s: dict[str, Any]) -> dict[str, Any]:
     if "error" in s and not set(PROBLEM_FIELDS) & set(s):
         s.update(split_problem(str(s.pop("error") or ""), bool(s.get("fetched"))))
     return s
+
+
+def _legacy_timings(timings: dict[str, float]) -> dict[str, float]:
+    """Before text extraction was timed on its own, "extract" was the page notes' time (now "notes"). A run
+    that read pages now always has both keys, so "extract" without "notes" is an older run's."""
+    if "extract" in timings and "notes" not in timings:
+        timings = {("notes" if k == "extract" else k): v for k, v in timings.items()}
+    return timings
 
 
 _SOURCE_FIELDS = {f.name for f in dataclasses.fields(Source)}

@@ -150,11 +150,15 @@ def test_a_schema_1_run_opens_with_the_new_names(old_file):
     assert [s.error for s in result.sources] == [e for _, _, e, _, _ in OLD_RESULTS]  # the one line, as before
     assert isinstance(result.rounds[0], Round) and result.rounds[0].queries == ["bee dance distance"]
     assert result.rounds[0].added[0]["n"] == 2
+    # "extract" timed the page notes then; now it is the HTML -> text step and the notes are "notes"
+    assert result.timings == {"search": 1.25, "fetch": 3.5, "rank": 0.5, "notes": 2.0, "report": 4.0,
+                              "total": 12.0}
 
 
 def test_the_migrated_file_has_the_new_columns_and_version(old_file):
     ResearchStore(old_file, secrets=[]).count_reports()
     db = open_database(old_file)
+    assert json.loads(db.execute("SELECT timings FROM reports").fetchone()[0])["notes"] == 2.0
     columns = {row[1] for row in db.execute("PRAGMA table_info(results)").fetchall()}
     assert {"notes", "failure", "warning", "duplicate", "skipped"} <= columns
     assert not {"extraction", "error"} & columns
@@ -181,4 +185,7 @@ def test_an_old_json_copy_reads_with_the_new_names():
         ("", "", "", "")]
     assert result.sources[0].notes == "The dance encodes direction and distance."
     assert result.rounds[0].stop == "" and result.rounds[0]["considered"] == 3
+    assert result.timings["notes"] == 2.0 and "extract" not in result.timings
+    new = {"fetch": 1.0, "extract": 0.5, "rank": 0.25, "notes": 2.0}  # a run of this Quarry: kept as it is
+    assert ResearchResult.from_dict({"question": "q", "timings": new}).timings == new
     assert ResearchResult.from_dict(result.to_dict()).to_dict() == result.to_dict()

@@ -124,6 +124,38 @@ def test_a_page_whose_text_extraction_never_ends_is_given_up_at_its_deadline(wor
     assert good.fetched and good.passages
 
 
+def test_fetch_is_the_download_and_extract_the_text_each_counted_and_timed(world, monkeypatch):
+    """"fetch" ends when the download does; reading the text out of it is "extract", then "rank" and the page
+    "notes" (here without an LLM: its top passages)."""
+    import time
+
+    from App_Function_Libraries.config import FetchSettings
+    from App_Function_Libraries.Research import page_stream
+    from App_Function_Libraries.Research.fetch import PageFetcher
+    from App_Function_Libraries.Research.page_stream import StreamConfig, read_pages
+    from Tests.support.mini_web import MiniWeb
+
+    events, seen_at_extraction = [], []
+    real_read = page_stream.read_page_text
+
+    def read(*args, **kwargs):  # the text extraction, made to take a while
+        seen_at_extraction.append(list(events))
+        time.sleep(0.3)
+        return real_read(*args, **kwargs)
+
+    monkeypatch.setattr(page_stream, "read_page_text", read)
+    web = MiniWeb(world, include_faults=False).install()
+    fetcher = PageFetcher(FetchSettings(allow_private_addresses=True, total_timeout_seconds=3))
+    page = Source("Waggle", web.url("bees/waggle-dance"))
+    cfg = StreamConfig("How do bees point to food?", fetcher, RankSettings(3, 20, 80),
+                       progress=lambda stage, done, total: events.append((stage, done, total)))
+    report = finishes_within(10, lambda: read_pages([page], cfg))
+    assert seen_at_extraction == [[("fetch", 1, 1)]]  # the download was done and counted before the text
+    assert events == [("fetch", 1, 1), ("extract", 1, 1), ("rank", 1, 1), ("notes", 1, 1)]
+    assert set(report.timings) == {"fetch", "extract", "rank"} and report.timings["extract"] >= 0.3
+    assert page.fetched and page.notes == "\n\n".join(p.text for p in page.passages)
+
+
 def test_pages_waiting_for_a_download_slot_are_not_given_up(world):
     """The extraction deadline starts when a download ends: four slow pages through one slot, each well
     within its own limits, all get read although the last waits 2.1 s for its turn."""

@@ -112,7 +112,8 @@ MIGRATIONS = [
 
 def _names_of_their_own(db) -> None:
     """Schema 2: page notes and the kinds of source problem get names of their own. results.extraction ->
-    notes; results.error -> failure, warning, duplicate or skipped (records.split_problem)."""
+    notes; results.error -> failure, warning, duplicate or skipped (records.split_problem); in reports.timings
+    "extract" (then the page notes' time) -> "notes" ("extract" now times the HTML/PDF -> text step)."""
     conn = db.conn
     conn.execute("ALTER TABLE results RENAME COLUMN extraction TO notes")
     for column in ("warning", "duplicate", "skipped"):
@@ -124,6 +125,14 @@ def _names_of_their_own(db) -> None:
             conn.execute(f"UPDATE results SET error = '', {column} = ? WHERE search_id = ? AND position = ?",
                          [value, search_id, position])
     conn.execute("ALTER TABLE results RENAME COLUMN error TO failure")
+    for rid, timings in conn.execute("SELECT id, timings FROM reports").fetchall():
+        try:
+            data = json.loads(timings or "{}")
+        except ValueError:  # never written so by Quarry; left for the loader to refuse, not the whole file
+            continue
+        if isinstance(data, dict) and "extract" in data and "notes" not in data:
+            data["notes"] = data.pop("extract")
+            conn.execute("UPDATE reports SET timings = ? WHERE id = ?", [_dumps(data), rid])
 
 _JSON_SOURCE_FIELDS = ("engines", "queries", "passages")
 _EXTRA_SOURCE_FIELDS = ("kind", "paper")  # kept in the results row's `extra` JSON, not in columns of their own

@@ -12,7 +12,8 @@ from App_Function_Libraries.Gradio_UI.downloads import write_download
 from App_Function_Libraries.Gradio_UI.ui_common import one_line
 
 STAGE_LABELS = {"subqueries": "Sub-queries", "search": "Search", "relevance": "Relevance check",
-                "fetch": "Fetch pages", "rank": "Rank passages", "extract": "Extract notes",
+                "fetch": "Fetch pages", "extract": "Extract page text", "rank": "Rank passages",
+                "notes": "Write page notes",
                 "report": "Write report", "verify": "Verify citations", "follow_ups": "Follow-up questions"}
 SOURCE_HEADERS = ["use", "n", "title", "url", "engines", "verdict", "reason", "fetched", "round"]
 SOURCE_TYPES = ["bool", "str", "str", "str", "str", "str", "str", "str", "str"]

@@ -33,7 +33,7 @@ from App_Function_Libraries.LLM.base import LLMUnavailable
 from App_Function_Libraries.LLM.structured import StructuredOutputError, after_tries, ask_structured, extract_json
 from App_Function_Libraries.Retrieval.citations import CITATION_GROUP_RE
 from App_Function_Libraries.Retrieval.passages import split_sentences
-from App_Function_Libraries.Research import coverage, report as aggregate
+from App_Function_Libraries.Research import coverage, report
 from App_Function_Libraries.Research.follow_ups import searched_queries, shown_report
 from App_Function_Libraries.Research.pipeline import (ProgressFn, Run, Services, search_sources, stage_follow_ups,
                                                         stage_pages, stage_relevance, stage_report, stage_verify)
@@ -113,7 +113,7 @@ def _search_and_read(run: Run, params: ResearchParams, record: Round) -> str:
     if run.cancelled("report"):
         return "cancelled"
     old = [s for s in run.result.sources if s.n is not None]
-    added = aggregate.number_new_sources(old, found)
+    added = report.number_new_sources(old, found)
     record.added = [{"n": s.n, "url": s.url, "title": s.title} for s in added]
     return "" if added else "no new result was relevant and readable"
 

@@ -1,9 +1,10 @@
-"""Stages 4 to 6 as one stream: pages are fetched and extracted concurrently (through the page cache), ranked
-in micro-batches as they arrive (all passages of a batch embedded in one call), and each ranked page is
-condensed by the LLM at once, so a slow page holds up only itself.
+"""Stages 4 to 6 as one stream: pages are fetched (downloaded) and their text extracted concurrently
+(through the page cache), ranked in micro-batches as they arrive (all passages of a batch embedded in one
+call), and each ranked page's notes are written by the LLM at once, so a slow page holds up only itself.
 
 `load_page` is stage 4 for one URL (cache, fetch, extract); `read_pages` runs stages 4-6 over the selected
-sources and fills in each Source's fetch outcome, passages and notes.
+sources and fills in each Source's fetch outcome, passages and notes. Timings: "fetch" and "extract" are
+spans of overlapping work (first start to last end), "rank" is time spent, "notes" a span.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from typing import Any, Callable
 from App_Function_Libraries.LLM.base import LLMClient
 from App_Function_Libraries.Research.extract import ExtractionFailed, read_page_text, warm_extractor
 from App_Function_Libraries.Research.fetch import PageFetcher
-from App_Function_Libraries.Research.page_notes import extract_with_llm, passages_as_notes
+from App_Function_Libraries.Research.page_notes import passages_as_notes, write_notes
 from App_Function_Libraries.Research.rank import RankSettings, rank_pages
 from App_Function_Libraries.records import Source
 
@@ -45,9 +46,11 @@ def content_hash(text: str) -> str:
 
 def load_page(url: str, fetcher: PageFetcher, cache=None, cache_ttl: float = 0,
               cancel: threading.Event | None = None,
-              on_extracting: Callable[[], None] | None = None) -> LoadedPage:
+              on_extracting: Callable[[], None] | None = None,
+              on_downloaded: Callable[[], None] | None = None) -> LoadedPage:
     """Stage 4 for one URL: the cached page when fresh, else fetched and its main text extracted in a parse
-    worker (`on_extracting` is called when a worker takes the downloaded page)."""
+    worker (`on_downloaded` is called when the download is done and its text is to be extracted,
+    `on_extracting` when a worker takes the downloaded page)."""
     cached = _cache_get(cache, url, cache_ttl)
     if cached is not None:
         return cached
@@ -56,6 +59,8 @@ def load_page(url: str, fetcher: PageFetcher, cache=None, cache_ttl: float = 0,
     if page.error:
         out.failure = page.error
         return out
+    if on_downloaded is not None:
+        on_downloaded()
     try:
         extracted = read_page_text(page.body, page.content_type, page.header_charset, out.final_url,
                                    fetcher.settings, on_extracting, cancel)
@@ -118,7 +123,7 @@ class StreamConfig:
     cache_ttl: float = 0
     embedder: Any = None
     cross_encoder: Any = None
-    llm: LLMClient | None = None  # the extraction role; None: notes are the top passages
+    llm: LLMClient | None = None  # the LLM role "extraction" (named so in config); None: notes = top passages
     progress: Callable[[str, int, int], None] = lambda stage, done, total: None
     cancel: threading.Event | None = None
 
@@ -154,11 +159,11 @@ class _Clock:
 
 
 def read_pages(sources: list[Source], cfg: StreamConfig) -> StreamReport:
-    """Stages 4-6 over these sources (fetched concurrently, ranked as they arrive, condensed at once)."""
+    """Stages 4-6 over these sources (fetched concurrently, ranked as they arrive, notes written at once)."""
     report, clock = StreamReport(), _Clock()
     arrived: queue.Queue = queue.Queue()
     watch = _Overdue(cfg.fetcher.settings.extract_timeout_seconds)
-    counts = {"fetch": 0, "rank": 0, "extract": 0}
+    counts = {"fetch": 0, "extract": 0, "rank": 0, "notes": 0}
     lock = threading.Lock()
     total = len(sources)
 
@@ -168,23 +173,33 @@ def read_pages(sources: list[Source], cfg: StreamConfig) -> StreamReport:
             cfg.progress(stage, counts[stage], total)
 
     def load(source: Source) -> None:
-        started = time.monotonic()
-        page = load_page_safely(source.url, cfg, lambda: watch.start(source, time.monotonic()))
-        clock.mark("fetch", started, time.monotonic())
-        if watch.arrive(source):  # else it was already given up as overdue
-            arrived.put((source, page))
+        started, downloaded = time.monotonic(), []
+
+        def download_done() -> None:  # the text extraction begins
+            downloaded.append(time.monotonic())
+            clock.mark("fetch", started, downloaded[0])
             bump("fetch")
 
-    def condense(source: Source) -> None:
+        page = load_page_safely(source.url, cfg, lambda: watch.start(source, time.monotonic()), download_done)
+        if downloaded:
+            clock.mark("extract", downloaded[0], time.monotonic())
+        else:  # from the page cache, or the download failed: no text extraction
+            clock.mark("fetch", started, time.monotonic())
+            bump("fetch")
+        if watch.arrive(source):  # else it was already given up as overdue (and counted then)
+            arrived.put((source, page))
+            bump("extract")
+
+    def notes_of(source: Source) -> None:
         started = time.monotonic()
         if not _cancelled(cfg.cancel):
-            notes, problem = extract_with_llm(cfg.llm, cfg.question, source)
+            notes, problem = write_notes(cfg.llm, cfg.question, source)
             source.notes = notes
             if problem:
                 with lock:
                     report.problems.append(problem)
-        clock.mark("extract", started, time.monotonic())
-        bump("extract")
+        clock.mark("notes", started, time.monotonic())
+        bump("notes")
 
     warm_extractor()
     _start_page_workers(sources, load, max(1, min(total, 4 * cfg.fetcher.settings.concurrency)), cfg.cancel)
@@ -202,10 +217,10 @@ def read_pages(sources: list[Source], cfg: StreamConfig) -> StreamReport:
             for source, _page in batch:
                 bump("rank")
                 if id(source) in ready and cfg.llm is not None:
-                    llm_pool.submit(condense, source)
+                    llm_pool.submit(notes_of, source)
                 else:
                     source.notes = passages_as_notes(source)
-                    bump("extract")
+                    bump("notes")
         llm_pool.shutdown(wait=not _cancelled(cfg.cancel), cancel_futures=_cancelled(cfg.cancel))
     finally:
         llm_pool.shutdown(wait=False, cancel_futures=True)
@@ -263,17 +278,18 @@ class _Overdue:
                 del self.started[key]
                 self.given_up.add(key)
         for _ in late:
-            bump("fetch")
+            bump("extract")  # its download was counted when it ended
         return [(s, LoadedPage(url=s.url, failure=f"gave up after {self.seconds:g} s reading the page's text "
                                                 "([fetch] extract_timeout_seconds)"))
                 for _, s in late]
 
 
-def load_page_safely(url: str, cfg: StreamConfig, on_extracting: Callable[[], None] | None = None) -> LoadedPage:
+def load_page_safely(url: str, cfg: StreamConfig, on_extracting: Callable[[], None] | None = None,
+                     on_downloaded: Callable[[], None] | None = None) -> LoadedPage:
     """load_page, with any unexpected failure (a bug, or hostile bytes breaking a library) recorded as this
     page's failure: one page never stops the run, and the stream always hears back about every page."""
     try:
-        return load_page(url, cfg.fetcher, cfg.cache, cfg.cache_ttl, cfg.cancel, on_extracting)
+        return load_page(url, cfg.fetcher, cfg.cache, cfg.cache_ttl, cfg.cancel, on_extracting, on_downloaded)
     except Exception as exc:  # noqa: BLE001 - kept as the source's failure, with its type and first line
         return LoadedPage(url=url, failure=f"could not read the page: unexpected {_one_line(exc)}")
 

@@ -1,7 +1,7 @@
-"""Stage 7: the report. `aggregate_results` numbers the sources in the order they are given to the writer
-and has the LLM write a cited Markdown report (streamed when asked); `verify_report` then checks every [n]
-(see Retrieval/citations.py); `extractive_brief` writes a cited brief without any LLM: the best source
-sentences grouped by sub-question.
+"""Stage 7: the report. `number_sources` numbers the sources in the order they are given to the writer;
+`write_report` has the LLM write a cited Markdown report (streamed when asked); `verify_report` then checks
+every [n] (see Retrieval/citations.py); `extractive_brief` writes a cited brief without any LLM: the best
+source sentences grouped by sub-question.
 """
 from __future__ import annotations
 
@@ -96,9 +96,8 @@ def evidence_block(source: Source, tag: str) -> str:
     return f"Source [{source.n}]:\n" + prompts.wrap_untrusted(body, tag, f"source {source.n}")
 
 
-def aggregate_results(question: str, sources: list[Source], llm: LLMClient, options: ReportOptions,
-                      sub_queries: list[str] | None = None,
-                      on_delta: Callable[[str], None] | None = None) -> str:
+def write_report(question: str, sources: list[Source], llm: LLMClient, options: ReportOptions,
+                 sub_queries: list[str] | None = None, on_delta: Callable[[str], None] | None = None) -> str:
     """The report written by the LLM from the numbered sources (raises LLMError on failure)."""
     numbered = sorted((s for s in sources if s.n is not None), key=lambda s: s.n)
     tag = prompts.new_data_tag()
