@@ -1,9 +1,11 @@
 """Typed data passed between the research pipeline's stages, stored in SQLite and exported.
 
-`ResearchResult.to_dict()` / `ResearchResult.from_dict()` give a JSON-serialisable form that round-trips.
+`ResearchResult.to_dict()` / `ResearchResult.from_dict()` give a JSON-serialisable form that round-trips;
+`from_dict` also reads what an older Quarry saved (see `_legacy_source` and `_legacy_timings`).
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import time
 import uuid
@@ -12,6 +14,9 @@ from typing import Any
 
 VERDICTS = ("relevant", "irrelevant", "unjudged")
 SOURCE_KINDS = ("web", "paper", "wikipedia", "document")  # what a source is; `Source.kind`
+PROBLEM_FIELDS = ("failure", "warning", "duplicate", "skipped")  # what can be said about a source, one field each
+DUPLICATE_PREFIX = "same page as source ["
+SKIPPED_PREFIX = "not read: only the first "
 
 
 @dataclass
@@ -60,9 +65,12 @@ class Source:
     final_url: str = ""
     status: int | None = None
     content_hash: str = ""
-    error: str = ""
+    failure: str = ""  # why the page could not be used (download, text, passages)
+    warning: str = ""  # read, with a caveat: cut at max_bytes, a wrong charset
+    duplicate: str = ""  # "same page as source [n] (url)": read, not numbered again
+    skipped: str = ""  # selected but not read (pages_max)
     passages: list[Passage] = field(default_factory=list)
-    extraction: str = ""  # what this page says about the question (LLM or top passages)
+    notes: str = ""  # what this page says about the question (LLM page notes, or its top passages)
     n: int | None = None  # its number in the report, when it was given to the writer
     round: int = 0  # the dig-deeper round that found it (0: the first search)
     kind: str = "web"  # one of SOURCE_KINDS
@@ -74,6 +82,22 @@ class Source:
         if self.user_override is not None:
             return self.user_override
         return self.verdict != "irrelevant"
+
+    @property
+    def error(self) -> str:
+        """The one line said about this source: a duplicate, else its failure or skip, else its warning."""
+        return self.duplicate or self.failure or self.skipped or self.warning
+
+
+def split_problem(text: str, fetched: bool) -> dict[str, str]:
+    """An older Quarry's one `error` text as the field it belongs in (the texts it wrote are known)."""
+    if not text:
+        return {}
+    if text.startswith(DUPLICATE_PREFIX):
+        return {"duplicate": text}
+    if text.startswith(SKIPPED_PREFIX):
+        return {"skipped": text}
+    return {"warning": text} if fetched else {"failure": text}
 
 
 @dataclass
@@ -87,6 +111,42 @@ class Citation:
 
 
 @dataclass
+class Round:
+    """One dig-deeper round (Research/dig_deeper.py). `r["queries"]` reads like `r.queries` (saved runs and
+    older code used dicts)."""
+    round: int
+    queries: list[str] = field(default_factory=list)
+    gaps: list[str] = field(default_factory=list)
+    considered: int = 0  # new results the searches found
+    added: list[dict[str, Any]] = field(default_factory=list)  # [{n, url, title}] numbered this round
+    change: dict[str, Any] = field(default_factory=dict)  # added_sentences, removed_sentences, diff
+    stop: str = ""  # why digging stopped after this round ("" when it did not)
+    seconds: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)  # keys another Quarry stored, kept as they were
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, key) if key in _ROUND_FIELDS else self.extra[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def to_dict(self) -> dict[str, Any]:
+        return copy.deepcopy({**self.extra, **{name: getattr(self, name) for name in _ROUND_FIELDS}})
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Round":
+        data = dict(data)
+        known = {k: data.pop(k) for k in list(data) if k in _ROUND_FIELDS}
+        return cls(**{"round": 0, **known}, extra=data)
+
+
+_ROUND_FIELDS = tuple(f.name for f in dataclasses.fields(Round) if f.name != "extra")
+
+
+@dataclass
 class ResearchResult:
     question: str
     params: dict[str, Any] = field(default_factory=dict)
@@ -96,34 +156,63 @@ class ResearchResult:
     citations: list[Citation] = field(default_factory=list)
     uncited_sources: list[int] = field(default_factory=list)
     invalid_citations_removed: int = 0
-    timings: dict[str, float] = field(default_factory=dict)  # seconds per stage
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per stage (pipeline.STAGES) and total
     llm_usage: dict[str, Any] = field(default_factory=dict)  # calls, prompt_tokens, completion_tokens, models
     errors: list[str] = field(default_factory=list)
     mode: str = "extractive"  # "llm" when an LLM wrote the report
     follow_ups: list[str] = field(default_factory=list)
-    rounds: list[dict[str, Any]] = field(default_factory=list)  # dig-deeper rounds: added sources, changes
+    rounds: list[Round] = field(default_factory=list)  # dig-deeper rounds: added sources, changes
     id: str = field(default_factory=lambda: str(uuid.uuid4()))
     created_at: float = field(default_factory=time.time)
+
+    def __post_init__(self) -> None:
+        self.rounds = [_round(r) for r in self.rounds]
 
     def cited_sources(self) -> list[Source]:
         """Sources that have a report number, in number order."""
         return sorted((s for s in self.sources if s.n is not None), key=lambda s: s.n)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        data = dataclasses.asdict(self)
+        data["rounds"] = [_round(r).to_dict() for r in self.rounds]  # also rounds assigned as dicts later
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ResearchResult":
         data = dict(data)
-        sources = []
-        for s in data.pop("sources", []):
-            s = dict(s)
-            s["passages"] = [Passage(**p) for p in s.get("passages", [])]
-            s["paper"] = Paper.from_dict(s.get("paper"))
-            sources.append(Source(**{k: v for k, v in s.items() if k in _SOURCE_FIELDS}))
+        sources = [_source(s) for s in data.pop("sources", [])]
         citations = [Citation(**c) for c in data.pop("citations", [])]
+        data["timings"] = _legacy_timings(data.get("timings") or {})
         known = {f.name for f in dataclasses.fields(cls)}
         return cls(sources=sources, citations=citations, **{k: v for k, v in data.items() if k in known})
+
+
+def _round(value: "Round | dict[str, Any]") -> Round:
+    return value if isinstance(value, Round) else Round.from_dict(value)
+
+
+def _source(data: dict[str, Any]) -> Source:
+    s = _legacy_source(dict(data))
+    s["passages"] = [Passage(**p) for p in s.get("passages", [])]
+    s["paper"] = Paper.from_dict(s.get("paper"))
+    return Source(**{k: v for k, v in s.items() if k in _SOURCE_FIELDS})
+
+
+def _legacy_source(s: dict[str, Any]) -> dict[str, Any]:
+    """A source saved before page notes and source problems had names of their own."""
+    if "extraction" in s and "notes" not in s:
+        s["notes"] = s.pop("extraction")
+    if "error" in s and not set(PROBLEM_FIELDS) & set(s):
+        s.update(split_problem(str(s.pop("error") or ""), bool(s.get("fetched"))))
+    return s
+
+
+def _legacy_timings(timings: dict[str, float]) -> dict[str, float]:
+    """Before text extraction was timed on its own, "extract" was the page notes' time (now "notes"). A run
+    that read pages now always has both keys, so "extract" without "notes" is an older run's."""
+    if "extract" in timings and "notes" not in timings:
+        timings = {("notes" if k == "extract" else k): v for k, v in timings.items()}
+    return timings
 
 
 _SOURCE_FIELDS = {f.name for f in dataclasses.fields(Source)}

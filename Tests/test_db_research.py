@@ -17,11 +17,11 @@ def sample_result(question: str = "How do honey bees share where food is?", **ov
                date_published="2021-05-04", verdict="relevant", reason="explains the dance", fetched=True,
                final_url="https://bees.example/dance/", status=200, content_hash="h1",
                passages=[Passage("The angle of the run gives the direction.", 0.81)],
-               extraction="The dance encodes direction and distance.", n=1),
+               notes="The dance encodes direction and distance.", n=1),
         Source(title="Pheromones", url="https://ants.example/trails", snippet="Ants use trails.",
                engines=["brave"], rank=2, verdict="irrelevant", reason="about ants", user_override=True, n=2,
                round=1),
-        Source(title="Unused", url="https://other.example/", verdict="unjudged", error="timed out"),
+        Source(title="Unused", url="https://other.example/", verdict="unjudged", failure="timed out"),
     ]
     data = dict(question=question, params={"engines": ["brave"], "max_results": 15}, sub_queries=["waggle dance"],
                 sources=sources, report_markdown="Bees dance [1]; ants follow trails [2].",

@@ -87,7 +87,7 @@ def test_an_unexpected_failure_on_one_page_is_its_error_and_the_stream_goes_on(w
     finishes_within(10, lambda: read_pages([broken, good], cfg))
     assert not broken.fetched and broken.error == ("could not read the page: unexpected RuntimeError "
                                                    "(resolver crashed)")
-    assert good.fetched and good.passages and "waggle" in good.extraction
+    assert good.fetched and good.passages and "waggle" in good.notes
 
 
 def test_a_page_whose_text_extraction_never_ends_is_given_up_at_its_deadline(world, monkeypatch):
@@ -122,6 +122,38 @@ def test_a_page_whose_text_extraction_never_ends_is_given_up_at_its_deadline(wor
         release.set()
     assert not stuck.fetched and stuck.error.startswith("gave up after 1 s reading the page's text")
     assert good.fetched and good.passages
+
+
+def test_fetch_is_the_download_and_extract_the_text_each_counted_and_timed(world, monkeypatch):
+    """"fetch" ends when the download does; reading the text out of it is "extract", then "rank" and the page
+    "notes" (here without an LLM: its top passages)."""
+    import time
+
+    from App_Function_Libraries.config import FetchSettings
+    from App_Function_Libraries.Research import page_stream
+    from App_Function_Libraries.Research.fetch import PageFetcher
+    from App_Function_Libraries.Research.page_stream import StreamConfig, read_pages
+    from Tests.support.mini_web import MiniWeb
+
+    events, seen_at_extraction = [], []
+    real_read = page_stream.read_page_text
+
+    def read(*args, **kwargs):  # the text extraction, made to take a while
+        seen_at_extraction.append(list(events))
+        time.sleep(0.3)
+        return real_read(*args, **kwargs)
+
+    monkeypatch.setattr(page_stream, "read_page_text", read)
+    web = MiniWeb(world, include_faults=False).install()
+    fetcher = PageFetcher(FetchSettings(allow_private_addresses=True, total_timeout_seconds=3))
+    page = Source("Waggle", web.url("bees/waggle-dance"))
+    cfg = StreamConfig("How do bees point to food?", fetcher, RankSettings(3, 20, 80),
+                       progress=lambda stage, done, total: events.append((stage, done, total)))
+    report = finishes_within(10, lambda: read_pages([page], cfg))
+    assert seen_at_extraction == [[("fetch", 1, 1)]]  # the download was done and counted before the text
+    assert events == [("fetch", 1, 1), ("extract", 1, 1), ("rank", 1, 1), ("notes", 1, 1)]
+    assert set(report.timings) == {"fetch", "extract", "rank"} and report.timings["extract"] >= 0.3
+    assert page.fetched and page.notes == "\n\n".join(p.text for p in page.passages)
 
 
 def test_pages_waiting_for_a_download_slot_are_not_given_up(world):
@@ -204,7 +236,7 @@ def test_a_failing_embedding_model_falls_back_to_bm25_and_the_run_goes_on(world)
     pages = [Source("Waggle", web.url("bees/waggle-dance")), Source("Round", web.url("bees/round-dance"))]
     cfg = StreamConfig("How do bees point to food?", fetcher, RankSettings(3, 20, 80), embedder=_BrokenEmbedder())
     report = finishes_within(10, lambda: read_pages(pages, cfg))
-    assert all(p.fetched and p.passages and p.extraction for p in pages)
+    assert all(p.fetched and p.passages and p.notes for p in pages)
     assert any(p.startswith("passage ranking fell back to BM25 alone: RuntimeError") for p in report.problems)
 
 
@@ -233,12 +265,12 @@ def test_a_heading_keeps_a_line_of_its_own_in_its_passage():
 def sources() -> list[Source]:
     a = Source("Waggle", "http://a.test/1", passages=[Passage("The waggle dance points the other bees of the hive to food."),
                                                      Passage("Dances last longer when the food is further away from the hive.")],
-               extraction="notes a", content_hash="ha", fetched=True)
-    unread = Source("Broken", "http://b.test/2", error="HTTP 500")
+               notes="notes a", content_hash="ha", fetched=True)
+    unread = Source("Broken", "http://b.test/2", failure="HTTP 500")
     b = Source("Scent", "http://c.test/3", passages=[Passage("Bees find nearby flowers mostly by the scent the dancer carries.")],
-               extraction="notes b", content_hash="hb", fetched=True)
+               notes="notes b", content_hash="hb", fetched=True)
     c = Source("Veils", "http://d.test/4", passages=[Passage("Beekeepers wear veils and gloves to avoid painful stings at the hive.")],
-               extraction="notes c", content_hash="hc", fetched=True)
+               notes="notes c", content_hash="hc", fetched=True)
     return [a, unread, b, c]
 
 
@@ -357,7 +389,7 @@ def test_research_command_rejects_an_unknown_engine(make_settings):
 def test_the_same_page_under_two_urls_is_numbered_once():
     srcs = sources()
     twin = Source("Waggle (short link)", "http://short.test/w", passages=list(srcs[0].passages),
-                  extraction="notes a", content_hash="ha", fetched=True, final_url="http://a.test/1")
+                  notes="notes a", content_hash="ha", fetched=True, final_url="http://a.test/1")
     srcs.insert(1, twin)
     number_sources(srcs)
     assert [s.n for s in srcs] == [1, None, None, 2, 3]

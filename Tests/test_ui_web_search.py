@@ -59,7 +59,7 @@ def result_with_sources():
     return ResearchResult(question="q", sources=[
         Source("A", "http://a", verdict="relevant", n=1, fetched=True, status=200),
         Source("B", "http://b", verdict="irrelevant", reason="off topic"),
-        Source("C", "http://c", verdict="unjudged", error="HTTP 500")])
+        Source("C", "http://c", verdict="unjudged", failure="HTTP 500")])
 
 
 def test_source_rows_and_ticks_set_overrides():
@@ -73,6 +73,19 @@ def test_source_rows_and_ticks_set_overrides():
     assert [s.selected for s in result.sources] == [False, True, True]
     with pytest.raises(ValueError, match="no longer matches"):
         view.apply_ticks(result, rows[:2])
+
+
+def test_rounds_show_what_each_searched_added_and_changed():
+    saved = {"round": 1, "queries": ["bee dance distance"], "considered": 2,
+             "added": [{"n": 3, "url": "http://d", "title": "Distance"}],
+             "change": {"added_sentences": ["Far food <b>means</b> long runs [3]."], "removed_sentences": []},
+             "stop": "", "seconds": 1.5, "request": {"kept": True}}  # as a saved run holds it
+    result = ResearchResult.from_dict({"question": "q", "rounds": [saved]})
+    assert result.rounds[0].added[0]["n"] == 3 and result.to_dict()["rounds"] == [{**saved, "gaps": []}]
+    text = view.rounds_markdown(result)
+    assert '**Round 1**: searched "bee dance distance"; 2 new result(s); added \\[3\\] Distance; report +1/-0' in text
+    assert "- added: Far food \\<b\\>means\\</b\\> long runs \\[3\\]." in text  # page text shows as text
+    assert view.rounds_markdown(ResearchResult(question="q")) == ""
 
 
 def form(settings, **changes):

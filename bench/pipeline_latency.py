@@ -90,10 +90,10 @@ def run_quarry(services, params):
 def run_sequential(services, params, settings) -> float:
     """The same stages strictly one after another (the tldw way)."""
     from App_Function_Libraries.config import FetchSettings
-    from App_Function_Libraries.Research import relevance, report as aggregate
+    from App_Function_Libraries.Research import relevance, report
     from App_Function_Libraries.Research.fetch import PageFetcher
     from App_Function_Libraries.Research.follow_ups import suggest_follow_ups
-    from App_Function_Libraries.Research.page_notes import extract_with_llm
+    from App_Function_Libraries.Research.page_notes import write_notes
     from App_Function_Libraries.Research.page_stream import apply_loaded, load_page
     from App_Function_Libraries.Research.rank import MemoEmbedder, RankSettings, rank_pages
     from App_Function_Libraries.records import ResearchResult, Source
@@ -118,10 +118,10 @@ def run_sequential(services, params, settings) -> float:
         apply_loaded(source, page)
         if page.text:
             source.passages = rank_pages(QUESTION, [page.text], rank, embedder)[0]
-            source.extraction, _ = extract_with_llm(llms["extraction"], QUESTION, source)
-    aggregate.number_sources(sources)
-    report = aggregate.aggregate_results(QUESTION, sources, llms["final_answer"], params.report_options(), subs)
-    checked = aggregate.verify_report(report, sources, embedder)
+            source.notes, _ = write_notes(llms["extraction"], QUESTION, source)
+    report.number_sources(sources)
+    markdown = report.write_report(QUESTION, sources, llms["final_answer"], params.report_options(), subs)
+    checked = report.verify_report(markdown, sources, embedder)
     suggest_follow_ups(ResearchResult(QUESTION, sub_queries=subs, sources=sources, report_markdown=checked.markdown),
                        llms["subquery"], params.follow_up_count)
     return time.perf_counter() - started

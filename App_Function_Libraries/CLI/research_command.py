@@ -73,10 +73,12 @@ class ProgressLine:
 
 
 def format_markdown(result) -> str:
-    """The report, then the numbered sources (with what went wrong with the others)."""
+    """The report, then the numbered sources (with any warning on their page, and what went wrong with the
+    others)."""
     lines = [f"# {one_line(result.question)}", "", result.report_markdown.strip(), "", "## Sources", ""]
     for s in result.cited_sources():
-        lines.append(f"[{s.n}] {one_line(s.title or s.url)} - {one_line(s.final_url or s.url)}")
+        lines.append(f"[{s.n}] {one_line(s.title or s.url)} - {one_line(s.final_url or s.url)}"
+                     + (f" ({one_line(s.warning)})" if s.warning else ""))
     unused = [s for s in result.sources if s.n is None and s.selected]
     if unused:
         lines += ["", "Selected but not used:"]
@@ -85,9 +87,11 @@ def format_markdown(result) -> str:
 
 
 def _why_unused(source) -> str:
-    if not source.fetched or source.error.startswith("same page"):
-        return source.error or "not read"
-    return "nothing on the question" + (f" ({source.error})" if source.error else "")
+    if source.duplicate:
+        return source.duplicate
+    if not source.fetched:
+        return source.failure or source.skipped or "not read"
+    return "nothing on the question" + (f" ({source.warning})" if source.warning else "")
 
 
 def format_summary(result) -> str:

@@ -3,7 +3,8 @@
 Tables (schema component "research", see MIGRATIONS):
 - searches: one row per question asked (id = ResearchResult.id, question, params, sub-queries, time)
 - results: the search results of a search, in order (engines, rank, title, URL, snippet, relevance verdict,
-  reason, user override, fetch outcome, passages, extraction, report number)
+  reason, user override, fetch outcome, what went wrong (failure, warning, duplicate, skipped), passages,
+  page notes, report number)
 - reports: the report written for a search (markdown, models, timings, usage, errors, follow-ups, rounds)
 - citations: each citation of a report with the quote that supports it
 - pages: the page cache shared with the fetcher (requested URL, final URL, status, content hash, title,
@@ -24,7 +25,7 @@ from App_Function_Libraries.DB.connection import (NotFoundError, StoreError, ope
                                                    write_transaction)
 from App_Function_Libraries.DB.file_errors import report_file_errors
 from App_Function_Libraries.DB.redact import configured_secrets, content_secrets, scrub_result_dict, scrub_text
-from App_Function_Libraries.records import VERDICTS, Citation, ResearchResult, Source
+from App_Function_Libraries.records import VERDICTS, Citation, ResearchResult, Source, split_problem
 
 COMPONENT = "research"
 
@@ -105,7 +106,33 @@ MIGRATIONS = [
     );
     CREATE INDEX pages_final_url ON pages(final_url);
     """,
+    lambda db: _names_of_their_own(db),
 ]
+
+
+def _names_of_their_own(db) -> None:
+    """Schema 2: page notes and the kinds of source problem get names of their own. results.extraction ->
+    notes; results.error -> failure, warning, duplicate or skipped (records.split_problem); in reports.timings
+    "extract" (then the page notes' time) -> "notes" ("extract" now times the HTML/PDF -> text step)."""
+    conn = db.conn
+    conn.execute("ALTER TABLE results RENAME COLUMN extraction TO notes")
+    for column in ("warning", "duplicate", "skipped"):
+        conn.execute(f"ALTER TABLE results ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
+    rows = conn.execute("SELECT search_id, position, error, fetched FROM results WHERE error != ''").fetchall()
+    for search_id, position, text, fetched in rows:
+        (column, value), = split_problem(text, bool(fetched)).items()
+        if column != "failure":
+            conn.execute(f"UPDATE results SET error = '', {column} = ? WHERE search_id = ? AND position = ?",
+                         [value, search_id, position])
+    conn.execute("ALTER TABLE results RENAME COLUMN error TO failure")
+    for rid, timings in conn.execute("SELECT id, timings FROM reports").fetchall():
+        try:
+            data = json.loads(timings or "{}")
+        except ValueError:  # never written so by Quarry; left for the loader to refuse, not the whole file
+            continue
+        if isinstance(data, dict) and "extract" in data and "notes" not in data:
+            data["notes"] = data.pop("extract")
+            conn.execute("UPDATE reports SET timings = ? WHERE id = ?", [_dumps(data), rid])
 
 _JSON_SOURCE_FIELDS = ("engines", "queries", "passages")
 _EXTRA_SOURCE_FIELDS = ("kind", "paper")  # kept in the results row's `extra` JSON, not in columns of their own

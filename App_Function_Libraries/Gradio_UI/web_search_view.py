@@ -12,7 +12,8 @@ from App_Function_Libraries.Gradio_UI.downloads import write_download
 from App_Function_Libraries.Gradio_UI.ui_common import one_line
 
 STAGE_LABELS = {"subqueries": "Sub-queries", "search": "Search", "relevance": "Relevance check",
-                "fetch": "Fetch pages", "rank": "Rank passages", "extract": "Extract notes",
+                "fetch": "Fetch pages", "extract": "Extract page text", "rank": "Rank passages",
+                "notes": "Write page notes",
                 "report": "Write report", "verify": "Verify citations", "follow_ups": "Follow-up questions"}
 SOURCE_HEADERS = ["use", "n", "title", "url", "engines", "verdict", "reason", "fetched", "round"]
 SOURCE_TYPES = ["bool", "str", "str", "str", "str", "str", "str", "str", "str"]
@@ -132,8 +133,8 @@ def rounds_markdown(result) -> str:
     from App_Function_Libraries.Research.dig_deeper import round_summary
     lines = ["### Dig-deeper rounds", ""]
     for record in result.rounds:
-        lines += [f"**Round {record.get('round')}**: {md_text(round_summary(record).split('; ', 1)[-1])}", ""]
-        change = record.get("change") or {}
+        lines += [f"**Round {record.round}**: {md_text(round_summary(record).split('; ', 1)[-1])}", ""]
+        change = record.change
         added, removed = change.get("added_sentences") or [], change.get("removed_sentences") or []
         if added or removed:
             lines += ["<details><summary>What changed in the report</summary>", ""]
@@ -143,10 +144,13 @@ def rounds_markdown(result) -> str:
 
 
 def fetched_cell(source) -> str:
+    """Whether the page was read; what went wrong when it was not, and any warning or duplicate when it was."""
     if source.fetched:
-        return f"yes ({source.status})" if source.status else "yes"
-    if source.error:
-        return "no: " + one_line(source.error, 80)
+        cell = f"yes ({source.status})" if source.status else "yes"
+        said = "; ".join(x for x in (source.duplicate, source.warning) if x)
+        return cell + (": " + one_line(said, 80) if said else "")
+    if source.failure or source.skipped:
+        return "no: " + one_line(source.failure or source.skipped, 80)
     return "—"
 
 

@@ -14,7 +14,7 @@ Each round:
   5 number   old sources keep their numbers; new sources with notes get the next ones.
   6 rewrite  the report is written again from old and new sources (the LLM sees the report it rewrites) and
              every [n] is verified against the whole list.
-The round's record: round, queries, gaps, considered (new results), added ([{n, url, title}]), change
+The round's record (records.Round): round, queries, gaps, considered (new results), added ([{n, url, title}]), change
 (added and removed sentences, a unified diff), stop (why digging stopped after it, "" when it did not),
 seconds. Digging stops when a round adds no numbered source, finds no gap to search, is cancelled, or after
 the rounds asked for.
@@ -33,12 +33,12 @@ from App_Function_Libraries.LLM.base import LLMUnavailable
 from App_Function_Libraries.LLM.structured import StructuredOutputError, after_tries, ask_structured, extract_json
 from App_Function_Libraries.Retrieval.citations import CITATION_GROUP_RE
 from App_Function_Libraries.Retrieval.passages import split_sentences
-from App_Function_Libraries.Research import coverage, report as aggregate
+from App_Function_Libraries.Research import coverage, report
 from App_Function_Libraries.Research.follow_ups import searched_queries, shown_report
 from App_Function_Libraries.Research.pipeline import (ProgressFn, Run, Services, search_sources, stage_follow_ups,
                                                         stage_pages, stage_relevance, stage_report, stage_verify)
 from App_Function_Libraries.Research.params import ResearchParams
-from App_Function_Libraries.records import ResearchResult, Source
+from App_Function_Libraries.records import ResearchResult, Round, Source
 from App_Function_Libraries.Research.subqueries import dedupe_queries
 from App_Function_Libraries.Search.urls import normalize_url
 
@@ -67,8 +67,8 @@ def dig_deeper(result: ResearchResult, rounds: int = 1, params: ResearchParams |
     for _ in range(max(1, min(int(rounds), MAX_ROUNDS))):
         record = _one_round(run, params, on_report_delta)
         work.rounds.append(record)
-        grew = grew or bool(record["added"])
-        if record["stop"]:
+        grew = grew or bool(record.added)
+        if record.stop:
             break
     if grew and not run.cancelled("follow_ups"):
         stage_follow_ups(run, params)
@@ -78,57 +78,56 @@ def dig_deeper(result: ResearchResult, rounds: int = 1, params: ResearchParams |
     return work
 
 
-def _one_round(run: Run, params: ResearchParams, on_delta) -> dict[str, Any]:
+def _one_round(run: Run, params: ResearchParams, on_delta) -> Round:
     result, started = run.result, time.monotonic()
-    record: dict[str, Any] = {"round": len(result.rounds) + 1, "queries": [], "gaps": [], "considered": 0,
-                              "added": [], "change": {}, "stop": "", "seconds": 0.0}
-    label = f"round {record['round']}"
+    record = Round(round=len(result.rounds) + 1)
+    label = f"round {record.round}"
     run.progress("subqueries", 0, 1, f"{label}: finding gaps")
-    record["gaps"], record["queries"] = find_gaps(run, params)
-    run.progress("subqueries", 1, 1, f"{label}: {len(record['queries'])} new queries")
-    record["stop"] = _search_and_read(run, params, record) or _rewrite(run, params, record, on_delta)
-    record["seconds"] = round(time.monotonic() - started, 3)
+    record.gaps, record.queries = find_gaps(run, params)
+    run.progress("subqueries", 1, 1, f"{label}: {len(record.queries)} new queries")
+    record.stop = _search_and_read(run, params, record) or _rewrite(run, params, record, on_delta)
+    record.seconds = round(time.monotonic() - started, 3)
     return record
 
 
-def _search_and_read(run: Run, params: ResearchParams, record: dict[str, Any]) -> str:
+def _search_and_read(run: Run, params: ResearchParams, record: Round) -> str:
     """Steps 2-4; returns why the round stops here ('' to go on to the rewrite)."""
-    if not record["queries"]:
-        return "no gap left to search" if not record["gaps"] else "every query for the gaps was searched before"
+    if not record.queries:
+        return "no gap left to search" if not record.gaps else "every query for the gaps was searched before"
     if run.cancelled("search"):
         return "cancelled"
     known = known_addresses(run.result.sources)
-    found = search_sources(run, params, record["queries"],
+    found = search_sources(run, params, record.queries,
                            lambda results: [r for r in results if normalize_url(r.url) not in known]
                            [:params.result_max])
     for source in found:
-        source.round = record["round"]
-    record["considered"] = len(found)
+        source.round = record.round
+    record.considered = len(found)
     run.result.sources += found
     if not found:
         return "the searches found only pages already read"
     if not run.cancelled("relevance"):
-        stage_relevance(run, params, found, aspects=record["queries"])
+        stage_relevance(run, params, found, aspects=record.queries)
     if not run.cancelled("fetch"):
         stage_pages(run, params, found)
     if run.cancelled("report"):
         return "cancelled"
     old = [s for s in run.result.sources if s.n is not None]
-    added = aggregate.number_new_sources(old, found)
-    record["added"] = [{"n": s.n, "url": s.url, "title": s.title} for s in added]
+    added = report.number_new_sources(old, found)
+    record.added = [{"n": s.n, "url": s.url, "title": s.title} for s in added]
     return "" if added else "no new result was relevant and readable"
 
 
-def _rewrite(run: Run, params: ResearchParams, record: dict[str, Any], on_delta) -> str:
+def _rewrite(run: Run, params: ResearchParams, record: Round, on_delta) -> str:
     """Steps 5-6: the report rewritten from every numbered source and verified; its change recorded."""
     result = run.result
     before = result.report_markdown
-    groups = dedupe_queries(list(result.sub_queries) + [q for r in result.rounds for q in r.get("queries", [])]
-                            + record["queries"])
+    groups = dedupe_queries(list(result.sub_queries) + [q for r in result.rounds for q in r.queries]
+                            + record.queries)
     run.timed("report", lambda: stage_report(run, params, on_delta, renumber=False, earlier_report=before,
                                              groups=groups))
     run.timed("verify", lambda: stage_verify(run))
-    record["change"] = report_change(before, result.report_markdown)
+    record.change = report_change(before, result.report_markdown)
     return "cancelled" if run.cancelled("follow_ups") else ""
 
 
@@ -138,7 +137,7 @@ def find_gaps(run: Run, params: ResearchParams) -> tuple[list[str], list[str]]:
     """(gaps, new queries) for the report as it stands."""
     result = run.result
     searched = searched_queries(result)
-    subs = list(result.sub_queries) + [q for r in result.rounds for q in r.get("queries", [])]
+    subs = list(result.sub_queries) + [q for r in result.rounds for q in r.queries]
     llm = run.llm("subquery") or run.llm("final_answer")
     if llm is None:
         return coverage.gap_queries(result.question, subs, result.sources, searched, MAX_GAP_QUERIES)
@@ -210,21 +209,20 @@ def report_change(before: str, after: str) -> dict[str, Any]:
             "diff": "\n".join(diff)}
 
 
-def round_summary(record: dict[str, Any]) -> str:
+def round_summary(record: Round) -> str:
     """One line per round, for the command line and the UI."""
-    parts = [f"round {record.get('round')}"]
-    queries = record.get("queries") or []
+    parts = [f"round {record.round}"]
+    queries = record.queries
     parts.append("searched " + ", ".join(f'"{q}"' for q in queries) if queries else "no new query")
     if queries:
-        parts.append(f"{record.get('considered', 0)} new result(s)")
-    added = record.get("added") or []
-    if added:
-        parts.append("added " + ", ".join(f"[{a['n']}] {a.get('title') or a['url']}" for a in added))
-        change = record.get("change") or {}
+        parts.append(f"{record.considered} new result(s)")
+    if record.added:
+        parts.append("added " + ", ".join(f"[{a['n']}] {a.get('title') or a['url']}" for a in record.added))
+        change = record.change
         parts.append(f"report +{len(change.get('added_sentences', []))}/"
                      f"-{len(change.get('removed_sentences', []))} sentences")
-    if record.get("stop"):
-        parts.append(f"stopped: {record['stop']}")
+    if record.stop:
+        parts.append(f"stopped: {record.stop}")
     return "; ".join(parts)
 
 

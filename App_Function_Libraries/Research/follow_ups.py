@@ -38,7 +38,7 @@ def shown_report(markdown: str) -> str:
 
 def searched_queries(result: ResearchResult) -> list[str]:
     """Every query a run searched: its question, its sub-queries and each dig-deeper round's queries."""
-    rounds = [q for r in result.rounds for q in r.get("queries", [])]
+    rounds = [q for r in result.rounds for q in r.queries]
     return dedupe_queries([result.question] + list(result.sub_queries) + rounds)
 
 
@@ -52,7 +52,7 @@ def follow_up_params(previous: ResearchResult, params: ResearchParams | None = N
 
 def derived_follow_ups(result: ResearchResult, count: int = MAX_FOLLOW_UPS) -> list[str]:
     """Follow-ups without an LLM: the sub-questions (or parts of the question) the passages cover least."""
-    subs = list(result.sub_queries) + [q for r in result.rounds for q in r.get("queries", [])]
+    subs = list(result.sub_queries) + [q for r in result.rounds for q in r.queries]
     aspects = coverage.score_aspects(result.question, subs, result.sources)
     weak = [as_question(a.text) for a in aspects if a.score < FULL_SCORE or a.missing]
     return dedupe_queries(weak, exclude=[result.question])[:count]

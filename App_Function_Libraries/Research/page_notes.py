@@ -1,4 +1,4 @@
-"""Stage 6: each page condensed to what answers the question.
+"""Stage 6, page notes: each page condensed to what answers the question (`write_notes`).
 
 With an LLM the page's title, search snippet and top passages (all untrusted, inside data delimiters) are
 condensed into short notes that keep verbatim quotes. Without an LLM (or when the call fails, or the run has
@@ -11,7 +11,7 @@ from App_Function_Libraries.LLM.base import LLMClient, LLMError, LLMUnavailable
 from App_Function_Libraries.LLM.context import fit_evidence
 from App_Function_Libraries.records import Source
 
-EXTRACTION_MAX_TOKENS = 400
+NOTES_MAX_TOKENS = 400
 
 
 def page_document(source: Source) -> str:
@@ -28,7 +28,7 @@ def passages_as_notes(source: Source) -> str:
     return "\n\n".join(p.text for p in source.passages)
 
 
-def extract_with_llm(llm: LLMClient, question: str, source: Source) -> tuple[str, str]:
+def write_notes(llm: LLMClient, question: str, source: Source) -> tuple[str, str]:
     """(notes, problem). Notes are empty when the model found nothing relevant; on an LLM failure the notes
     are the top passages and problem says what went wrong."""
     tag = prompts.new_data_tag()
@@ -37,8 +37,8 @@ def extract_with_llm(llm: LLMClient, question: str, source: Source) -> tuple[str
         return prompts.extraction_messages(question, "\n\n".join(pieces), tag)
 
     try:
-        messages, _trimmed = fit_evidence(llm, build, [page_document(source)], max_tokens=EXTRACTION_MAX_TOKENS)
-        text = llm.chat(messages, max_tokens=EXTRACTION_MAX_TOKENS).text.strip()
+        messages, _trimmed = fit_evidence(llm, build, [page_document(source)], max_tokens=NOTES_MAX_TOKENS)
+        text = llm.chat(messages, max_tokens=NOTES_MAX_TOKENS).text.strip()
     except LLMUnavailable:  # the run gave up on the server and says so once
         return passages_as_notes(source), ""
     except LLMError as exc:

@@ -1,9 +1,10 @@
-"""Stages 4 to 6 as one stream: pages are fetched and extracted concurrently (through the page cache), ranked
-in micro-batches as they arrive (all passages of a batch embedded in one call), and each ranked page is
-condensed by the LLM at once, so a slow page holds up only itself.
+"""Stages 4 to 6 as one stream: pages are fetched (downloaded) and their text extracted concurrently
+(through the page cache), ranked in micro-batches as they arrive (all passages of a batch embedded in one
+call), and each ranked page's notes are written by the LLM at once, so a slow page holds up only itself.
 
 `load_page` is stage 4 for one URL (cache, fetch, extract); `read_pages` runs stages 4-6 over the selected
-sources and fills in each Source's fetch outcome, passages and notes.
+sources and fills in each Source's fetch outcome, passages and notes. Timings: "fetch" and "extract" are
+spans of overlapping work (first start to last end), "rank" is time spent, "notes" a span.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from typing import Any, Callable
 from App_Function_Libraries.LLM.base import LLMClient
 from App_Function_Libraries.Research.extract import ExtractionFailed, read_page_text, warm_extractor
 from App_Function_Libraries.Research.fetch import PageFetcher
-from App_Function_Libraries.Research.page_notes import extract_with_llm, passages_as_notes
+from App_Function_Libraries.Research.page_notes import passages_as_notes, write_notes
 from App_Function_Libraries.Research.rank import RankSettings, rank_pages
 from App_Function_Libraries.records import Source
 
@@ -34,8 +35,8 @@ class LoadedPage:
     title: str = ""
     text: str = ""
     content_hash: str = ""
-    error: str = ""  # the page could not be read
-    note: str = ""  # read, with a caveat (cut at the byte cap, wrong charset)
+    failure: str = ""  # the page could not be read
+    warning: str = ""  # read, with a caveat (cut at the byte cap, wrong charset)
     from_cache: bool = False
 
 
@@ -45,28 +46,31 @@ def content_hash(text: str) -> str:
 
 def load_page(url: str, fetcher: PageFetcher, cache=None, cache_ttl: float = 0,
               cancel: threading.Event | None = None,
-              on_extracting: Callable[[], None] | None = None) -> LoadedPage:
+              on_extracting: Callable[[], None] | None = None,
+              on_downloaded: Callable[[], None] | None = None) -> LoadedPage:
     """Stage 4 for one URL: the cached page when fresh, else fetched and its main text extracted in a parse
-    worker (`on_extracting` is called when a worker takes the downloaded page)."""
+    worker (`on_downloaded` is called when the download is done and its text is to be extracted,
+    `on_extracting` when a worker takes the downloaded page)."""
     cached = _cache_get(cache, url, cache_ttl)
     if cached is not None:
         return cached
     page = fetcher.fetch(url, cancel)
     out = LoadedPage(url=url, final_url=page.final_url or url, status=page.status)
     if page.error:
-        out.error = page.error
+        out.failure = page.error
         return out
+    if on_downloaded is not None:
+        on_downloaded()
     try:
         extracted = read_page_text(page.body, page.content_type, page.header_charset, out.final_url,
                                    fetcher.settings, on_extracting, cancel)
     except ExtractionFailed as exc:
-        out.error = str(exc)
+        out.failure = str(exc)
         return out
     out.title, out.text = extracted.title, extracted.text
     out.content_hash = content_hash(extracted.text)
-    notes = [f"cut at {fetcher.settings.max_bytes:,} bytes (larger than [fetch] max_bytes)"] if page.truncated else []
-    notes += [extracted.note] if extracted.note else []
-    out.note = "; ".join(notes)
+    cut = f"cut at {fetcher.settings.max_bytes:,} bytes (larger than [fetch] max_bytes)" if page.truncated else ""
+    out.warning = "; ".join(w for w in (cut, extracted.note) if w)
     _cache_put(cache, out)
     return out
 
@@ -99,11 +103,11 @@ def _cache_put(cache, page: LoadedPage) -> None:
 
 def apply_loaded(source: Source, page: LoadedPage) -> None:
     """Record stage 4's outcome on the source."""
-    source.fetched = not page.error
+    source.fetched = not page.failure
     source.final_url = page.final_url
     source.status = page.status
     source.content_hash = page.content_hash
-    source.error = page.error or page.note
+    source.failure, source.warning = page.failure, page.warning
     if page.title and not source.title:
         source.title = page.title
 
@@ -119,7 +123,7 @@ class StreamConfig:
     cache_ttl: float = 0
     embedder: Any = None
     cross_encoder: Any = None
-    llm: LLMClient | None = None  # the extraction role; None: notes are the top passages
+    llm: LLMClient | None = None  # the LLM role "extraction" (named so in config); None: notes = top passages
     progress: Callable[[str, int, int], None] = lambda stage, done, total: None
     cancel: threading.Event | None = None
 
@@ -155,11 +159,11 @@ class _Clock:
 
 
 def read_pages(sources: list[Source], cfg: StreamConfig) -> StreamReport:
-    """Stages 4-6 over these sources (fetched concurrently, ranked as they arrive, condensed at once)."""
+    """Stages 4-6 over these sources (fetched concurrently, ranked as they arrive, notes written at once)."""
     report, clock = StreamReport(), _Clock()
     arrived: queue.Queue = queue.Queue()
     watch = _Overdue(cfg.fetcher.settings.extract_timeout_seconds)
-    counts = {"fetch": 0, "rank": 0, "extract": 0}
+    counts = {"fetch": 0, "extract": 0, "rank": 0, "notes": 0}
     lock = threading.Lock()
     total = len(sources)
 
@@ -169,23 +173,33 @@ def read_pages(sources: list[Source], cfg: StreamConfig) -> StreamReport:
             cfg.progress(stage, counts[stage], total)
 
     def load(source: Source) -> None:
-        started = time.monotonic()
-        page = load_page_safely(source.url, cfg, lambda: watch.start(source, time.monotonic()))
-        clock.mark("fetch", started, time.monotonic())
-        if watch.arrive(source):  # else it was already given up as overdue
-            arrived.put((source, page))
+        started, downloaded = time.monotonic(), []
+
+        def download_done() -> None:  # the text extraction begins
+            downloaded.append(time.monotonic())
+            clock.mark("fetch", started, downloaded[0])
             bump("fetch")
 
-    def condense(source: Source) -> None:
+        page = load_page_safely(source.url, cfg, lambda: watch.start(source, time.monotonic()), download_done)
+        if downloaded:
+            clock.mark("extract", downloaded[0], time.monotonic())
+        else:  # from the page cache, or the download failed: no text extraction
+            clock.mark("fetch", started, time.monotonic())
+            bump("fetch")
+        if watch.arrive(source):  # else it was already given up as overdue (and counted then)
+            arrived.put((source, page))
+            bump("extract")
+
+    def notes_of(source: Source) -> None:
         started = time.monotonic()
         if not _cancelled(cfg.cancel):
-            notes, problem = extract_with_llm(cfg.llm, cfg.question, source)
-            source.extraction = notes
+            notes, problem = write_notes(cfg.llm, cfg.question, source)
+            source.notes = notes
             if problem:
                 with lock:
                     report.problems.append(problem)
-        clock.mark("extract", started, time.monotonic())
-        bump("extract")
+        clock.mark("notes", started, time.monotonic())
+        bump("notes")
 
     warm_extractor()
     _start_page_workers(sources, load, max(1, min(total, 4 * cfg.fetcher.settings.concurrency)), cfg.cancel)
@@ -203,10 +217,10 @@ def read_pages(sources: list[Source], cfg: StreamConfig) -> StreamReport:
             for source, _page in batch:
                 bump("rank")
                 if id(source) in ready and cfg.llm is not None:
-                    llm_pool.submit(condense, source)
+                    llm_pool.submit(notes_of, source)
                 else:
-                    source.extraction = passages_as_notes(source)
-                    bump("extract")
+                    source.notes = passages_as_notes(source)
+                    bump("notes")
         llm_pool.shutdown(wait=not _cancelled(cfg.cancel), cancel_futures=_cancelled(cfg.cancel))
     finally:
         llm_pool.shutdown(wait=False, cancel_futures=True)
@@ -264,19 +278,20 @@ class _Overdue:
                 del self.started[key]
                 self.given_up.add(key)
         for _ in late:
-            bump("fetch")
-        return [(s, LoadedPage(url=s.url, error=f"gave up after {self.seconds:g} s reading the page's text "
+            bump("extract")  # its download was counted when it ended
+        return [(s, LoadedPage(url=s.url, failure=f"gave up after {self.seconds:g} s reading the page's text "
                                                 "([fetch] extract_timeout_seconds)"))
                 for _, s in late]
 
 
-def load_page_safely(url: str, cfg: StreamConfig, on_extracting: Callable[[], None] | None = None) -> LoadedPage:
+def load_page_safely(url: str, cfg: StreamConfig, on_extracting: Callable[[], None] | None = None,
+                     on_downloaded: Callable[[], None] | None = None) -> LoadedPage:
     """load_page, with any unexpected failure (a bug, or hostile bytes breaking a library) recorded as this
-    page's error: one page never stops the run, and the stream always hears back about every page."""
+    page's failure: one page never stops the run, and the stream always hears back about every page."""
     try:
-        return load_page(url, cfg.fetcher, cfg.cache, cfg.cache_ttl, cfg.cancel, on_extracting)
-    except Exception as exc:  # noqa: BLE001 - kept as the source's error, with its type and first line
-        return LoadedPage(url=url, error=f"could not read the page: unexpected {_one_line(exc)}")
+        return load_page(url, cfg.fetcher, cfg.cache, cfg.cache_ttl, cfg.cancel, on_extracting, on_downloaded)
+    except Exception as exc:  # noqa: BLE001 - kept as the source's failure, with its type and first line
+        return LoadedPage(url=url, failure=f"could not read the page: unexpected {_one_line(exc)}")
 
 
 def _cancelled(cancel: threading.Event | None) -> bool:
@@ -299,7 +314,7 @@ def _next_batch(arrived: queue.Queue) -> list[tuple[Source, LoadedPage]]:
 def _rank_batch(batch: list[tuple[Source, LoadedPage]], cfg: StreamConfig, problems: list[str]) -> list[Source]:
     """Record each page's outcome and rank the readable ones together; returns the sources that have text.
     When the models fail (out of memory, a broken cross-encoder), the batch is ranked by BM25 alone and the
-    problem recorded; if even that fails, those pages are that failure's error, and the stream goes on."""
+    problem recorded; if even that fails, that is those pages' failure, and the stream goes on."""
     readable = []
     for source, page in batch:
         apply_loaded(source, page)
@@ -316,7 +331,7 @@ def _rank_batch(batch: list[tuple[Source, LoadedPage]], cfg: StreamConfig, probl
             ranked = rank_pages(cfg.question, texts, cfg.rank)
         except Exception as again:  # noqa: BLE001 - a bug on hostile text costs these pages, not the run
             for source, _ in readable:
-                source.fetched, source.error = False, f"could not rank the page's passages: {_one_line(again)}"
+                source.fetched, source.failure = False, f"could not rank the page's passages: {_one_line(again)}"
             return []
     for (source, _), passages in zip(readable, ranked):
         source.passages = passages

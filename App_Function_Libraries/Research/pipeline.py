@@ -1,10 +1,10 @@
 """The research pipeline: `process_question(question, params) -> ResearchResult`.
 
-Stages, each in its own module:
-  1 sub-queries  subqueries.analyze_question        4-6 pages   page_stream.read_pages (fetch.py, extract.py,
-  2 search       search_many.search_many                         passage_rank.py, page_extraction.py)
-  3 relevance    relevance.judge_with_llm / _embeddings   7 report  aggregate.aggregate_results / extractive_brief
-                                                                  + aggregate.verify_report
+Stages, each in its own module (the names are STAGES, used in progress events and timings):
+  1 subqueries   subqueries.analyze_question            4-6 pages  page_stream.read_pages: fetch (fetch.py,
+  2 search       Search/many.search_many                           download), extract (extract.py, page text),
+  3 relevance    relevance.judge_with_llm / _embeddings            rank (rank.py), notes (page_notes.py)
+  7 report       report.write_report / extractive_brief, then verify: report.verify_report; follow_ups
 `rerun_from_fetch(result, params)` redoes stages 4-7 on a result whose verdicts the user has overridden
 (pages come from the page cache). Progress is reported as ProgressEvent(stage, done, total); setting the
 `cancel` event stops pending work promptly and returns what was done, with "cancelled" among the errors.
@@ -24,7 +24,7 @@ from App_Function_Libraries.config import Settings, get_settings
 from App_Function_Libraries.LLM.base import LLMClient, LLMError, LLMUnavailable
 from App_Function_Libraries.LLM.breaker import LLMHealth, guarded
 from App_Function_Libraries.Retrieval.rerank import get_cross_encoder
-from App_Function_Libraries.Research import coverage, relevance, report as aggregate
+from App_Function_Libraries.Research import coverage, relevance, report
 from App_Function_Libraries.Research.fetch import PageFetcher
 from App_Function_Libraries.Research.follow_ups import suggest_follow_ups
 from App_Function_Libraries.Research.page_stream import StreamConfig, read_pages
@@ -33,7 +33,10 @@ from App_Function_Libraries.Research.params import ResearchParams
 from App_Function_Libraries.records import ResearchResult, Source
 from App_Function_Libraries.Research.subqueries import analyze_question, dedupe_queries
 
-STAGES = ("subqueries", "search", "relevance", "fetch", "rank", "extract", "report", "verify", "follow_ups")
+STAGES = ("subqueries", "search", "relevance", "fetch", "extract", "rank", "notes", "report", "verify",
+          "follow_ups")
+PAGE_STAGES = ("fetch", "extract", "rank", "notes")  # stages 4-6, one stream (page_stream.py)
+# "extraction" is the role that writes the page notes: named so in users' config files ([llm_extraction])
 LLM_ROLES = ("subquery", "relevance", "extraction", "final_answer")
 
 
@@ -289,7 +292,7 @@ def stage_pages(run: Run, params: ResearchParams, sources: list[Source]) -> None
     selected = [s for s in sources if s.selected]
     chosen = selected[:params.pages_max]
     for source in selected[params.pages_max:]:
-        source.error = f"not read: only the first {params.pages_max} selected results are read (pages_max)"
+        source.skipped = f"not read: only the first {params.pages_max} selected results are read (pages_max)"
     cfg = StreamConfig(
         question=run.result.question, fetcher=services.fetcher or PageFetcher(settings.fetch),
         rank=RankSettings(params.passages_per_page, settings.research.passage_words_min,
@@ -297,11 +300,11 @@ def stage_pages(run: Run, params: ResearchParams, sources: list[Source]) -> None
         cache=services.page_store() if params.use_cache else None, cache_ttl=settings.fetch.cache_ttl_seconds,
         embedder=run.embedder(), cross_encoder=_cross_encoder(run), llm=run.llm("extraction"),
         progress=lambda stage, done, total: run.progress(stage, done, total), cancel=run.cancel)
-    for stage in ("fetch", "rank", "extract"):
+    for stage in PAGE_STAGES:
         run.progress(stage, 0, len(chosen))
-    report = read_pages(chosen, cfg)
-    run.result.errors += report.problems
-    run.result.timings.update({k: report.timings.get(k, 0.0) for k in ("fetch", "rank", "extract")})
+    stream = read_pages(chosen, cfg)
+    run.result.errors += stream.problems
+    run.result.timings.update({k: stream.timings.get(k, 0.0) for k in PAGE_STAGES})
 
 
 def _cross_encoder(run: Run):
@@ -318,7 +321,7 @@ def stage_report(run: Run, params: ResearchParams, on_delta, *, renumber: bool =
     """Stage 7. A dig-deeper round keeps the numbers (renumber=False), hands the writer the report it
     rewrites (earlier_report) and the queries of every round (groups)."""
     result = run.result
-    numbered = aggregate.number_sources(result.sources) if renumber else result.cited_sources()
+    numbered = report.number_sources(result.sources) if renumber else result.cited_sources()
     run.progress("report", 0, 1, f"{len(numbered)} sources")
     llm = run.llm("final_answer")
     options = dataclasses.replace(params.report_options(), previous_answer=earlier_report)
@@ -326,16 +329,16 @@ def stage_report(run: Run, params: ResearchParams, on_delta, *, renumber: bool =
     written = False
     if llm is not None and numbered:
         try:
-            result.report_markdown = aggregate.aggregate_results(result.question, result.sources, llm, options,
-                                                                 queries, on_delta)
+            result.report_markdown = report.write_report(result.question, result.sources, llm, options, queries,
+                                                         on_delta)
             result.mode, written = "llm", True
         except LLMUnavailable:  # said once, at the end of the run
             pass
         except LLMError as exc:
             result.errors.append(f"report: the LLM failed ({exc}); wrote an extractive brief instead")
     if not written:
-        result.report_markdown = aggregate.extractive_brief(result.question, queries or [result.question],
-                                                            result.sources, run.embedder(), options)
+        result.report_markdown = report.extractive_brief(result.question, queries or [result.question],
+                                                         result.sources, run.embedder(), options)
         result.mode = "extractive"
     run.progress("report", 1, 1)
 
@@ -343,7 +346,7 @@ def stage_report(run: Run, params: ResearchParams, on_delta, *, renumber: bool =
 def stage_verify(run: Run) -> None:
     result = run.result
     run.progress("verify", 0, 1)
-    check = aggregate.verify_report(result.report_markdown, result.sources, run.embedder())
+    check = report.verify_report(result.report_markdown, result.sources, run.embedder())
     result.report_markdown = check.markdown
     result.citations = check.citations
     result.invalid_citations_removed = check.invalid_removed

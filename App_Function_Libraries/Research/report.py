@@ -1,7 +1,7 @@
-"""Stage 7: the report. `aggregate_results` numbers the sources in the order they are given to the writer
-and has the LLM write a cited Markdown report (streamed when asked); `verify_report` then checks every [n]
-(see Retrieval/citations.py); `extractive_brief` writes a cited brief without any LLM: the best source
-sentences grouped by sub-question.
+"""Stage 7: the report. `number_sources` numbers the sources in the order they are given to the writer;
+`write_report` has the LLM write a cited Markdown report (streamed when asked); `verify_report` then checks
+every [n] (see Retrieval/citations.py); `extractive_brief` writes a cited brief without any LLM: the best
+source sentences grouped by sub-question.
 """
 from __future__ import annotations
 
@@ -69,8 +69,8 @@ def _number(sources: list[Source], by_hash: dict[str, Source], start: int) -> li
     for source in sources:
         first = by_hash.get(source.content_hash) if source.content_hash else None
         if first is not None:
-            source.error = f"same page as source [{first.n}] ({first.final_url or first.url})"
-        elif source.extraction.strip():
+            source.duplicate = f"same page as source [{first.n}] ({first.final_url or first.url})"
+        elif source.notes.strip():
             numbered.append(source)
             source.n = start + len(numbered)
             if source.content_hash:
@@ -84,7 +84,7 @@ def citable(sources: list[Source]) -> list[CitableSource]:
     for s in sources:
         if s.n is None:
             continue
-        passages = [p.text for p in s.passages] or ([s.snippet] if s.snippet else [s.extraction])
+        passages = [p.text for p in s.passages] or ([s.snippet] if s.snippet else [s.notes])
         out.append(CitableSource(s.n, s.final_url or s.url, s.title, passages, s.content_hash))
     return out
 
@@ -92,13 +92,12 @@ def citable(sources: list[Source]) -> list[CitableSource]:
 # ---------------------------------------------------------------- the LLM report
 
 def evidence_block(source: Source, tag: str) -> str:
-    body = f"Title: {source.title}\n{source.extraction}" if source.title else source.extraction
+    body = f"Title: {source.title}\n{source.notes}" if source.title else source.notes
     return f"Source [{source.n}]:\n" + prompts.wrap_untrusted(body, tag, f"source {source.n}")
 
 
-def aggregate_results(question: str, sources: list[Source], llm: LLMClient, options: ReportOptions,
-                      sub_queries: list[str] | None = None,
-                      on_delta: Callable[[str], None] | None = None) -> str:
+def write_report(question: str, sources: list[Source], llm: LLMClient, options: ReportOptions,
+                 sub_queries: list[str] | None = None, on_delta: Callable[[str], None] | None = None) -> str:
     """The report written by the LLM from the numbered sources (raises LLMError on failure)."""
     numbered = sorted((s for s in sources if s.n is not None), key=lambda s: s.n)
     tag = prompts.new_data_tag()

@@ -21,7 +21,7 @@ from App_Function_Libraries.records import Citation, Passage, ResearchResult, So
 def research_run(tag: str, i: int) -> ResearchResult:
     count = 3 + i % 7
     sources = [Source(title=f"source {j}", url=f"https://s{j}.example/{tag}/{i}", n=j + 1,
-                      passages=[Passage("passage text " * 150, 0.5)], extraction="extracted " * 100)
+                      passages=[Passage("passage text " * 150, 0.5)], notes="extracted " * 100)
                for j in range(count)]
     citations = [Citation(j + 1, f"sentence {j} [{j + 1}]", s.url, "quoted " * 40) for j, s in enumerate(sources)]
     return ResearchResult(question=f"question {tag} {i}", sources=sources, citations=citations,
