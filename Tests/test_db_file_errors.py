@@ -9,13 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from App_Function_Libraries.CLI import docs_command, wiki_command
+from App_Function_Libraries.CLI import docs_command
 from App_Function_Libraries.CLI.main import main
 from App_Function_Libraries.CLI.notes_command import guarded
 from App_Function_Libraries.DB.connection import close_thread_connections, forget_schema_checks
 from App_Function_Libraries.DB.file_errors import UnusableDatabaseError, file_error_code
 from App_Function_Libraries.DB.notes_store import NotesStore
 from App_Function_Libraries.DB.research_store import ResearchStore
+from App_Function_Libraries.Wikipedia import index as wiki_index
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = 4096
@@ -144,7 +145,7 @@ def test_docs_command_on_a_junk_index_file(make_settings, capsys):
 @pytest.mark.parametrize("action", ["search", "ask"])
 def test_wiki_command_names_the_index_to_rebuild(make_settings, capsys, monkeypatch, action):
     settings = make_settings()
-    monkeypatch.setattr(wiki_command, "_open_index", lambda: (settings, Damaged()))
+    monkeypatch.setattr(wiki_index, "get_wiki_index", lambda settings=None: Damaged())
     assert main(["--config", str(settings.path), "wiki", action, "bees"]) == 1
     folder = settings.resolve_path(settings.wikipedia.index_dir)
     assert capsys.readouterr().err == (f"wiki: the index in {folder} cannot be read (vtable constructor failed: "

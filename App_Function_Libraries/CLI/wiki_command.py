@@ -108,13 +108,6 @@ def run_build(args) -> int:
     return 0
 
 
-def _open_index():
-    from App_Function_Libraries.config import get_settings
-    from App_Function_Libraries.Wikipedia.index import get_wiki_index
-    settings = get_settings()
-    return settings, get_wiki_index(settings)
-
-
 def run_search(args) -> int:
     from App_Function_Libraries import quarry
     try:
