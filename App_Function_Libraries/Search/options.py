@@ -113,15 +113,11 @@ class SearchOptions:
             raise TypeError(f"unknown search options: {', '.join(sorted(unknown))}")
 
     @classmethod
-    def build(cls, query: Any, settings: Any = None, *, today: date | None = None,
-              **values: Any) -> "SearchOptions":
-        """Options from values by option name; a value left None takes its [search] default (`settings`, or
-        config.txt's when None). Unknown name: TypeError; bad value: InvalidOption. query None gives a template
-        for several queries (for_query fills it in)."""
+    def build(cls, query: Any, settings: Any, *, today: date | None = None, **values: Any) -> "SearchOptions":
+        """Options from values by option name; a value left None takes its [search] default from `settings`
+        (config.Settings). Unknown name: TypeError; bad value: InvalidOption. query None gives a template for
+        several queries (for_query fills it in)."""
         cls.check_names(values)
-        if settings is None:
-            from App_Function_Libraries.config import get_settings
-            settings = get_settings()
         given, defaulted = {}, set()
         for name in cls.names():
             value, setting = values.get(name), cls.setting(name)
