@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from App_Function_Libraries.records import Paper
-# the engines take their options' types from here
-from App_Function_Libraries.Search.options import DateRange, SearchOptions  # noqa: F401
+from App_Function_Libraries.Search.options import SearchOptions
 
 
 @dataclass(frozen=True)
