@@ -174,6 +174,8 @@ class ResearchResult:
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
+        for source, plain in zip(self.sources, data["sources"]):
+            plain["error"] = source.error  # the one line shown (JSON readers had it before the split)
         data["rounds"] = [_round(r).to_dict() for r in self.rounds]  # also rounds assigned as dicts later
         return data
 

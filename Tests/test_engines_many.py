@@ -11,6 +11,7 @@ from App_Function_Libraries.CLI.main import main as cli_main
 from App_Function_Libraries.Search.cache import SearchCache, cache_key
 from App_Function_Libraries.Search.many import EngineRun, merge_runs, search_many
 from App_Function_Libraries.Search.engine import perform_websearch
+from App_Function_Libraries.Search.options import SearchOptions
 from Tests.support.search_apis import KEY, PATHS, SearchAPIs, clean_health  # noqa: F401 (autouse)
 
 HTTP_ENGINES = ("bing", "brave", "google", "searxng", "kagi", "tavily", "serper")
@@ -21,6 +22,10 @@ def apis(world, make_settings):
     apis = SearchAPIs(world).install()
     apis.settings = make_settings(apis.config())
     return apis
+
+
+def options(apis, **values):
+    return SearchOptions.build(None, apis.settings, country="US", search_lang="en", result_lang="en", **values)
 
 
 def answer_with(engine, urls):
@@ -56,7 +61,7 @@ def test_merge_keeps_best_placed_text_and_fills_metadata_gaps():
 def test_search_many_runs_engines_concurrently_and_merges(apis, world):
     world.fault(PATHS["kagi"], delay=0.4)
     world.fault(PATHS["tavily"], delay=0.4)
-    merged = search_many(["kagi", "tavily", "brave"], "solar power", "US", "en", "en", 5, settings=apis.settings)
+    merged = search_many(["kagi", "tavily", "brave"], "solar power", options(apis, count=5), settings=apis.settings)
     kagi, tavily = apis.requests_to("kagi")[0], apis.requests_to("tavily")[0]
     assert abs(kagi.time - tavily.time) < 0.3  # both were asked before either (0.4 s each) had answered
     assert merged.errors == {}
@@ -68,7 +73,7 @@ def test_search_many_runs_engines_concurrently_and_merges(apis, world):
 
 def test_search_many_with_several_queries_and_a_failing_engine(apis, world):
     world.fault(PATHS["bing"], status=401)
-    merged = search_many(["bing", "serper"], ["solar power", "wind power"], "US", "en", "en", 3,
+    merged = search_many(["bing", "serper"], ["solar power", "wind power"], options(apis, count=3),
                          settings=apis.settings, use_cache=False)
     assert set(merged.errors) == {"bing|solar power", "bing|wind power"}
     assert "Bing rejected the subscription key" in merged.errors["bing|solar power"]

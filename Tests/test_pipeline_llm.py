@@ -248,7 +248,7 @@ def test_several_engines_in_their_own_formats_are_merged(world, make_settings):
     settings = make_settings(values)
     services = Services.from_settings(settings)
     services.fetcher = PageFetcher(settings.fetch, resolver=MiniWeb.resolver)  # *.example does not resolve
-    params = ResearchParams.from_settings(settings, engines=["searxng", "brave"], result_count=5)
+    params = ResearchParams.from_settings(settings, engines=["searxng", "brave"], count=5)
     result = process_question(QUESTION, params, services=services)
     engines = {tuple(s.engines) for s in result.sources}
     assert ("searxng",) in engines and ("brave",) in engines

@@ -98,17 +98,18 @@ def run_sequential(services, params, settings) -> float:
     from App_Function_Libraries.Research.rank import MemoEmbedder, RankSettings, rank_pages
     from App_Function_Libraries.records import ResearchResult, Source
     from App_Function_Libraries.Search.many import merge_runs, search_many
+    from App_Function_Libraries.Search.options import SearchOptions
     from App_Function_Libraries.Research.subqueries import analyze_question
     llms, embedder = services.llms, MemoEmbedder(services.embedder())
     fetcher = PageFetcher(FetchSettings(**{**settings.fetch.__dict__, "concurrency": 1, "per_host_concurrency": 1}),
                           resolver=services.fetcher.resolver)
     started = time.perf_counter()
     subs, _ = analyze_question(QUESTION, llms["subquery"], params.subquery_count)
+    options = SearchOptions.build(None, settings, **params.search_values())
     runs = []
     for query in [QUESTION] + subs:
         for engine in params.engines:
-            runs += search_many([engine], [query], result_count=params.result_count, settings=settings,
-                                use_cache=False, max_workers=1).runs
+            runs += search_many([engine], [query], options, settings=settings, use_cache=False, max_workers=1).runs
     sources = [Source(r.title, r.url, r.content) for r in merge_runs(runs)[:params.result_max]]
     relevance.judge_with_llm(llms["relevance"], QUESTION, subs, sources, batch_size=1, max_parallel=1)
     rank = RankSettings(params.passages_per_page, settings.research.passage_words_min,

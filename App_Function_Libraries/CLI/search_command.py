@@ -35,53 +35,49 @@ def run_search(args) -> int:
     from App_Function_Libraries.config import get_settings
     settings = get_settings()
     engines = [e.strip() for e in (args.engine or settings.search.search_provider_default).split(",") if e.strip()]
-    options = dict(date_range=args.date_range, safesearch=args.safesearch, site_blacklist=args.exclude_site,
-                   exactTerms=args.exact, excludeTerms=args.exclude, search_result_language=args.result_lang,
-                   sort_results_by=args.sort)
-    common = dict(content_country=args.country, search_lang=args.lang, output_lang=None,
-                  result_count=args.count, settings=settings, use_cache=not args.no_cache)
+    values = dict(count=args.count, country=args.country, search_lang=args.lang, result_lang=args.result_lang,
+                  date_range=args.date_range, safesearch=args.safesearch, site_blacklist=args.exclude_site,
+                  exact_terms=args.exact, exclude_terms=args.exclude, sort=args.sort)
     if len(engines) == 1:
-        return _one_engine(engines[0], args, common, options)
-    return _many_engines(engines, args, common, options)
+        return _one_engine(engines[0], args, settings, values)
+    return _many_engines(engines, args, settings, values)
 
 
-def _one_engine(engine: str, args, common: dict, options: dict) -> int:
-    from App_Function_Libraries.Search.engine import perform_websearch
-    answer = perform_websearch(engine, args.query, common["content_country"], common["search_lang"],
-                               common["output_lang"], common["result_count"], settings=common["settings"],
-                               use_cache=common["use_cache"], **options)
+def _one_engine(engine: str, args, settings, values: dict) -> int:
+    from App_Function_Libraries.Search.engine import search_with
+    answer = search_with(engine, args.query, settings, use_cache=not args.no_cache, **values)
     if args.json:
-        print(json_text(answer, indent=2, default=str))
-        return 1 if answer["error"] else 0
-    if answer["error"]:
-        say(f"error: {answer['error']}", file=sys.stderr)
+        print(json_text(answer.to_dict(), indent=2, default=str))
+        return 1 if answer.error else 0
+    if answer.error:
+        say(f"error: {answer.error}", file=sys.stderr)
         return 1
-    cached = " (from the cache)" if answer.get("cached") else ""
-    print(f"{len(answer['results'])} result(s) from {engine} in {answer['search_time']:.2f} s{cached}\n")
-    for n, result in enumerate(answer["results"], start=1):
-        _print_result(n, result, [])
-    if answer["processing_error"]:
-        say(f"note: {answer['processing_error']}", file=sys.stderr)
+    cached = " (from the cache)" if answer.cached else ""
+    print(f"{len(answer.hits)} result(s) from {engine} in {answer.seconds:.2f} s{cached}\n")
+    for n, hit in enumerate(answer.hits, start=1):
+        _print_result(n, hit, [])
+    if answer.notes:
+        say(f"note: {answer.notes}", file=sys.stderr)
     return 0
 
 
-def _many_engines(engines: list[str], args, common: dict, options: dict) -> int:
+def _many_engines(engines: list[str], args, settings, values: dict) -> int:
     from App_Function_Libraries import quarry
+    from App_Function_Libraries.Search.many import MultiSearch
     try:
-        merged = quarry.search(args.query, engines, count=args.count, country=args.country, lang=args.lang,
-                               result_lang=args.result_lang, date_range=args.date_range, safesearch=args.safesearch,
-                               exclude_sites=args.exclude_site, exact=args.exact, exclude=args.exclude,
-                               sort=args.sort, use_cache=not args.no_cache, settings=common["settings"])
-    except quarry.QuarryError as exc:
-        say(f"error: {exc}", file=sys.stderr)
-        return 2
+        merged = quarry.search(args.query, engines, use_cache=not args.no_cache, settings=settings, **values)
+    except quarry.BadArgument as exc:
+        if exc.argument != "options":
+            say(f"error: {exc}", file=sys.stderr)
+            return 2
+        merged = MultiSearch.refused(engines, [args.query], exc.reason)  # every engine refuses it alike
     if args.json:
         print(json_text(merged.to_dict(), indent=2, default=str))
         return 1 if len(merged.errors) == len(merged.runs) else 0
     ok = [run.engine for run in merged.runs if not run.error]
     print(f"{len(merged.results)} result(s) from {', '.join(ok) or 'no engine'} in {merged.search_time:.2f} s\n")
     for result in merged.results:
-        _print_result(result.rank, result.to_dict(), result.engines)
+        _print_result(result.rank, result.hit, result.engines)
     for label, message in merged.errors.items():
         say(f"error: {label.split('|')[0]}: {message}", file=sys.stderr)
     for label, message in merged.processing_errors.items():
@@ -89,13 +85,13 @@ def _many_engines(engines: list[str], args, common: dict, options: dict) -> int:
     return 1 if len(merged.errors) == len(merged.runs) else 0
 
 
-def _print_result(n: int, result: dict, engines: list[str]) -> None:
-    """One result; its title, URL, date and text come from strangers: printed without control characters."""
-    meta = result.get("metadata") or {}
-    extra = [one_line(meta.get("date_published") or ""), ", ".join(engines)]
+def _print_result(n: int, hit, engines: list[str]) -> None:
+    """One result (a Hit); its title, URL, date and text come from strangers: printed without control
+    characters."""
+    extra = [one_line(hit.date_published or ""), ", ".join(engines)]
     tail = "  [" + " | ".join(x for x in extra if x) + "]" if any(extra) else ""
-    print(f"{n:>3}. {one_line(result['title'])}{tail}\n     {one_line(result['url'])}")
-    if result.get("content"):
-        print(textwrap.fill(one_line(result["content"]), width=100, initial_indent="     ",
+    print(f"{n:>3}. {one_line(hit.title)}{tail}\n     {one_line(hit.url)}")
+    if hit.snippet:
+        print(textwrap.fill(one_line(hit.snippet), width=100, initial_indent="     ",
                             subsequent_indent="     ", max_lines=3, placeholder=" …"))
     print()

@@ -321,7 +321,7 @@ def _result_row(rid: str, position: int, source: dict[str, Any]) -> dict[str, An
         elif name == "verdict" and value not in VERDICTS:
             value = "unjudged"
         row[name] = value
-    row["extra"] = _dumps({k: v for k, v in source.items() if k not in _SOURCE_COLUMNS})
+    row["extra"] = _dumps({k: v for k, v in source.items() if k not in _SOURCE_COLUMNS and k != "error"})
     return row
 
 

@@ -66,17 +66,12 @@ def date_range_value(choice: str, start: str, end: str) -> str | None:
     return choice
 
 
-def check_options(params) -> None:
+def check_options(params, settings: Settings) -> None:
     """Raise ValueError with the engines' own message for an option no engine could accept."""
-    from App_Function_Libraries.Search import options
     from App_Function_Libraries.Search.errors import InvalidOption
+    from App_Function_Libraries.Search.options import SearchOptions
     try:
-        options.parse_date_range(params.date_range)
-        options.parse_country(params.content_country, "country")
-        options.parse_country(params.geolocation, "geolocation")
-        options.parse_language(params.search_lang, "search language")
-        options.parse_language(params.search_result_language, "results language")
-        options.parse_count(params.result_count)
+        SearchOptions.build(None, settings, **params.search_values())
     except InvalidOption as exc:
         raise ValueError(str(exc)) from None
 
@@ -89,19 +84,19 @@ def build_params(settings: Settings, form: dict[str, Any]):
         raise ValueError("choose at least one search engine")
     roles = {role: form.get(f"llm_{role}") for role in LLM_ROLES}
     params = ResearchParams.from_settings(
-        settings, engines=engines, result_count=int(form["result_count"]), result_max=int(form["result_max"]),
-        content_country=form.get("country") or None, search_lang=form.get("search_lang") or None,
-        search_result_language=form.get("result_lang") or None,
+        settings, engines=engines, count=int(form["count"]), result_max=int(form["result_max"]),
+        country=form.get("country") or None, search_lang=form.get("search_lang") or None,
+        result_lang=form.get("result_lang") or None,
         date_range=date_range_value(form.get("date_range"), form.get("date_start"), form.get("date_end")),
-        safesearch=form.get("safesearch") or None, site_blacklist=split_list(form.get("blacklist")),
+        safesearch=form.get("safesearch") or None, site_blacklist=split_list(form.get("site_blacklist")),
         exact_terms=split_list(form.get("exact_terms"), "\n") or None,
         exclude_terms=split_list(form.get("exclude_terms"), ", \n") or None,
         dedupe_filter=bool(form.get("dedupe_filter")) or None, geolocation=form.get("geolocation") or None,
-        sort_results_by=form.get("sort") or None, subqueries=bool(form.get("subqueries")),
+        sort=form.get("sort") or None, subqueries=bool(form.get("subqueries")),
         subquery_count=int(form.get("subquery_count") or 1), relevance_check=bool(form.get("relevance")),
         pages_max=int(form["pages_max"]), use_llm=any(choice != NO_LLM for choice in roles.values()),
         **report_fields(settings, form))
-    check_options(params)
+    check_options(params, settings)
     params.check_report_options()
     return params
 

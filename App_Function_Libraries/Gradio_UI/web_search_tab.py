@@ -18,8 +18,8 @@ from App_Function_Libraries.Gradio_UI.answer_view import md_text
 from App_Function_Libraries.Gradio_UI.research_runner import cancel_run, stream_run
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, log, one_line, toast_text, user_errors
 
-OPTION_NAMES = ["engines", "result_count", "result_max", "country", "search_lang", "result_lang", "date_range",
-                "date_start", "date_end", "safesearch", "blacklist", "exact_terms", "exclude_terms",
+OPTION_NAMES = ["engines", "count", "result_max", "country", "search_lang", "result_lang", "date_range",
+                "date_start", "date_end", "safesearch", "site_blacklist", "exact_terms", "exclude_terms",
                 "dedupe_filter", "geolocation", "sort", "subqueries", "subquery_count", "relevance", "pages_max",
                 "report_format", "tone", "report_lang", "length_words", "aggregation_prompt", "preset",
                 "citation_style"] + [
@@ -182,8 +182,8 @@ def build_options(settings) -> dict:
     with gr.Row():
         c["engines"] = gr.Dropdown(list(ENGINES), value=[s.search_provider_default], multiselect=True,
                                    label="Search engines", scale=3, elem_id="ws-engines")
-        c["result_count"] = gr.Slider(1, 50, value=min(s.search_result_max_per_query, 50), step=1,
-                                      label="Results per engine and query", scale=2, elem_id="ws-count")
+        c["count"] = gr.Slider(1, 50, value=min(s.search_result_max_per_query, 50), step=1,
+                               label="Results per engine and query", scale=2, elem_id="ws-count")
         c["result_max"] = gr.Slider(1, 100, value=min(s.search_result_max, 100), step=1,
                                     label="Results kept after merging", scale=2)
     with gr.Accordion("Advanced search", open=False, elem_id="ws-advanced"):
@@ -199,8 +199,8 @@ def build_options(settings) -> dict:
             c["safesearch"] = gr.Dropdown(wp.SAFESEARCH_CHOICES, value=s.search_safesearch, label="Safe search")
             c["sort"] = gr.Dropdown(wp.SORT_CHOICES, value="relevance", label="Sort results by")
         with gr.Row():
-            c["blacklist"] = gr.Textbox(", ".join(s.search_result_blacklist), label="Sites to leave out",
-                                        placeholder="pinterest.com, example.org", max_lines=2)
+            c["site_blacklist"] = gr.Textbox(", ".join(s.search_result_blacklist), label="Sites to leave out",
+                                             placeholder="pinterest.com, example.org", max_lines=2)
             c["exact_terms"] = gr.Textbox("", label="Exact phrase (one per line)", max_lines=3)
             c["exclude_terms"] = gr.Textbox("", label="Words to exclude", max_lines=2)
             c["dedupe_filter"] = gr.Checkbox(False, label="Filter near-duplicate results (Google)")

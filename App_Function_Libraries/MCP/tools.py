@@ -119,8 +119,8 @@ def register(server, settings) -> None:
             exclude_sites: Annotated[list[str] | None, Field(description="domains to leave out")] = None,
     ) -> dict[str, Any]:
         return await tools.call(lambda: shapes.search_out(quarry.search(
-            query, engines, count=count, country=country, lang=lang, date_range=date_range,
-            exclude_sites=exclude_sites, settings=settings)))
+            query, engines, count=count, country=country, search_lang=lang, date_range=date_range,
+            site_blacklist=exclude_sites, settings=settings)))
 
     @server.tool(description="Passages of the local Wikipedia index nearest to a question (title, url, text, "
                              "score), best first. Use wiki_ask for a cited answer.")

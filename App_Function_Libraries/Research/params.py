@@ -11,27 +11,22 @@ from typing import Any
 
 from App_Function_Libraries.config import Settings, get_settings
 from App_Function_Libraries.Research.report import ReportOptions
+from App_Function_Libraries.Search.options import SearchOptions
 
 REPORT_FORMAT_CHOICES = ("full", "short", "bullets", "table")
 MIN_LENGTH_WORDS, MAX_LENGTH_WORDS = 50, 10000
 LANGUAGE_CODE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})?")
 
-# perform_websearch's advanced options: ResearchParams field -> search_many keyword
-SEARCH_OPTION_FIELDS = {"date_range": "date_range", "safesearch": "safesearch", "site_blacklist": "site_blacklist",
-                        "exact_terms": "exactTerms", "exclude_terms": "excludeTerms", "dedupe_filter": "filter",
-                        "geolocation": "geolocation", "search_result_language": "search_result_language",
-                        "sort_results_by": "sort_results_by"}
 
 
 @dataclass
 class ResearchParams:
     engines: list[str] = field(default_factory=list)
-    # search (None: the [search] default applies inside perform_websearch)
-    result_count: int | None = None  # results asked of each engine for each query
+    # search: the SearchOptions of the same names, as given (None: the [search] default applies)
+    count: int | None = None  # results asked of each engine for each query
     result_max: int = 15  # results kept after merging
-    content_country: str | None = None
+    country: str | None = None
     search_lang: str | None = None
-    output_lang: str | None = None
     date_range: Any = None  # day|week|month|year or "YYYY-MM-DD..YYYY-MM-DD"
     safesearch: str | None = None
     site_blacklist: list[str] | None = None
@@ -39,8 +34,8 @@ class ResearchParams:
     exclude_terms: list[str] | None = None
     dedupe_filter: bool | None = None
     geolocation: str | None = None
-    search_result_language: str | None = None
-    sort_results_by: str | None = None
+    result_lang: str | None = None
+    sort: str | None = None
     # stages
     subqueries: bool = True
     subquery_count: int = 5
@@ -83,13 +78,25 @@ class ResearchParams:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ResearchParams":
+        """Params from to_dict(). A run saved before the options had one name each stored them under their
+        labels (result_count, content_country, search_result_language, sort_results_by): read those too."""
+        data = dict(data or {})
+        for name in SearchOptions.names():
+            label = SearchOptions.label(name)
+            if label in data and name not in data:
+                data[name] = data.pop(label)
         known = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in (data or {}).items() if k in known})
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    def search_values(self) -> dict[str, Any]:
+        """The search options that are set, by name (SearchOptions.build's keywords)."""
+        return {name: getattr(self, name) for name in SearchOptions.names()
+                if getattr(self, name) not in (None, [], "")}
 
     def search_options(self) -> dict[str, Any]:
-        """The advanced options that are set, as search_many keywords."""
-        return {kw: getattr(self, name) for name, kw in SEARCH_OPTION_FIELDS.items()
-                if getattr(self, name) not in (None, [], "")}
+        """The search options that are set, under their labels (as a person reads them in JSON and notes)."""
+        return {SearchOptions.label(name): value for name, value in self.search_values().items()
+                if name != "count"}
 
     def report_options(self) -> ReportOptions:
         """The report's options. An earlier run's answer is not among them: its [n] name other sources."""

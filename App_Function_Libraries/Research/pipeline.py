@@ -32,6 +32,9 @@ from App_Function_Libraries.Research.rank import MemoEmbedder, RankSettings
 from App_Function_Libraries.Research.params import ResearchParams
 from App_Function_Libraries.records import ResearchResult, Source
 from App_Function_Libraries.Research.subqueries import analyze_question, dedupe_queries
+from App_Function_Libraries.Search.errors import InvalidOption
+from App_Function_Libraries.Search.many import MultiSearch, search_many
+from App_Function_Libraries.Search.options import SearchOptions
 
 STAGES = ("subqueries", "search", "relevance", "fetch", "extract", "rank", "notes", "report", "verify",
           "follow_ups")
@@ -58,7 +61,7 @@ class Services:
     llms: dict[str, LLMClient | None] = field(default_factory=dict)
     fetcher: PageFetcher | None = None
     page_cache: Any = None  # research_store.ResearchStore (get_page/put_page) or None
-    search: Callable[..., Any] | None = None  # search_many.search_many
+    search: Callable[..., Any] | None = None  # Search.many.search_many
     embedder_factory: Callable[[], Any] | None = None
     _embedder: Any = None
     _embedder_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -92,7 +95,6 @@ class Services:
 
     def search_fn(self):
         if self.search is None:
-            from App_Function_Libraries.Search.many import search_many
             self.search = search_many
         return self.search
 
@@ -240,14 +242,18 @@ def search_sources(run: Run, params: ResearchParams, queries: list[str],
     """Every query on every engine at once; `keep` picks which merged results become Sources."""
     total = len(queries) * len(params.engines)
     run.progress("search", 0, total)
-    found = run.services.search_fn()(params.engines, queries, params.content_country, params.search_lang,
-                                     params.output_lang, params.result_count, settings=run.services.settings,
-                                     use_cache=params.use_cache, **params.search_options())
+    try:
+        options = SearchOptions.build(None, run.services.settings, **params.search_values())
+        found = run.services.search_fn()(params.engines, queries, options, settings=run.services.settings,
+                                         use_cache=params.use_cache)
+    except InvalidOption as exc:  # every engine refuses it alike, for every query
+        found = MultiSearch.refused(params.engines, queries, str(exc))
     for label, message in found.errors.items():
         run.result.errors.append(f"search {label}: {message}")
     sources = [Source(title=item.title, url=item.url, snippet=item.content, engines=list(item.engines),
                       queries=list(item.queries), rank=item.rank, fused_score=item.fused_score,
-                      date_published=(item.metadata or {}).get("date_published")) for item in keep(found.results)]
+                      date_published=item.hit.date_published, kind="paper" if item.hit.paper else "web",
+                      paper=item.hit.paper) for item in keep(found.results)]
     run.progress("search", total, total, f"{len(sources)} results")
     return sources
 

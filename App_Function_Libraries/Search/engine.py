@@ -1,18 +1,23 @@
-"""perform_websearch: the one entry point ("sink") for a search on any engine, and the engines' health.
+"""One search on one engine: `search_engine(engine, options, settings) -> EngineAnswer`, and the engines'
+health.
 
-    perform_websearch(search_engine, search_query, content_country, search_lang, output_lang, result_count,
-                      date_range=None, safesearch=None, site_blacklist=None, exactTerms=None,
-                      excludeTerms=None, filter=None, geolocation=None, search_result_language=None,
-                      sort_results_by=None) -> web_search_results_dict
+    search_engine(engine, options: SearchOptions, settings=None, *, use_cache=True, sleep=None) -> EngineAnswer
+    search_with(engine, query, settings=None, *, use_cache=True, sleep=None, **values) -> EngineAnswer
+        (values by option name, see Search/options.py; the options are built here, a bad one is the error)
 
-The dict echoes the engine, query and options, and holds `results` (each {title, url, content,
+EngineAnswer holds the engine, the options, `hits` (Hit each), `total` (the service's estimate, at least
+len(hits)), `seconds`, `error` (None, or a message a person can act on), `notes` (None, or the options the
+engine could not honour and other remarks), `cached` (the answer came from the search cache) and `cached_at`
+(when it was stored, ISO 8601, or None). Neither function raises. `answer.to_dict()` is the JSON of
+`python app.py search --json` (web_search_results_dict): the engine, query and options as the caller gave them
+(under their labels: content_country, result_count, exactTerms, …), `results` (each {title, url, content,
 metadata: {date_published, author, source, language, relevance_score, snippet}}), `total_results_found`,
-`search_time` (seconds), `error` (None, or a message a person can act on) and `processing_error` (None, or
-the options the engine could not honour and other remarks), plus `cached` (the answer came from the search
-cache) and `cached_at` (when it was stored, ISO 8601, or None). It never raises.
+`search_time`, `error`, `processing_error`, `cached`, `cached_at`.
 
 An option left None takes its default from [search] in config.txt (country, languages, safesearch,
-blacklist, result count). `engine_health_check(engine, settings)` makes one tiny real search for
+blacklist, result count). `perform_websearch(...)` is the same search under the design's name and
+argument list, answering the dict: an adapter kept for callers of that name; Quarry itself (pipeline, CLI,
+UI) does not use it. `engine_health_check(engine, settings)` makes one tiny real search for
 `python app.py check`; `engine_health_snapshot(settings)` gives every engine's health record (kept in the
 research database, shared by every Quarry process) to the UI and `check`.
 """
@@ -21,18 +26,19 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable
 
 from App_Function_Libraries.config import EngineSettings, Settings, get_settings
 from App_Function_Libraries.DB.redact import configured_secrets, content_secrets, scrub_message
+from App_Function_Libraries.records import Paper
 from App_Function_Libraries.Search.engines import (ENGINE_MODULES, connection_for, load_engine,
                                                        missing_setting_message)
-from App_Function_Libraries.Search.engines.base import (Hit, SearchOptions, page_count_note,
-                                                            unsupported_notes)
+from App_Function_Libraries.Search.engines.base import Hit, page_count_note, unsupported_notes
 from App_Function_Libraries.Search.errors import (InvalidOption, NotConfigured, SearchError,
                                                               Unreachable)
-from App_Function_Libraries.Search.options import build_options
+from App_Function_Libraries.Search.options import SearchOptions, parse_query
 from App_Function_Libraries.Search.health import EngineHealth, health_board
 from App_Function_Libraries.Search.runner import RunOutcome, RunPolicy, run_engine
 from App_Function_Libraries.Search.cache import SearchCache, cache_key
@@ -41,6 +47,72 @@ from App_Function_Libraries.Search.urls import host_of, matches_site, normalize_
 log = logging.getLogger(__name__)
 HEALTH_CHECK_QUERY = "open source"
 HEALTH_CHECK_TIMEOUT = 10.0
+#: the order web_search_results_dict echoes the options in (only an order: the names are SearchOptions');
+#: output_lang is a retired option the JSON still carries (always null unless perform_websearch was given one)
+ECHO_ORDER = ("country", "search_lang", "output_lang", "count", "date_range", "safesearch", "site_blacklist",
+              "exact_terms", "exclude_terms", "dedupe_filter", "geolocation", "result_lang", "sort")
+_CACHED_FIELDS = ("results", "total_results_found", "processing_error")
+
+
+@dataclass
+class EngineAnswer:
+    """One engine's answer to one search. Never raised: a failure is `error`."""
+    engine: str
+    options: SearchOptions | None = None  # None when the options were refused (error says why)
+    hits: list[Hit] = field(default_factory=list)
+    total: int = 0
+    seconds: float = 0.0
+    error: str | None = None
+    notes: str | None = None
+    cached: bool = False
+    cached_at: str | None = None
+    #: the caller's values by option name, and "query", as given: what to_dict echoes
+    asked: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """web_search_results_dict: the JSON of `python app.py search --json`."""
+        answer = {"search_engine": self.engine, "search_query": self.asked.get("query")}
+        answer.update({_echo_label(name): self.asked.get(name) for name in ECHO_ORDER})
+        answer.update(results=[hit.to_result_dict() for hit in self.hits], total_results_found=self.total,
+                      search_time=self.seconds, error=self.error, processing_error=self.notes,
+                      cached=self.cached, cached_at=self.cached_at)
+        return answer
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], engine: str = "", query: str = "") -> "EngineAnswer":
+        """An answer from web_search_results_dict (or the part of it a test or a cache row gives)."""
+        asked = {name: data[_echo_label(name)] for name in ECHO_ORDER if _echo_label(name) in data}
+        return cls(data.get("search_engine") or engine, None,
+                   [Hit.from_result_dict(r) for r in data.get("results") or []],
+                   data.get("total_results_found") or 0, data.get("search_time") or 0.0, data.get("error"),
+                   data.get("processing_error"), bool(data.get("cached")), data.get("cached_at"),
+                   {"query": data.get("search_query") or query, **asked})
+
+
+def _echo_label(name: str) -> str:
+    return "output_lang" if name == "output_lang" else SearchOptions.label(name)
+
+
+def search_engine(engine: str, options: SearchOptions, settings: Settings | None = None, *,
+                  use_cache: bool = True, sleep: Callable[[float], None] | None = None) -> EngineAnswer:
+    """Search one engine with validated options. `sleep` replaces time.sleep between retries (tests);
+    use_cache=False neither reads nor writes the search cache."""
+    answer = EngineAnswer(engine, options, asked=_asked(options))
+    return _answered(answer, settings, lambda s: _search_into(answer, s, use_cache, sleep))
+
+
+def search_with(engine: str, query: str, settings: Settings | None = None, *, use_cache: bool = True,
+                sleep: Callable[[float], None] | None = None, **values: Any) -> EngineAnswer:
+    """Search one engine, the options built from `values` (by option name; None: the [search] default). A
+    value that cannot be used is the answer's error; an unknown option name is a TypeError."""
+    SearchOptions.check_names(values)
+    answer = EngineAnswer(engine, asked={"query": query, **values})
+
+    def work(settings: Settings) -> None:
+        _known_engine(engine)
+        answer.options = SearchOptions.build(query, settings, **values)
+        _search_into(answer, settings, use_cache, sleep)
+    return _answered(answer, settings, work)
 
 
 def perform_websearch(search_engine, search_query, content_country, search_lang, output_lang, result_count,
@@ -48,59 +120,54 @@ def perform_websearch(search_engine, search_query, content_country, search_lang,
                       filter=None, geolocation=None, search_result_language=None, sort_results_by=None,  # noqa: A002
                       *, settings: Settings | None = None, use_cache: bool = True,
                       sleep: Callable[[float], None] | None = None) -> dict[str, Any]:
-    """Search one engine; see the module docstring for the answer. `sleep` replaces time.sleep between
-    retries (tests); use_cache=False neither reads nor writes the search cache."""
+    """The design's entry point, kept as a thin adapter: search_with() under the option labels as argument
+    names, answering web_search_results_dict (EngineAnswer.to_dict). output_lang is only echoed. Quarry's own
+    callers use search_engine / search_with / search_many."""
+    given = locals()
+    values = {name: given[SearchOptions.label(name)] for name in SearchOptions.names()}
+    answer = search_with(search_engine, search_query, settings, use_cache=use_cache, sleep=sleep, **values)
+    answer.asked["output_lang"] = output_lang
+    return answer.to_dict()
+
+
+def _asked(options: SearchOptions) -> dict[str, Any]:
+    """What a caller with typed options asked for, as plain values (defaults left out, as None)."""
+    def plain(value: Any) -> Any:
+        if isinstance(value, tuple):
+            return list(value) or None
+        return value.label() if hasattr(value, "label") else value
+    return {"query": options.query, **{name: plain(getattr(options, name)) for name in SearchOptions.names()
+                                       if name not in options.defaulted}}
+
+
+def _answered(answer: EngineAnswer, settings: Settings | None,
+              work: Callable[[Settings], None]) -> EngineAnswer:
+    """Run `work` (which fills the answer); a failure becomes the answer's error, every key is redacted."""
     started = time.monotonic()
-    answer = _empty_answer(locals())
     secrets: list[str] = []
     try:
         settings = settings or get_settings()
         secrets = _secrets(settings)
-        _search_into(answer, settings, use_cache, sleep)
+        work(settings)
     except SearchError as exc:
-        answer["error"] = str(exc)
-    except Exception as exc:  # noqa: BLE001 - the sink never raises to its caller
-        log.exception("search on %s failed unexpectedly", search_engine)
-        answer["error"] = f"{search_engine}: unexpected failure ({type(exc).__name__}: {exc})"
-    answer["search_time"] = round(time.monotonic() - started, 3)
-    redact_answer(answer, secrets)
-    return answer
+        answer.error = str(exc)
+    except Exception as exc:  # noqa: BLE001 - a search never raises to its caller
+        log.exception("search on %s failed unexpectedly", answer.engine)
+        answer.error = f"{answer.engine}: unexpected failure ({type(exc).__name__}: {exc})"
+    answer.seconds = round(time.monotonic() - started, 3)
+    return redact_answer(answer, secrets)
 
 
-ECHOED = ("search_engine", "search_query", "content_country", "search_lang", "output_lang", "result_count",
-          "date_range", "safesearch", "site_blacklist", "exactTerms", "excludeTerms", "filter", "geolocation",
-          "search_result_language", "sort_results_by")
-
-
-def _empty_answer(args: dict[str, Any]) -> dict[str, Any]:
-    answer = {name: args.get(name) for name in ECHOED}
-    answer.update(results=[], total_results_found=0, search_time=0.0, error=None, processing_error=None,
-                  cached=False, cached_at=None)
-    return answer
-
-
-def options_from_answer(answer: dict[str, Any], settings: Settings) -> SearchOptions:
-    """The validated options of a search, config defaults filling what the caller left None."""
-    s = settings.search
-    defaults = {"result_count": s.search_result_max_per_query, "content_country": s.search_content_country,
-                "search_lang": s.search_language_query, "search_result_language": s.search_language_results,
-                "safesearch": s.search_safesearch, "site_blacklist": s.search_result_blacklist}
-    given = {name: answer[name] if answer[name] is not None else default for name, default in defaults.items()}
-    return build_options(
-        answer["search_query"], count=given["result_count"], country=given["content_country"],
-        search_lang=given["search_lang"], result_lang=given["search_result_language"],
-        date_range=answer["date_range"], safesearch=given["safesearch"], site_blacklist=given["site_blacklist"],
-        exact_terms=answer["exactTerms"], exclude_terms=answer["excludeTerms"], dedupe_filter=answer["filter"],
-        geolocation=answer["geolocation"], sort=answer["sort_results_by"],
-        defaulted=frozenset(name for name in defaults if answer[name] is None))
-
-
-def _search_into(answer: dict[str, Any], settings: Settings, use_cache: bool,
-                 sleep: Callable[[float], None] | None) -> None:
-    engine = answer["search_engine"]
+def _known_engine(engine: str) -> None:
     if engine not in ENGINE_MODULES:
         raise InvalidOption(f"unknown search engine {engine!r}; engines are {', '.join(ENGINE_MODULES)}")
-    opts = options_from_answer(answer, settings)
+
+
+def _search_into(answer: EngineAnswer, settings: Settings, use_cache: bool,
+                 sleep: Callable[[float], None] | None) -> None:
+    engine, opts = answer.engine, answer.options
+    _known_engine(engine)
+    parse_query(opts.query)  # typed options built without a query (a template) are refused here
     missing = missing_setting_message(engine, settings)
     if missing:
         raise NotConfigured(missing)
@@ -117,7 +184,7 @@ def _search_into(answer: dict[str, Any], settings: Settings, use_cache: bool,
             return
         raise
     _fill(answer, module, opts, outcome)
-    if cache and answer["error"] is None:
+    if cache and answer.error is None:
         _store(cache, key, engine, opts, redact_answer(answer, _secrets(settings)))
 
 
@@ -151,16 +218,16 @@ def policy_for(settings: Settings, sleep: Callable[[float], None] | None = None,
     return dataclasses.replace(policy, **overrides)
 
 
-def _fill(answer: dict[str, Any], module, opts: SearchOptions, outcome: RunOutcome) -> None:
+def _fill(answer: EngineAnswer, module, opts: SearchOptions, outcome: RunOutcome) -> None:
     hits = finish_hits(outcome.hits, opts)
     notes = unsupported_notes(module.SPEC, opts) + page_count_note(module.SPEC, opts) + outcome.notes
     if outcome.unresponsive:
         if not hits:
             raise SearchError(module.empty_answer_message(outcome.unresponsive))
         notes.append(f"{module.SPEC.name}: upstream engines that did not answer: {', '.join(outcome.unresponsive)}")
-    answer["results"] = [hit.to_result_dict() for hit in hits]
-    answer["total_results_found"] = max(outcome.total or 0, len(hits))
-    answer["processing_error"] = "; ".join(dict.fromkeys(notes)) or None
+    answer.hits = hits
+    answer.total = max(outcome.total or 0, len(hits))
+    answer.notes = "; ".join(dict.fromkeys(notes)) or None
 
 
 def finish_hits(hits: list[Hit], opts: SearchOptions) -> list[Hit]:
@@ -185,7 +252,7 @@ def _cache_for(settings: Settings) -> SearchCache | None:
     return SearchCache(settings.resolve_path(settings.databases.research_db))
 
 
-def _answer_from_cache(answer: dict[str, Any], cache: SearchCache, key: str, ttl: int | None,
+def _answer_from_cache(answer: EngineAnswer, cache: SearchCache, key: str, ttl: int | None,
                        because: str = "") -> bool:
     """Fill answer from the cache when an entry is fresh (ttl given) or exists at all (ttl None: the live
     search failed for `because`)."""
@@ -197,17 +264,19 @@ def _answer_from_cache(answer: dict[str, Any], cache: SearchCache, key: str, ttl
     if hit is None or (ttl is not None and hit.age_seconds > ttl):
         return False
     stored_at = datetime.fromtimestamp(hit.created_at, timezone.utc).replace(microsecond=0).isoformat()
-    for field in ("results", "total_results_found", "processing_error"):
-        answer[field] = hit.answer.get(field, answer[field])
-    answer.update(cached=True, cached_at=stored_at)
+    stored = hit.answer
+    answer.hits = [Hit.from_result_dict(result) for result in stored.get("results") or []]
+    answer.total, answer.notes = stored.get("total_results_found") or 0, stored.get("processing_error")
+    answer.cached, answer.cached_at = True, stored_at
     if because:
-        note = f"{answer['search_engine']} failed ({because}); these results come from the cache of {stored_at}"
-        answer["processing_error"] = "; ".join(filter(None, [answer["processing_error"], note]))
+        note = f"{answer.engine} failed ({because}); these results come from the cache of {stored_at}"
+        answer.notes = "; ".join(filter(None, [answer.notes, note]))
     return True
 
 
-def _store(cache: SearchCache, key: str, engine: str, opts: SearchOptions, answer: dict[str, Any]) -> None:
-    stored = {k: answer[k] for k in ("results", "total_results_found", "processing_error")}
+def _store(cache: SearchCache, key: str, engine: str, opts: SearchOptions, answer: EngineAnswer) -> None:
+    """The answer's part that the cache keeps, in web_search_results_dict's form (old rows still read)."""
+    stored = {k: v for k, v in answer.to_dict().items() if k in _CACHED_FIELDS}
     try:
         cache.put(key, engine, opts.query, opts.cache_view(), stored)
     except Exception as exc:  # noqa: BLE001
@@ -228,15 +297,21 @@ def redact(text: str, secrets: list[str]) -> str:
     return scrub_message(_without_secrets(text, secrets), ())
 
 
-def redact_answer(answer: dict[str, Any], secrets: list[str]) -> dict[str, Any]:
-    """The answer, in place, with no key left in its messages or credential in its results (also what the
-    cache stores). Results lose only credential-looking values: a placeholder key such as `ollama` is no
+def redact_answer(answer: EngineAnswer, secrets: list[str]) -> EngineAnswer:
+    """The answer, in place, with no key left in its messages or credential in its hits (also what the
+    cache stores). Hits lose only credential-looking values: a placeholder key such as `ollama` is no
     secret, and replacing it would break every result URL that names the product."""
-    for key in ("error", "processing_error"):
-        if answer[key]:
-            answer[key] = redact(answer[key], secrets)
-    answer["results"] = _without_secrets(answer["results"], content_secrets(secrets))
+    answer.error = answer.error and redact(answer.error, secrets)
+    answer.notes = answer.notes and redact(answer.notes, secrets)
+    in_content = content_secrets(secrets)
+    if in_content:
+        answer.hits = [_hit_without_secrets(hit, in_content) for hit in answer.hits]
     return answer
+
+
+def _hit_without_secrets(hit: Hit, secrets: list[str]) -> Hit:
+    values = _without_secrets(dataclasses.asdict(hit), secrets)
+    return Hit(**{**values, "paper": Paper.from_dict(values["paper"])})
 
 
 def _without_secrets(value: Any, secrets: list[str]) -> Any:
@@ -282,7 +357,7 @@ def _health_check(engine: str, settings: Settings) -> tuple[bool | None, str]:
     if suspended:
         return False, suspended
     module, conn = load_engine(engine), connection_for(engine, settings)
-    opts = options_from_answer(_empty_answer({"search_query": HEALTH_CHECK_QUERY, "result_count": 1}), settings)
+    opts = SearchOptions.build(HEALTH_CHECK_QUERY, settings, count=1)
     policy = policy_for(settings, max_retries=0,
                         timeout=min(settings.search.search_timeout_seconds, HEALTH_CHECK_TIMEOUT))
     before = board.describe(engine)

@@ -1,26 +1,26 @@
 """Several engines (and queries) searched at once, their results merged into one ranking.
 
-    search_many(engines, query_or_queries, content_country=None, search_lang=None, output_lang=None,
-                result_count=None, *, settings=None, max_workers=8, use_cache=True, sleep=None,
-                **options) -> MultiSearch
+    search_many(engines, queries, options: SearchOptions, *, settings=None, max_workers=8, use_cache=True,
+                sleep=None) -> MultiSearch
 
-`options` are perform_websearch's keyword options (date_range, safesearch, site_blacklist, exactTerms,
-excludeTerms, filter, geolocation, search_result_language, sort_results_by). Every (query, engine) pair
-is one perform_websearch call, run concurrently; it never raises.
+`options` is built once (SearchOptions.build(None, settings, **values): a template without a query); every
+(query, engine) pair is one search_engine() call with options.for_query(query), run concurrently. It never
+raises (a query that cannot be searched is that pair's error).
 
 MultiSearch:
     results   list[MergedResult], best first: one per page (URLs de-duplicated by url_normalize), each with
               `engines` and `queries` that found it, `ranks` ({"engine|query": position}), `fused_score`
-              (reciprocal rank fusion over every (query, engine) ranking) and `rank` (1 = best). title,
-              url, content and metadata are those of its best-placed finding, gaps filled from the others.
-    runs      list[EngineRun], one per (query, engine) in the order asked: `.answer` is its
-              web_search_results_dict; `.error` its error or None.
+              (reciprocal rank fusion over every (query, engine) ranking) and `rank` (1 = best). `hit` is
+              its best-placed finding (title, url, snippet, paper, …), empty facts filled from the others.
+    runs      list[EngineRun], one per (query, engine) in the order asked: `.answer` is its EngineAnswer;
+              `.error` its error or None.
     errors    {"engine|query": message} for the runs that failed.
-    to_dict() JSON-ready form.
+    to_dict() JSON-ready form (`python app.py search --engine a,b --json`).
 A caller that wants at most N results takes results[:N] (the ranking is already fused).
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -28,18 +28,24 @@ from typing import Any, Callable, Iterable
 
 from App_Function_Libraries.config import Settings, get_settings
 from App_Function_Libraries.Retrieval.fusion import RRF_K, reciprocal_rank_fusion
+from App_Function_Libraries.Search.engine import EngineAnswer, search_engine
+from App_Function_Libraries.Search.engines.base import Hit
+from App_Function_Libraries.Search.errors import InvalidOption
+from App_Function_Libraries.Search.options import SearchOptions
 from App_Function_Libraries.Search.urls import normalize_url
-from App_Function_Libraries.Search.engine import perform_websearch
 
-OPTION_KEYWORDS = ("date_range", "safesearch", "site_blacklist", "exactTerms", "excludeTerms", "filter",
-                   "geolocation", "search_result_language", "sort_results_by")
+_FILLED = ("date_published", "author", "source", "language", "score", "paper")  # gaps a later finding fills
 
 
 @dataclass
 class EngineRun:
     engine: str
     query: str
-    answer: dict[str, Any]
+    answer: EngineAnswer  # a web_search_results_dict given here (a test, a stored answer) is read into one
+
+    def __post_init__(self) -> None:
+        if isinstance(self.answer, dict):
+            self.answer = EngineAnswer.from_dict(self.answer, self.engine, self.query)
 
     @property
     def label(self) -> str:
@@ -47,15 +53,13 @@ class EngineRun:
 
     @property
     def error(self) -> str | None:
-        return self.answer.get("error")
+        return self.answer.error
 
 
 @dataclass
 class MergedResult:
-    title: str
-    url: str
-    content: str
-    metadata: dict[str, Any]
+    """One page found by one or more (engine, query) runs."""
+    hit: Hit
     normalized_url: str
     engines: list[str] = field(default_factory=list)
     queries: list[str] = field(default_factory=list)
@@ -63,10 +67,27 @@ class MergedResult:
     fused_score: float = 0.0
     rank: int = 0
 
+    @property
+    def title(self) -> str:
+        return self.hit.title
+
+    @property
+    def url(self) -> str:
+        return self.hit.url
+
+    @property
+    def content(self) -> str:
+        return self.hit.snippet
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """What is known of the page besides its text (the result entry's metadata without empty values)."""
+        meta = self.hit.to_result_dict()["metadata"]
+        return {k: v for k, v in meta.items() if k != "snippet" and v not in (None, "")}
+
     def to_dict(self) -> dict[str, Any]:
-        return {"title": self.title, "url": self.url, "content": self.content, "metadata": dict(self.metadata),
-                "engines": list(self.engines), "queries": list(self.queries), "ranks": dict(self.ranks),
-                "fused_score": self.fused_score, "rank": self.rank}
+        return {**self.hit.to_result_dict(), "engines": list(self.engines), "queries": list(self.queries),
+                "ranks": dict(self.ranks), "fused_score": self.fused_score, "rank": self.rank}
 
 
 @dataclass
@@ -77,43 +98,48 @@ class MultiSearch:
     runs: list[EngineRun]
     search_time: float = 0.0
 
+    @classmethod
+    def refused(cls, engines: list[str], queries: list[str], message: str) -> "MultiSearch":
+        """The answer when the options themselves cannot be used: every (query, engine) pair failed alike."""
+        runs = [EngineRun(e, q, EngineAnswer(e, error=message, asked={"query": q})) for q in queries for e in engines]
+        return cls(list(queries), list(engines), [], runs)
+
     @property
     def errors(self) -> dict[str, str]:
         return {run.label: run.error for run in self.runs if run.error}
 
     @property
     def processing_errors(self) -> dict[str, str]:
-        return {run.label: run.answer["processing_error"] for run in self.runs if run.answer.get("processing_error")}
+        return {run.label: run.answer.notes for run in self.runs if run.answer.notes}
 
     def to_dict(self) -> dict[str, Any]:
         return {"queries": self.queries, "engines": self.engines, "search_time": self.search_time,
                 "results": [r.to_dict() for r in self.results], "errors": self.errors,
                 "processing_errors": self.processing_errors,
-                "runs": [{"engine": r.engine, "query": r.query, "results": len(r.answer["results"]),
-                          "error": r.error, "cached": r.answer.get("cached", False)} for r in self.runs]}
+                "runs": [{"engine": r.engine, "query": r.query, "results": len(r.answer.hits),
+                          "error": r.error, "cached": r.answer.cached} for r in self.runs]}
 
 
-def search_many(engines: Iterable[str] | str, query: str | Iterable[str], content_country=None, search_lang=None,
-                output_lang=None, result_count=None, *, settings: Settings | None = None, max_workers: int = 8,
-                use_cache: bool = True, sleep: Callable[[float], None] | None = None, **options) -> MultiSearch:
-    unknown = set(options) - set(OPTION_KEYWORDS)
-    if unknown:
-        raise TypeError(f"search_many got unknown options: {', '.join(sorted(unknown))}")
+def search_many(engines: Iterable[str] | str, queries: str | Iterable[str], options: SearchOptions, *,
+                settings: Settings | None = None, max_workers: int = 8, use_cache: bool = True,
+                sleep: Callable[[float], None] | None = None) -> MultiSearch:
     engine_list = _unique([engines] if isinstance(engines, str) else list(engines))
-    queries = _unique([query] if isinstance(query, str) else list(query))
+    query_list = _unique([queries] if isinstance(queries, str) else list(queries))
     settings = settings or get_settings()
     started = time.monotonic()
-    pairs = [(q, e) for q in queries for e in engine_list]
+    pairs = [(q, e) for q in query_list for e in engine_list]
 
     def one(pair: tuple[str, str]) -> EngineRun:
         q, e = pair
-        answer = perform_websearch(e, q, content_country, search_lang, output_lang, result_count,
-                                   settings=settings, use_cache=use_cache, sleep=sleep, **options)
-        return EngineRun(e, q, answer)
+        try:
+            opts = options.for_query(q)
+        except InvalidOption as exc:
+            return EngineRun(e, q, EngineAnswer(e, error=str(exc), asked={"query": q}))
+        return EngineRun(e, q, search_engine(e, opts, settings, use_cache=use_cache, sleep=sleep))
 
     with ThreadPoolExecutor(max_workers=max(1, min(max_workers, len(pairs) or 1))) as pool:
         runs = list(pool.map(one, pairs))
-    return MultiSearch(queries, engine_list, merge_runs(runs), runs, round(time.monotonic() - started, 3))
+    return MultiSearch(query_list, engine_list, merge_runs(runs), runs, round(time.monotonic() - started, 3))
 
 
 def merge_runs(runs: list[EngineRun], k: int = RRF_K) -> list[MergedResult]:
@@ -122,12 +148,12 @@ def merge_runs(runs: list[EngineRun], k: int = RRF_K) -> list[MergedResult]:
     rankings: list[list[str]] = []
     for run in runs:
         ranking = []
-        for position, result in enumerate(run.answer.get("results") or [], start=1):
-            key = normalize_url(result.get("url", ""))
+        for position, hit in enumerate(run.answer.hits, start=1):
+            key = normalize_url(hit.url)
             if not key or key in ranking:
                 continue
             ranking.append(key)
-            _absorb(merged, key, result, run, position)
+            _absorb(merged, key, hit, run, position)
         rankings.append(ranking)
     fused = reciprocal_rank_fusion(rankings, k=k)
     ordered = []
@@ -138,18 +164,16 @@ def merge_runs(runs: list[EngineRun], k: int = RRF_K) -> list[MergedResult]:
     return ordered
 
 
-def _absorb(merged: dict[str, MergedResult], key: str, result: dict[str, Any], run: EngineRun,
-            position: int) -> None:
+def _absorb(merged: dict[str, MergedResult], key: str, hit: Hit, run: EngineRun, position: int) -> None:
     item = merged.get(key)
     if item is None or position < min(item.ranks.values()):
-        fresh = MergedResult(result.get("title", ""), result.get("url", ""), result.get("content", ""),
-                             dict(result.get("metadata") or {}), key)
+        fresh = MergedResult(dataclasses.replace(hit), key)
         if item is not None:  # a better-placed finding: its text leads, the earlier record is kept
             fresh.engines, fresh.queries, fresh.ranks = item.engines, item.queries, item.ranks
-            _fill_gaps(fresh, item.metadata)
+            _fill_gaps(fresh.hit, item.hit)
         merged[key] = item = fresh
     else:
-        _fill_gaps(item, result.get("metadata") or {})
+        _fill_gaps(item.hit, hit)
     if run.engine not in item.engines:
         item.engines.append(run.engine)
     if run.query not in item.queries:
@@ -157,10 +181,10 @@ def _absorb(merged: dict[str, MergedResult], key: str, result: dict[str, Any], r
     item.ranks[run.label] = position
 
 
-def _fill_gaps(item: MergedResult, metadata: dict[str, Any]) -> None:
-    for name, value in metadata.items():
-        if item.metadata.get(name) in (None, "") and value not in (None, ""):
-            item.metadata[name] = value
+def _fill_gaps(hit: Hit, other: Hit) -> None:
+    for name in _FILLED:
+        if getattr(hit, name) in (None, "") and getattr(other, name) not in (None, ""):
+            setattr(hit, name, getattr(other, name))
 
 
 def _unique(items: list[str]) -> list[str]:

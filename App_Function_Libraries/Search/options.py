@@ -1,4 +1,10 @@
-"""perform_websearch's arguments turned into validated SearchOptions (InvalidOption on a bad value).
+"""Search options: `SearchOptions` (one search's options, validated) and the parsers that build it
+(InvalidOption on a bad value).
+
+Each option has one name, the SearchOptions field's, in code, the CLI, the UI and ResearchParams. Its
+`label` (field metadata) is the name in `app.py search --json`, cache keys and the notes and errors a
+person reads; `setting` is the [search] key that gives its default. A list of option names is
+`SearchOptions.names()`, never written out by hand.
 
 Accepted forms:
   date_range       day|week|month|year (also d/w/m/y, past_day, last_week, …) or explicit
@@ -6,23 +12,27 @@ Accepted forms:
                    {"start": …, "end": …}
   safesearch       off|moderate|strict (also on/active → strict, medium → moderate, 0/1/2, true/false)
   site_blacklist   a list or a comma/space separated string of domains (scheme and path are dropped)
-  exactTerms       a phrase or a list of phrases;  excludeTerms: a list or a space/comma separated string
-  filter           Google's duplicate-content filter: 0/1, true/false
-  sort_results_by  relevance|date
+  exact_terms      a phrase or a list of phrases;  exclude_terms: a list or a space/comma separated string
+  dedupe_filter    Google's duplicate-content filter: 0/1, true/false
+  sort             relevance|date
 """
 from __future__ import annotations
 
+import dataclasses
 import re
-from datetime import date
+from dataclasses import dataclass, field
+from datetime import date, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
-from App_Function_Libraries.Search.engines.base import (DATE_PRESETS, SAFESEARCH_LEVELS, SORT_ORDERS,
-                                                            DateRange, SearchOptions)
 from App_Function_Libraries.Search.errors import InvalidOption
 
 MAX_RESULT_COUNT = 100
 MAX_QUERY_CHARS = 2000
+DATE_PRESETS = ("day", "week", "month", "year")
+PRESET_DAYS = {"day": 1, "week": 7, "month": 31, "year": 365}
+SAFESEARCH_LEVELS = ("off", "moderate", "strict")
+SORT_ORDERS = ("relevance", "date")
 _PRESET_ALIASES = {"d": "day", "w": "week", "m": "month", "y": "year", "24h": "day", "today": "day",
                    "past_day": "day", "past_week": "week", "past_month": "month", "past_year": "year",
                    "last_day": "day", "last_week": "week", "last_month": "month", "last_year": "year",
@@ -31,15 +41,142 @@ _SAFE_ALIASES = {"on": "strict", "active": "strict", "high": "strict", "2": "str
                  "medium": "moderate", "1": "moderate", "0": "off", "false": "off", "none": "off"}
 
 
+@dataclass(frozen=True)
+class DateRange:
+    """Either a preset (day, week, month, year: the last one of those) or explicit start/end dates."""
+    preset: str | None = None
+    start: date | None = None
+    end: date | None = None
+
+    def bounds(self, today: date) -> tuple[date, date]:
+        """The range as two dates (a preset counted back from today)."""
+        if self.preset:
+            return today - timedelta(days=PRESET_DAYS[self.preset]), today
+        return self.start or date(1900, 1, 1), self.end or today
+
+    def label(self) -> str:
+        if self.preset:
+            return self.preset
+        return f"{self.start or ''}..{self.end or ''}"
+
+
+def option(default: Any, *, label: str, setting: str | None = None) -> Any:
+    """A search option: its one name is the field's; `label` its name in `app.py search --json`, cache keys,
+    notes and errors (kept so none of them change); `setting` the [search] key that gives its default."""
+    return field(default=default, metadata={"label": label, "setting": setting})
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """One search's options, validated and normalized (build it with SearchOptions.build). Field order is the
+    order notes name them in.
+
+    country: ISO 3166 alpha-2 upper case; languages: ISO 639-1 lower case; today: the date presets and
+    relative dates count from (kept here so builders and parsers stay pure)."""
+    query: str = ""
+    country: str | None = option(None, label="content_country", setting="search_content_country")
+    search_lang: str | None = option(None, label="search_lang", setting="search_language_query")
+    result_lang: str | None = option(None, label="search_result_language", setting="search_language_results")
+    date_range: DateRange | None = option(None, label="date_range")
+    safesearch: str | None = option(None, label="safesearch", setting="search_safesearch")
+    site_blacklist: tuple[str, ...] = option((), label="site_blacklist", setting="search_result_blacklist")
+    exact_terms: tuple[str, ...] = option((), label="exactTerms")
+    exclude_terms: tuple[str, ...] = option((), label="excludeTerms")
+    dedupe_filter: bool | None = option(None, label="filter")  # Google's duplicate-content filter
+    geolocation: str | None = option(None, label="geolocation")
+    sort: str | None = option(None, label="sort_results_by")
+    count: int = option(10, label="result_count", setting="search_result_max_per_query")
+    today: date = field(default_factory=date.today, compare=False)
+    #: option names whose value is a [search] default, not the caller's choice
+    defaulted: frozenset[str] = frozenset()
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        """Every option's name, in field order (query, today and defaulted are no options)."""
+        return tuple(f.name for f in dataclasses.fields(cls) if "label" in f.metadata)
+
+    @classmethod
+    def label(cls, name: str) -> str:
+        """The option's name in JSON, cache keys and messages: "exact_terms" -> "exactTerms"."""
+        return _FIELDS[name].metadata["label"]
+
+    @classmethod
+    def setting(cls, name: str) -> str | None:
+        """The [search] key that gives the option's default, or None."""
+        return _FIELDS[name].metadata["setting"]
+
+    @classmethod
+    def check_names(cls, values: dict[str, Any]) -> None:
+        """TypeError (a programming error, not the user's) when a value is given under no option's name."""
+        unknown = set(values) - set(cls.names())
+        if unknown:
+            raise TypeError(f"unknown search options: {', '.join(sorted(unknown))}")
+
+    @classmethod
+    def build(cls, query: Any, settings: Any, *, today: date | None = None, **values: Any) -> "SearchOptions":
+        """Options from values by option name; a value left None takes its [search] default from `settings`
+        (config.Settings). Unknown name: TypeError; bad value: InvalidOption. query None gives a template for
+        several queries (for_query fills it in)."""
+        cls.check_names(values)
+        given, defaulted = {}, set()
+        for name in cls.names():
+            value, setting = values.get(name), cls.setting(name)
+            if value is None and setting:
+                value = getattr(settings.search, setting)
+                defaulted.add(name)
+            given[name] = value
+        return build_options(query, today=today, defaulted=frozenset(defaulted), **given)
+
+    def for_query(self, query: str) -> "SearchOptions":
+        """These options for one query (InvalidOption when it is empty or too long)."""
+        return dataclasses.replace(self, query=parse_query(query))
+
+    def options_in_use(self) -> list[str]:
+        """The names of the options that carry a value for this search (count is always set: not among them;
+        sort by relevance is what every engine does anyway)."""
+        return [name for name in self.names() if name != "count" and getattr(self, name) not in (None, (), "")
+                and not (name == "sort" and self.sort == "relevance")]
+
+    def set_by_caller(self, name: str) -> bool:
+        """Whether option `name` carries a value the caller chose (not a [search] default)."""
+        return name not in self.defaulted and name in self.options_in_use()
+
+    def options_to_note(self) -> list[str]:
+        """Options in use whose loss an answer must mention: those the caller set to a value that asks for
+        something, and a safesearch that filters even when it is only the configured default (a person may rely
+        on it). Neutral values (safesearch off, sort by relevance) cost nothing when an engine ignores them, and a
+        default country or language an engine cannot take is a preference, not a request."""
+        if self.safesearch == "off":
+            return [name for name in self.options_in_use() if name not in self.defaulted and name != "safesearch"]
+        return [name for name in self.options_in_use() if name not in self.defaulted or name == "safesearch"]
+
+    def cache_view(self) -> dict[str, Any]:
+        """Everything that shapes the request, as plain data (no date, no key, no endpoint). Its keys and the
+        labels in `defaulted` are those of the cache rows already stored: do not rename them."""
+        return {"query": self.query, "count": self.count, "country": self.country,
+                "search_lang": self.search_lang, "result_lang": self.result_lang,
+                "date_range": self.date_range.label() if self.date_range else None,
+                "safesearch": self.safesearch, "site_blacklist": list(self.site_blacklist),
+                "exact_terms": list(self.exact_terms), "exclude_terms": list(self.exclude_terms),
+                "filter": self.dedupe_filter, "geolocation": self.geolocation, "sort": self.sort,
+                "defaulted": sorted(self.label(n) for n in self.defaulted)}  # they change the notes
+
+
+_FIELDS = {f.name: f for f in dataclasses.fields(SearchOptions)}
+
+
 def build_options(query: Any, *, count: Any, country: Any, search_lang: Any, result_lang: Any = None,
                   date_range: Any = None, safesearch: Any = None, site_blacklist: Any = None,
                   exact_terms: Any = None, exclude_terms: Any = None, dedupe_filter: Any = None,
                   geolocation: Any = None, sort: Any = None, today: date | None = None,
                   defaulted: frozenset[str] = frozenset()) -> SearchOptions:
+    """Validated options from raw values (no defaults filled in: see SearchOptions.build). query None: a
+    template without a query."""
+    label = SearchOptions.label
     return SearchOptions(
-        query=parse_query(query), count=parse_count(count), country=parse_country(country, "content_country"),
-        search_lang=parse_language(search_lang, "search_lang"),
-        result_lang=parse_language(result_lang, "search_result_language"),
+        query="" if query is None else parse_query(query), count=parse_count(count),
+        country=parse_country(country, label("country")), search_lang=parse_language(search_lang, "search_lang"),
+        result_lang=parse_language(result_lang, label("result_lang")),
         date_range=parse_date_range(date_range), safesearch=parse_safesearch(safesearch),
         site_blacklist=parse_sites(site_blacklist), exact_terms=parse_terms(exact_terms, phrases=True),
         exclude_terms=parse_terms(exclude_terms, phrases=False), dedupe_filter=parse_flag(dedupe_filter),
@@ -154,7 +291,7 @@ def parse_sites(value: Any) -> tuple[str, ...]:
 
 
 def parse_terms(value: Any, *, phrases: bool) -> tuple[str, ...]:
-    """exactTerms: each string is one phrase; excludeTerms: words split on spaces/commas."""
+    """exact_terms: each string is one phrase; exclude_terms: words split on spaces/commas."""
     if isinstance(value, str) and phrases:
         items = [value]
     else:

@@ -8,26 +8,30 @@ SAFESEARCH = ("off", "moderate", "strict")
 SORTS = ("relevance", "date")
 
 
-def search(query: str, engines=None, *, count: int | None = None, country: str | None = None,
-           lang: str | None = None, result_lang: str | None = None, date_range: str | None = None,
-           safesearch: str | None = None, exclude_sites=None, exact=None, exclude=None, sort: str | None = None,
-           use_cache: bool = True, settings=None):
+def search(query: str, engines=None, *, use_cache: bool = True, settings=None, **options):
     """Search the web; a MultiSearch (results merged across engines, each engine's error by name).
-    `engines`: a list or comma-separated names (default: [search] search_provider_default)."""
+    `engines`: a list or comma-separated names (default: [search] search_provider_default). `options` by their
+    SearchOptions names (count, country, search_lang, result_lang, date_range, safesearch, site_blacklist,
+    exact_terms, exclude_terms, sort, ...); one left None takes its [search] default."""
     from App_Function_Libraries.config import ENGINES
+    from App_Function_Libraries.Search.errors import InvalidOption
     from App_Function_Libraries.Search.many import search_many
+    from App_Function_Libraries.Search.options import SearchOptions
     settings = settings_or_current(settings)
     query = text_argument("query", query)
     chosen = name_list(engines) or name_list(settings.search.search_provider_default)
     unknown = [e for e in chosen if e not in ENGINES]
     if unknown:
         raise BadArgument("engines", f"has unknown engine {', '.join(unknown)}; engines are {', '.join(ENGINES)}")
-    count_argument("count", count, 1, 100)
-    for name, value, allowed in (("safesearch", safesearch, SAFESEARCH), ("sort", sort, SORTS)):
-        if value is not None and value not in allowed:
+    count_argument("count", options.get("count"), 1, 100)
+    for name, allowed in (("safesearch", SAFESEARCH), ("sort", SORTS)):
+        if options.get(name) is not None and options[name] not in allowed:
             raise BadArgument(name, f"must be one of {', '.join(allowed)}")
-    options = dict(date_range=date_range, safesearch=safesearch, site_blacklist=exclude_sites or None,
-                   exactTerms=exact or None, excludeTerms=exclude or None, search_result_language=result_lang,
-                   sort_results_by=sort)
-    return search_many(chosen, query, country, lang, None, count, settings=settings, use_cache=use_cache,
-                       **options)
+    try:
+        SearchOptions.check_names(options)
+        built = SearchOptions.build(None, settings, **{k: v or None for k, v in options.items()})
+    except TypeError as exc:
+        raise BadArgument("options", str(exc)) from exc
+    except InvalidOption as exc:
+        raise BadArgument("options", str(exc)) from exc
+    return search_many(chosen, query, built, settings=settings, use_cache=use_cache)

@@ -16,97 +16,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from datetime import date, timedelta
 from typing import Any
 
 from App_Function_Libraries.records import Paper
-
-#: the advanced options of perform_websearch, by their parameter names
-OPTION_NAMES = ("content_country", "search_lang", "search_result_language", "date_range", "safesearch",
-                "result_count", "site_blacklist", "exactTerms", "excludeTerms", "filter", "geolocation",
-                "sort_results_by")
-DATE_PRESETS = ("day", "week", "month", "year")
-PRESET_DAYS = {"day": 1, "week": 7, "month": 31, "year": 365}
-SAFESEARCH_LEVELS = ("off", "moderate", "strict")
-SORT_ORDERS = ("relevance", "date")
-
-
-@dataclass(frozen=True)
-class DateRange:
-    """Either a preset (day, week, month, year: the last one of those) or explicit start/end dates."""
-    preset: str | None = None
-    start: date | None = None
-    end: date | None = None
-
-    def bounds(self, today: date) -> tuple[date, date]:
-        """The range as two dates (a preset counted back from today)."""
-        if self.preset:
-            return today - timedelta(days=PRESET_DAYS[self.preset]), today
-        return self.start or date(1900, 1, 1), self.end or today
-
-    def label(self) -> str:
-        if self.preset:
-            return self.preset
-        return f"{self.start or ''}..{self.end or ''}"
-
-
-@dataclass(frozen=True)
-class SearchOptions:
-    """One search, its options validated and normalized (see engines/options.py for how they are built).
-
-    country: ISO 3166 alpha-2 upper case; languages: ISO 639-1 lower case; today: the date presets and
-    relative dates count from (kept here so builders and parsers stay pure)."""
-    query: str
-    count: int = 10
-    country: str | None = None
-    search_lang: str | None = None
-    result_lang: str | None = None
-    date_range: DateRange | None = None
-    safesearch: str | None = None
-    site_blacklist: tuple[str, ...] = ()
-    exact_terms: tuple[str, ...] = ()
-    exclude_terms: tuple[str, ...] = ()
-    dedupe_filter: bool | None = None  # the `filter` option: Google's duplicate-content filter
-    geolocation: str | None = None
-    sort: str | None = None
-    today: date = field(default_factory=date.today, compare=False)
-    #: option names (perform_websearch's) whose value is a [search] default, not the caller's choice
-    defaulted: frozenset[str] = frozenset()
-
-    def options_in_use(self) -> list[str]:
-        """perform_websearch option names that carry a value for this search."""
-        used = {
-            "content_country": self.country, "search_lang": self.search_lang,
-            "search_result_language": self.result_lang, "date_range": self.date_range,
-            "safesearch": self.safesearch, "site_blacklist": self.site_blacklist,
-            "exactTerms": self.exact_terms, "excludeTerms": self.exclude_terms,
-            "filter": self.dedupe_filter, "geolocation": self.geolocation,
-            "sort_results_by": self.sort if self.sort != "relevance" else None,
-        }
-        return [name for name, value in used.items() if value not in (None, (), "")]
-
-    def set_by_caller(self, name: str) -> bool:
-        """Whether option `name` carries a value the caller chose (not a [search] default)."""
-        return name not in self.defaulted and name in self.options_in_use()
-
-    def options_to_note(self) -> list[str]:
-        """Options in use whose loss an answer must mention: those the caller set to a value that asks for
-        something, and a safesearch that filters even when it is only the configured default (a person may rely
-        on it). Neutral values (safesearch off, sort by relevance) cost nothing when an engine ignores them, and a
-        default country or language an engine cannot take is a preference, not a request."""
-        if self.safesearch == "off":
-            return [name for name in self.options_in_use() if name not in self.defaulted and name != "safesearch"]
-        return [name for name in self.options_in_use() if name not in self.defaulted or name == "safesearch"]
-
-    def cache_view(self) -> dict[str, Any]:
-        """Everything that shapes the request, as plain data (no date, no key, no endpoint)."""
-        return {"query": self.query, "count": self.count, "country": self.country,
-                "search_lang": self.search_lang, "result_lang": self.result_lang,
-                "date_range": self.date_range.label() if self.date_range else None,
-                "safesearch": self.safesearch, "site_blacklist": list(self.site_blacklist),
-                "exact_terms": list(self.exact_terms), "exclude_terms": list(self.exclude_terms),
-                "filter": self.dedupe_filter, "geolocation": self.geolocation, "sort": self.sort,
-                "defaulted": sorted(self.defaulted)}  # they change the notes an answer carries
+from App_Function_Libraries.Search.options import SearchOptions
 
 
 @dataclass(frozen=True)
@@ -114,7 +27,7 @@ class EngineSpec:
     """Declarative facts about one search service."""
     name: str
     label: str
-    honours: dict[str, str]  # option name -> how the service receives it (shown in Docs/engines.md)
+    honours: dict[str, str]  # option name (a SearchOptions field) -> how the service receives it (Docs/engines.md)
     auth: str  # how the key travels, e.g. "header X-Subscription-Token"
     needs_key: bool = True
     needs_url: bool = True
@@ -162,6 +75,14 @@ class Hit:
                              "relevance_score": self.score, "snippet": self.snippet,
                              **({"paper": dataclasses.asdict(self.paper)} if self.paper else {})}}
 
+    @classmethod
+    def from_result_dict(cls, data: dict[str, Any]) -> "Hit":
+        """A hit from a result entry of web_search_results_dict (a search cache row, an answer written by hand)."""
+        meta = data.get("metadata") or {}
+        return cls(data.get("title") or "", data.get("url") or "", data.get("content") or meta.get("snippet") or "",
+                   meta.get("date_published"), meta.get("author"), meta.get("source"), meta.get("language"),
+                   meta.get("relevance_score"), Paper.from_dict(meta.get("paper")))
+
 
 @dataclass
 class ParsedPage:
@@ -176,7 +97,7 @@ class ParsedPage:
 
 def unsupported_notes(spec: EngineSpec, opts: SearchOptions) -> list[str]:
     """One note naming the options in use that this engine cannot honour."""
-    missing = [name for name in opts.options_to_note() if name not in spec.honours]
+    missing = [SearchOptions.label(name) for name in opts.options_to_note() if name not in spec.honours]
     return [f"{spec.name}: {', '.join(missing)} not supported, ignored"] if missing else []
 
 

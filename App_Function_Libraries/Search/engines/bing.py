@@ -14,12 +14,12 @@ from App_Function_Libraries.Search.engines.textclean import (as_dicts, as_int, a
 
 SPEC = EngineSpec(
     name="bing", label="Bing",
-    honours={"content_country": "cc / mkt", "search_lang": "setLang",
-             "search_result_language": "mkt (needs a country)",
+    honours={"country": "cc / mkt", "search_lang": "setLang",
+             "result_lang": "mkt (needs a country)",
              "date_range": "freshness (Day/Week/Month or YYYY-MM-DD..YYYY-MM-DD; year as an explicit range)",
-             "safesearch": "safeSearch", "result_count": "count + offset (50 a page)",
-             "site_blacklist": "-site: operators", "exactTerms": "quoted phrases",
-             "excludeTerms": "-term operators"},
+             "safesearch": "safeSearch", "count": "count + offset (50 a page)",
+             "site_blacklist": "-site: operators", "exact_terms": "quoted phrases",
+             "exclude_terms": "-term operators"},
     auth="header Ocp-Apim-Subscription-Key", page_size=50, max_results=100)
 
 _FRESHNESS = {"day": "Day", "week": "Week", "month": "Month"}
@@ -40,7 +40,7 @@ def build_request(opts: SearchOptions, conn: Connection, page: int) -> HttpReque
         params["mkt"] = f"{market_lang}-{opts.country}"
     elif opts.country:
         params["cc"] = opts.country
-    elif opts.set_by_caller("search_result_language") and page == 0:
+    elif opts.set_by_caller("result_lang") and page == 0:
         notes.append(f"bing: search_result_language {opts.result_lang} needs a content_country (Bing takes it "
                      "as mkt=xx-CC), ignored")
     if opts.search_lang:

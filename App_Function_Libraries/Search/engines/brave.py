@@ -10,11 +10,11 @@ from App_Function_Libraries.Search.engines.textclean import (as_dicts, as_text, 
 
 SPEC = EngineSpec(
     name="brave", label="Brave Search",
-    honours={"content_country": "country", "search_lang": "ui_lang (lang-COUNTRY)",
-             "search_result_language": "search_lang",
+    honours={"country": "country", "search_lang": "ui_lang (lang-COUNTRY)",
+             "result_lang": "search_lang",
              "date_range": "freshness (pd/pw/pm/py or YYYY-MM-DDtoYYYY-MM-DD)", "safesearch": "safesearch",
-             "result_count": "count + offset (20 a page, 10 pages)", "site_blacklist": "-site: operators",
-             "exactTerms": "quoted phrases", "excludeTerms": "-term operators"},
+             "count": "count + offset (20 a page, 10 pages)", "site_blacklist": "-site: operators",
+             "exact_terms": "quoted phrases", "exclude_terms": "-term operators"},
     auth="header X-Subscription-Token", page_size=20, max_results=200)
 
 _FRESHNESS = {"day": "pd", "week": "pw", "month": "pm", "year": "py"}

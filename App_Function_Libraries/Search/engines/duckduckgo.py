@@ -26,12 +26,12 @@ DATE_BACKENDS = {"preset": ("duckduckgo", "brave"), "explicit": ("duckduckgo",)}
 
 SPEC = EngineSpec(
     name="duckduckgo", label="DuckDuckGo (ddgs)",
-    honours={"content_country": "region cc-lang", "search_lang": "region cc-lang (needs a country)",
-             "search_result_language": "region cc-lang (needs a country; wins over search_lang)",
+    honours={"country": "region cc-lang", "search_lang": "region cc-lang (needs a country)",
+             "result_lang": "region cc-lang (needs a country; wins over search_lang)",
              "date_range": "timelimit d/w/m/y (ddgs backends duckduckgo, brave) or YYYY-MM-DD..YYYY-MM-DD "
                            "(duckduckgo backend only)", "safesearch": "safesearch on/moderate/off",
-             "result_count": "max_results", "site_blacklist": "-site: operators", "exactTerms": "quoted phrases",
-             "excludeTerms": "-term operators"},
+             "count": "max_results", "site_blacklist": "-site: operators", "exact_terms": "quoted phrases",
+             "exclude_terms": "-term operators"},
     auth="none", needs_key=False, needs_url=False, page_size=100, max_results=100, transport="library")
 
 _SAFE = {"off": "off", "moderate": "moderate", "strict": "on"}
@@ -51,9 +51,9 @@ def library_arguments(opts: SearchOptions, conn: Connection) -> tuple[dict[str, 
                          f"sent, search_lang {opts.search_lang} ignored")
     else:
         region = "wt-wt"
-        asked = [name for name in ("search_lang", "search_result_language") if opts.set_by_caller(name)]
+        asked = [name for name in ("search_lang", "result_lang") if opts.set_by_caller(name)]
         if asked:
-            notes.append(f"duckduckgo: {', '.join(asked)} {lang} needs a content_country (ddgs takes a "
+            notes.append(f"duckduckgo: {', '.join(SearchOptions.label(n) for n in asked)} {lang} needs a content_country (ddgs takes a "
                          "country-language region), ignored; searched all regions (wt-wt)")
     backend, timelimit = _backend_and_timelimit(opts, conn.extras.get("backend") or "auto", notes)
     kwargs: dict[str, Any] = {"region": region, "safesearch": _SAFE[opts.safesearch or "moderate"],

@@ -17,14 +17,14 @@ from App_Function_Libraries.Search.engines.textclean import (as_dicts, as_int, a
 
 SPEC = EngineSpec(
     name="google", label="Google Custom Search",
-    honours={"content_country": "gl + cr=countryXX", "search_lang": "hl",
-             "search_result_language": "lr=lang_xx",
+    honours={"country": "gl + cr=countryXX", "search_lang": "hl",
+             "result_lang": "lr=lang_xx",
              "date_range": "dateRestrict d1/w1/m1/y1; explicit range as sort=date:r:YYYYMMDD:YYYYMMDD",
-             "safesearch": "safe (active/off)", "result_count": "num + start (10 a page, 100 in all)",
+             "safesearch": "safe (active/off)", "count": "num + start (10 a page, 100 in all)",
              "site_blacklist": "siteSearch + siteSearchFilter=e (one site), -site: operators (more)",
-             "exactTerms": "exactTerms (the first phrase; more as quoted phrases in q)",
-             "excludeTerms": "excludeTerms (the first term; more as -term in q)", "filter": "filter (0/1)",
-             "geolocation": "gl", "sort_results_by": "sort=date"},
+             "exact_terms": "exactTerms (the first phrase; more as quoted phrases in q)",
+             "exclude_terms": "excludeTerms (the first term; more as -term in q)", "dedupe_filter": "filter (0/1)",
+             "geolocation": "gl", "sort": "sort=date"},
     auth="header X-Goog-Api-Key (+ cx from google_search_engine_id)", page_size=10, max_results=100)
 
 _DATE_RESTRICT = {"day": "d1", "week": "w1", "month": "m1", "year": "y1"}

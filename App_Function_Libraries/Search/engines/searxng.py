@@ -16,12 +16,12 @@ from App_Function_Libraries.Search.engines.textclean import (as_dicts, as_float,
 
 SPEC = EngineSpec(
     name="searxng", label="SearXNG",
-    honours={"content_country": "language=xx-CC", "search_lang": "language",
-             "search_result_language": "language (wins over search_lang)",
+    honours={"country": "language=xx-CC", "search_lang": "language",
+             "result_lang": "language (wins over search_lang)",
              "date_range": "time_range (day/week/month/year only)",
-             "safesearch": "safesearch 0/1/2", "result_count": "pageno (as many pages as needed, 5 at most)",
+             "safesearch": "safesearch 0/1/2", "count": "pageno (as many pages as needed, 5 at most)",
              "site_blacklist": "-site: operators (for the upstream engines) + filtered here",
-             "exactTerms": "quoted phrases", "excludeTerms": "-term operators"},
+             "exact_terms": "quoted phrases", "exclude_terms": "-term operators"},
     auth="optional header Authorization: Bearer", needs_key=False, page_size=10, max_results=100)
 
 MAX_PAGES = 5
@@ -44,7 +44,7 @@ def build_request(opts: SearchOptions, conn: Connection, page: int) -> HttpReque
     lang = opts.result_lang or opts.search_lang
     if lang:
         params["language"] = f"{lang}-{opts.country}" if opts.country else lang
-    elif opts.set_by_caller("content_country"):
+    elif opts.set_by_caller("country"):
         notes.append("searxng: content_country needs a language (it is sent as language=xx-CC), ignored")
     if opts.result_lang and opts.search_lang and opts.result_lang != opts.search_lang \
             and opts.set_by_caller("search_lang"):

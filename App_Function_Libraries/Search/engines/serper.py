@@ -10,10 +10,10 @@ from App_Function_Libraries.Search.engines.textclean import (as_dicts, as_text, 
 
 SPEC = EngineSpec(
     name="serper", label="Serper",
-    honours={"content_country": "gl (geolocation wins)", "search_lang": "hl",
+    honours={"country": "gl (geolocation wins)", "search_lang": "hl",
              "date_range": "tbs=qdr:d/w/m/y or tbs=cdr:1,cd_min:M/D/YYYY,cd_max:M/D/YYYY",
-             "result_count": "num (10 to 100, in tens)", "site_blacklist": "-site: operators",
-             "exactTerms": "quoted phrases", "excludeTerms": "-term operators", "geolocation": "gl"},
+             "count": "num (10 to 100, in tens)", "site_blacklist": "-site: operators",
+             "exact_terms": "quoted phrases", "exclude_terms": "-term operators", "geolocation": "gl"},
     auth="header X-API-KEY", page_size=100, max_results=100)
 
 _QDR = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
@@ -28,7 +28,7 @@ def build_request(opts: SearchOptions, conn: Connection, page: int) -> HttpReque
     if opts.geolocation or opts.country:
         body["gl"] = (opts.geolocation or opts.country).lower()
     if opts.geolocation and opts.country and opts.geolocation != opts.country \
-            and opts.set_by_caller("content_country"):
+            and opts.set_by_caller("country"):
         notes.append(f"serper: content_country and geolocation are both its gl; gl={body['gl']} (geolocation) "
                      f"sent, content_country {opts.country} ignored")
     if opts.search_lang:

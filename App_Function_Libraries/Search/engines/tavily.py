@@ -12,9 +12,9 @@ from App_Function_Libraries.Search.engines.textclean import (as_dicts, as_float,
 
 SPEC = EngineSpec(
     name="tavily", label="Tavily",
-    honours={"content_country": "country (English country name)",
+    honours={"country": "country (English country name)",
              "date_range": "time_range (day/week/month/year) or start_date/end_date",
-             "result_count": "max_results (20 at most)", "site_blacklist": "exclude_domains"},
+             "count": "max_results (20 at most)", "site_blacklist": "exclude_domains"},
     auth="header Authorization: Bearer <key>", page_size=20, max_results=20)
 
 
