@@ -26,6 +26,7 @@ from App_Function_Libraries.parse_sandbox import ParseFailed, ParseLimits, failu
 from App_Function_Libraries.Research.boilerplate import (drop_boilerplate_paragraphs, prune_page_chrome, standfirst,
                                                            with_standfirst)
 from App_Function_Libraries.Research.fetch import decode_text
+from App_Function_Libraries.errors import QuarryError
 
 HTML_TYPES = ("text/html", "application/xhtml+xml")
 TEXT_TYPES = ("text/plain", "text/markdown", "text/csv", "application/json", "text/xml", "application/xml")
@@ -41,7 +42,7 @@ TRAFILATURA_MIN_EXTRACTED_SIZE = 200
 RECOVER_STANDFIRST = True  # put back the page's shown meta description when trafilatura dropped it
 
 
-class ExtractionFailed(Exception):
+class ExtractionFailed(QuarryError):
     """No text could be taken from the page; str() is the one-line reason."""
 
 

@@ -22,6 +22,7 @@ from urllib.parse import urljoin, urlsplit
 from App_Function_Libraries.config import FetchSettings
 from App_Function_Libraries.Research.download_deadline import DownloadDeadline, deadline_pools
 from App_Function_Libraries.Research.ssrf import CheckedTarget, Resolver, SSRFBlocked, check_url
+from App_Function_Libraries.errors import QuarryError
 
 CHUNK_BYTES = 16 * 1024
 REDIRECT_STATUSES = (301, 302, 303, 307, 308)
@@ -30,7 +31,7 @@ BINARY_TYPES = ("image/", "audio/", "video/", "font/", "application/zip", "appli
 POLL_SECONDS = 0.05
 
 
-class FetchFailed(Exception):
+class FetchFailed(QuarryError):
     """One page could not be fetched; str() is the one-line reason stored with the source."""
 
 

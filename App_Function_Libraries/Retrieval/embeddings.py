@@ -12,10 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from App_Function_Libraries.errors import QuarryError
+
 DEFAULT_MODEL_LABEL = "all-MiniLM-L6-v2"
 
 
-class EmbeddingError(RuntimeError):
+class EmbeddingError(QuarryError, RuntimeError):
     """The embedding model could not be loaded or used; str() says why and what to do."""
 
 

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import threading
 
+from App_Function_Libraries.errors import QuarryError
+
 _models: dict[str, object] = {}
 _lock = threading.Lock()
 
 
-class CrossEncoderError(RuntimeError):
+class CrossEncoderError(QuarryError, RuntimeError):
     """The configured cross-encoder could not be loaded; str() says which and why."""
 
 
