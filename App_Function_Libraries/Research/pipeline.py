@@ -18,16 +18,17 @@ import dataclasses
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from App_Function_Libraries.config import Settings, get_settings
 from App_Function_Libraries.LLM.base import LLMClient, LLMError, LLMUnavailable
 from App_Function_Libraries.LLM.breaker import LLMHealth, guarded
-from App_Function_Libraries.Retrieval.rerank import get_cross_encoder
+from App_Function_Libraries.Retrieval.embeddings import TextEncoder
+from App_Function_Libraries.Retrieval.rerank import PairScorer, get_cross_encoder
 from App_Function_Libraries.Research import coverage, relevance, report as aggregate
 from App_Function_Libraries.Research.fetch import PageFetcher
 from App_Function_Libraries.Research.follow_ups import suggest_follow_ups
-from App_Function_Libraries.Research.page_stream import StreamConfig, read_pages
+from App_Function_Libraries.Research.page_stream import PageCache, StreamConfig, read_pages
 from App_Function_Libraries.Research.rank import MemoEmbedder, RankSettings
 from App_Function_Libraries.Research.params import ResearchParams
 from App_Function_Libraries.records import ResearchResult, Source
@@ -47,6 +48,18 @@ class ProgressEvent:
 
 ProgressFn = Callable[[ProgressEvent], None]
 
+if TYPE_CHECKING:
+    from App_Function_Libraries.Search.many import MultiSearch
+
+
+class SearchFn(Protocol):
+    """How the pipeline searches (Search/many.search_many, or a test's stand-in): every query on every engine,
+    merged."""
+
+    def __call__(self, engines: list[str], query: list[str], content_country: str | None = None,
+                 search_lang: str | None = None, output_lang: str | None = None, result_count: int | None = None,
+                 *, settings: Settings | None = None, use_cache: bool = True, **options: Any) -> MultiSearch: ...
+
 
 @dataclass
 class Services:
@@ -54,10 +67,10 @@ class Services:
     settings: Settings
     llms: dict[str, LLMClient | None] = field(default_factory=dict)
     fetcher: PageFetcher | None = None
-    page_cache: Any = None  # research_store.ResearchStore (get_page/put_page) or None
-    search: Callable[..., Any] | None = None  # search_many.search_many
-    embedder_factory: Callable[[], Any] | None = None
-    _embedder: Any = None
+    page_cache: PageCache | None = None  # default: the research store, when [fetch] cache_ttl_seconds > 0
+    search: SearchFn | None = None  # default: Search/many.search_many
+    embedder_factory: Callable[[], TextEncoder] | None = None  # default: Retrieval/embeddings.get_embedder
+    _embedder: TextEncoder | None = None
     _embedder_lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
@@ -67,7 +80,7 @@ class Services:
         llms = {role: (get_llm(role, settings) if use_llm else None) for role in LLM_ROLES}
         return cls(settings=settings, llms=llms, fetcher=PageFetcher(settings.fetch))
 
-    def embedder(self):
+    def embedder(self) -> TextEncoder | None:
         """The embedding model (loaded once, in whichever thread asks first), or None when turned off."""
         if not self.settings.research.use_embeddings:
             return None
@@ -81,13 +94,13 @@ class Services:
                 self._embedder.encode(["warm up"])  # load the weights now, not in a later stage
             return self._embedder
 
-    def page_store(self):
+    def page_store(self) -> PageCache | None:
         if self.page_cache is None and self.settings.fetch.cache_ttl_seconds > 0:
             from App_Function_Libraries.DB.research_store import get_research_store
             self.page_cache = get_research_store(self.settings)
         return self.page_cache
 
-    def search_fn(self):
+    def search_fn(self) -> SearchFn:
         if self.search is None:
             from App_Function_Libraries.Search.many import search_many
             self.search = search_many
@@ -304,7 +317,7 @@ def stage_pages(run: Run, params: ResearchParams, sources: list[Source]) -> None
     run.result.timings.update({k: report.timings.get(k, 0.0) for k in ("fetch", "rank", "extract")})
 
 
-def _cross_encoder(run: Run):
+def _cross_encoder(run: Run) -> PairScorer | None:
     name = run.services.settings.embeddings.cross_encoder
     try:
         return get_cross_encoder(name)
