@@ -31,7 +31,6 @@ class ResearchParams:
     result_max: int = 15  # results kept after merging
     content_country: str | None = None
     search_lang: str | None = None
-    output_lang: str | None = None
     date_range: Any = None  # day|week|month|year or "YYYY-MM-DD..YYYY-MM-DD"
     safesearch: str | None = None
     site_blacklist: list[str] | None = None

@@ -251,7 +251,7 @@ def search_sources(run: Run, params: ResearchParams, queries: list[str],
     total = len(queries) * len(params.engines)
     run.progress("search", 0, total)
     found = run.services.search_fn()(params.engines, queries, params.content_country, params.search_lang,
-                                     params.output_lang, params.result_count, settings=run.services.settings,
+                                     None, params.result_count, settings=run.services.settings,
                                      use_cache=params.use_cache, **params.search_options())
     for label, message in found.errors.items():
         run.result.errors.append(f"search {label}: {message}")
