@@ -15,27 +15,27 @@ NO_LANGUAGE = ("all", "any")
 
 def country_code(value: Any, name: str) -> str | None:
     """A two-letter country code (ISO 3166), upper case; None for no country ('all', 'any', empty)."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    text = str(value).strip()
-    if text.lower() in NO_COUNTRY:
-        return None
-    if not re.fullmatch(r"[A-Za-z]{2}", text):
+    text = _given(value, NO_COUNTRY)
+    if text is not None and not re.fullmatch(r"[A-Za-z]{2}", text):
         raise ValueError(f"{name} {text!r} is not a two-letter country code (e.g. US, GB, DE)")
-    return text.upper()
+    return text.upper() if text else None
 
 
 def language_code(value: Any, name: str) -> str | None:
     """An ISO 639-1 code; 'en-US'/'en_GB' keep their language part. 'all'/'any' mean no preference."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    text = str(value).strip()
-    if text.lower() in NO_LANGUAGE:
+    text = _given(value, NO_LANGUAGE)
+    if text is None:
         return None
     match = re.fullmatch(r"([A-Za-z]{2,3})(?:[-_][A-Za-z0-9]{2,8})?", text)
     if not match:
         raise ValueError(f"{name} {text!r} is not a language code (e.g. en, de, fr)")
     return match.group(1).lower()
+
+
+def _given(value: Any, none_words: tuple[str, ...]) -> str | None:
+    """The value as stripped text; None when it is empty or a word meaning 'none'."""
+    text = "" if value is None else str(value).strip()
+    return None if not text or text.lower() in none_words else text
 
 
 def site_domains(value: Any) -> tuple[str, ...]:
