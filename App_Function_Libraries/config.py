@@ -19,6 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from App_Function_Libraries import codes
+from App_Function_Libraries.errors import QuarryError
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG_PATH = PROJECT_ROOT / "Config_Files" / "config.txt"
 
@@ -27,7 +30,7 @@ LLM_ROLES = ("subquery", "relevance", "extraction", "final_answer")
 LLM_PROVIDERS = ("none", "openai", "llamacpp")
 
 
-class ConfigError(ValueError):
+class ConfigError(QuarryError, ValueError):
     """A config value is missing or not allowed. str() is the one-line message shown to the user."""
 
 
@@ -42,21 +45,20 @@ def _f(default, *, choices=None, min=None, max=None, secret=False, path=False, c
 
 def _search_option(kind: str):
     """A check for a [search] default that perform_websearch also takes as an option: the value must pass the
-    same parser the search uses (Search/options.py), so a bad default stops start-up instead of
+    same parser the search uses (codes.py), so a bad default stops start-up instead of
     failing every search."""
     allowed = {"country": "a two-letter country code (ISO 3166, e.g. US, GB, DE), or all for no country",
                "language": "a language code (ISO 639-1, e.g. en, de, fr), or all for no preference",
                "sites": "domains separated by commas (e.g. pinterest.com, example.org)"}[kind]
 
     def check(value: Any) -> None:
-        from App_Function_Libraries.Search import options  # late: that package imports this one
-        parse = {"country": lambda v: options.parse_country(v, "country"),
-                 "language": lambda v: options.parse_language(v, "language"),
-                 "sites": lambda v: options.parse_sites([v])}[kind]
+        parse = {"country": lambda v: codes.country_code(v, "country"),
+                 "language": lambda v: codes.language_code(v, "language"),
+                 "sites": lambda v: codes.site_domains([v])}[kind]
         for item in value if kind == "sites" else [value]:
             try:
                 parse(item)
-            except options.InvalidOption:
+            except ValueError:
                 bad = f"; {item!r} is not a domain" if kind == "sites" else ""
                 raise ValueError(f"expected {allowed}{bad}") from None
     return check

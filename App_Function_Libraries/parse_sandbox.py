@@ -23,6 +23,8 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from App_Function_Libraries.errors import QuarryError
+
 IDLE_SECONDS = 120.0  # a worker without work for this long exits (its memory goes back)
 CALLS_PER_WORKER = 200  # then it is replaced, so a slow leak in a parser cannot grow for ever
 RECYCLE_GROWTH_MB = 128  # a worker left this much larger by a call is replaced (freed heap stays resident)
@@ -30,7 +32,7 @@ POLL_SECONDS = 0.05  # how often a waiting call looks at its cancel event
 START_TIMEOUT_SECONDS = 60.0  # a worker that does not come up in this time is a failure to start
 
 
-class ParseFailed(Exception):
+class ParseFailed(QuarryError):
     """The parse did not finish; str() is one line."""
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from trafilatura.utils import load_html
 
-from App_Function_Libraries.Research.boilerplate import (boilerplate_reason, drop_boilerplate_paragraphs,
-                                                           prune_page_chrome, standfirst, with_standfirst)
+from App_Function_Libraries.Retrieval.boilerplate import (boilerplate_reason, drop_boilerplate_paragraphs,
+                                                            prune_page_chrome, standfirst, with_standfirst)
 from App_Function_Libraries.Research.extract import extract_content
 
 SENTENCE = ("The hive's foragers return with pollen and nectar, and the dance they perform on the comb tells "

@@ -9,7 +9,7 @@ import pytest
 
 from App_Function_Libraries.CLI.main import main
 from App_Function_Libraries.Research.extract import ExtractionFailed, extract_content, sniff_kind
-from App_Function_Libraries.Research.fetch import decode_text
+from App_Function_Libraries.Retrieval.reading import decode_text
 from Tests.support.make_pdf import pdf_bytes
 from Tests.support.mini_web import HISTORY, HOSTILE, WAGGLE, article_html, hostile_pdf
 

@@ -106,7 +106,7 @@ def page_texts(pages: list[qa_web.QAPage], search: qa_web.QASearch) -> dict[str,
 def baselines(questions, search: qa_web.QASearch, html_of: dict[str, str]) -> dict[str, float]:
     from App_Function_Libraries.Retrieval.bm25 import BM25
     from App_Function_Libraries.Retrieval.passages import split_sentences
-    from App_Function_Libraries.Research.extract import extract_html
+    from App_Function_Libraries.Retrieval.reading import extract_html
     text_cache: dict[str, str] = {}
     snippet_hits = bm25_hits = 0
     for q in questions:

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from App_Function_Libraries.errors import QuarryError
+
 CITATION_STYLES = ("numbered", "apa", "chicago")
 STYLE_LABELS = {"numbered": "Numbered", "apa": "APA (author-date)", "chicago": "Chicago (author-date)"}
 DEFAULT_STYLE = "numbered"
@@ -27,7 +29,7 @@ MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augus
 _PARTICLES = {"van", "von", "de", "der", "den", "da", "del", "della", "di", "du", "la", "le", "dos", "das", "ter"}
 
 
-class CitationStyleError(ValueError):
+class CitationStyleError(QuarryError, ValueError):
     """A citation style that does not exist; str() is the one-line message."""
 
 

@@ -20,6 +20,8 @@ from typing import Callable, Iterator, Sequence, Union
 
 import sqlite_utils
 
+from App_Function_Libraries.errors import QuarryError
+
 BUSY_TIMEOUT_SECONDS = 30.0
 WRITE_RETRY_SECONDS = 120.0  # how long a write keeps retrying a busy database before giving up
 _BUSY_CODES = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED
@@ -27,7 +29,7 @@ _BUSY_CODES = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED
 Migration = Union[str, Callable[[sqlite_utils.Database], None]]
 
 
-class StoreError(Exception):
+class StoreError(QuarryError):
     """Base of the storage errors; str() is a one-line message a person can act on."""
 
 

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+
+from App_Function_Libraries.errors import QuarryError
+from App_Function_Libraries.records import Citation
 
 
 # ---------------------------------------------------------------- errors
 
-class DocumentsError(Exception):
+class DocumentsError(QuarryError):
     """Base of every local-documents failure; str() is a one-line message a person can act on."""
 
 
@@ -136,7 +138,7 @@ class DocAnswer:
     question: str
     markdown: str
     sources: list[SearchHit] = field(default_factory=list)  # sources[i] is citation number i+1
-    citations: list[Any] = field(default_factory=list)  # research_types.Citation
+    citations: list[Citation] = field(default_factory=list)
     invalid_citations_removed: int = 0
     uncited_sources: list[int] = field(default_factory=list)
     mode: str = "extractive"  # "llm" when an LLM wrote the answer

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from App_Function_Libraries.Retrieval.passages import split_passages
+from App_Function_Libraries.errors import QuarryError
 
 ROOT = "root"
 _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
@@ -20,7 +21,7 @@ _NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]{0,31}$")
 Transform = Callable[[str], "list[str] | str"]
 
 
-class NodeGroupError(ValueError):
+class NodeGroupError(QuarryError, ValueError):
     """A bad group definition (name, parent, cycle) or a transform that failed on a document."""
 
 

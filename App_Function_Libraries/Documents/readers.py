@@ -1,5 +1,9 @@
 """Files → normalized plain text, one reader per type (.txt .md .rst .html .pdf .docx).
 
+The bytes are read by Retrieval/reading.py, the reader web pages go through too (charset, HTML main text,
+PDF), so a file reads the same from disk as from the web; this module adds the file types, the documents'
+policy (binary or undecodable bytes are refused) and the line-preserving text the chunker wants.
+
 A file that cannot be read raises UnreadableFile with a short reason (encrypted or image-only PDF,
 binary content, empty file, ...); callers record the reason and go on with the next file.
 `read_document_limited` reads it in a parse worker that is killed at [documents] parse_timeout_seconds or
@@ -8,9 +12,7 @@ when it needs more than parse_memory_mb (parse_sandbox.py): a hostile file costs
 from __future__ import annotations
 
 import io
-import logging
 import re
-import unicodedata
 import zipfile
 from pathlib import Path
 from xml.etree import ElementTree
@@ -18,6 +20,11 @@ from xml.etree import ElementTree
 from App_Function_Libraries.config import DocumentSettings
 from App_Function_Libraries.Documents.doc_types import ReadText, UnreadableFile
 from App_Function_Libraries.parse_sandbox import ParseFailed, ParseLimits, failure_line, run_limited
+from App_Function_Libraries.Retrieval.reading import (PARSER_MODULES, UnreadableText, decode_text, extract_html,
+                                                      normalize_text, read_pdf, sniff_kind)
+
+__all__ = ["SUPPORTED_SUFFIXES", "file_type_of", "normalize_text", "read_bytes", "read_document",
+           "read_document_limited"]
 
 PLAIN_TYPES = {".txt": "txt", ".text": "txt", ".md": "md", ".markdown": "md", ".rst": "rst"}
 HTML_TYPES = {".html": "html", ".htm": "html", ".xhtml": "html"}
@@ -25,8 +32,6 @@ SUPPORTED_SUFFIXES = {**PLAIN_TYPES, **HTML_TYPES, ".pdf": "pdf", ".docx": "docx
 MAX_FILE_BYTES = 200_000_000
 MAX_DOCX_XML_BYTES = 100_000_000
 _WORD_NS = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
-PARSER_MODULES = ("trafilatura", "pypdf", "bs4", "charset_normalizer")  # a parse worker's imports
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b\ufeff\u00ad]")
 
 
 def file_type_of(path: Path) -> str | None:
@@ -50,7 +55,7 @@ def read_document(path: Path, data: bytes | None = None) -> ReadText:
     elif ftype == "html":
         result = _read_html(data)
     else:
-        result = _read_plain(decode_text(data), ftype)
+        result = _read_plain(_text_of(data), ftype)
     if not result.text.strip():
         raise UnreadableFile("no text in the file")
     result.file_type = ftype
@@ -78,34 +83,16 @@ def read_bytes(path: Path) -> bytes:
         raise UnreadableFile(f"cannot read the file: {exc.strerror or exc}") from None
 
 
-# ---------------------------------------------------------------- normalization
+# ---------------------------------------------------------------- bytes -> text
 
-def normalize_text(text: str) -> str:
-    """NFC, Unix line ends, no control characters, single spaces inside lines, at most one blank line."""
-    text = unicodedata.normalize("NFC", text)
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    text = _CONTROL_RE.sub("", text).replace("\t", " ").replace("\u00a0", " ")
-    lines = [" ".join(line.split()) for line in text.split("\n")]
-    text = "\n".join(lines)
-    return re.sub(r"\n{3,}", "\n\n", text).strip()
-
-
-def decode_text(data: bytes) -> str:
-    """Bytes of a text file as str: UTF-8 (with or without BOM), else the detected encoding.
-    Binary content (NUL bytes, or no plausible encoding) raises UnreadableFile."""
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16")
-    if b"\x00" in data[:8192]:
+def _text_of(data: bytes) -> str:
+    """The text of a text file (reading.decode_text); binary or undecodable bytes raise UnreadableFile."""
+    if sniff_kind(data) == "binary":
         raise UnreadableFile("binary content, not text")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        pass
-    from charset_normalizer import from_bytes
-    best = from_bytes(data[:1_000_000]).best()
-    if best is None:
+    decoded = decode_text(data)
+    if decoded.lossy:
         raise UnreadableFile("binary content or unknown text encoding")
-    return data.decode(best.encoding, errors="replace")
+    return decoded.text
 
 
 # ---------------------------------------------------------------- plain text, Markdown, reStructuredText
@@ -145,51 +132,15 @@ def _as_sentence(heading: str) -> str:
 # ---------------------------------------------------------------- PDF
 
 def _read_pdf(data: bytes) -> ReadText:
-    from pypdf import PdfReader
-    from pypdf.errors import PyPdfError
-    logging.getLogger("pypdf").setLevel(logging.ERROR)  # its notes on repaired files are noise; failures raise
     try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted and not _decrypt_without_password(reader):
-            raise UnreadableFile("encrypted PDF (a password is needed to read it)")
-        pages = [_page_text(page) for page in reader.pages]
-        title = _pdf_title(reader)
-    except UnreadableFile:
-        raise
-    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, RecursionError) as exc:
-        raise UnreadableFile(f"not a readable PDF ({type(exc).__name__}: {str(exc)[:120]})") from None
-    if not any(p.strip() for p in pages):
-        raise UnreadableFile(f"no extractable text in this PDF ({len(pages)} page(s): scanned or image-only)")
+        pdf = read_pdf(data)
+    except UnreadableText as exc:
+        raise UnreadableFile(str(exc)) from None
     page_starts, words = [], 0
-    for page in pages:
+    for page in pdf.pages:
         page_starts.append(words)
         words += len(page.split())
-    return ReadText("\n\n".join(p for p in pages if p.strip()), "pdf", title, page_starts)
-
-
-def _decrypt_without_password(reader) -> bool:
-    """Whether a PDF encrypted with an empty user password (owner-only protection) opens."""
-    try:
-        return bool(reader.decrypt(""))
-    except Exception:  # pypdf raises DependencyError/NotImplementedError for AES without `cryptography`
-        return False
-
-
-def _page_text(page) -> str:
-    try:
-        raw = page.extract_text() or ""
-    except Exception:  # one damaged page must not lose the rest of the document
-        return ""
-    raw = re.sub(r"(\w)-\n(?=[a-z])", r"\1", raw)  # words hyphenated across lines
-    return normalize_text(raw)
-
-
-def _pdf_title(reader) -> str:
-    try:
-        meta = reader.metadata
-        return str(meta.title).strip() if meta and meta.title else ""
-    except Exception:
-        return ""
+    return ReadText("\n\n".join(p for p in pdf.pages if p), "pdf", pdf.title, page_starts)
 
 
 # ---------------------------------------------------------------- DOCX
@@ -229,18 +180,9 @@ def _docx_paragraph(paragraph) -> str:
 # ---------------------------------------------------------------- HTML
 
 def _read_html(data: bytes) -> ReadText:
-    """The main text of a saved web page (trafilatura), or all visible text when that finds nothing."""
-    html = decode_text(data)
-    import trafilatura
-    text = trafilatura.extract(html, include_comments=False, include_tables=True, favor_recall=True) or ""
-    from bs4 import BeautifulSoup
-    soup = BeautifulSoup(html, "html.parser")
-    title = soup.title.get_text(" ", strip=True) if soup.title else ""
-    if not text.strip():
-        for tag in soup(["script", "style", "noscript", "template"]):
-            tag.decompose()
-        text = soup.get_text("\n")
-    text = normalize_text(text)
-    if "\n\n" not in text:  # trafilatura puts one paragraph a line: make paragraphs visible to the chunker
-        text = text.replace("\n", "\n\n")
-    return ReadText(text, "html", title)
+    """The main text of a saved web page, by the rules of a fetched one (reading.extract_html)."""
+    try:
+        title, text, _method = extract_html(_text_of(data))
+    except UnreadableText:
+        return ReadText("", "html")  # read_document says "no text in the file"
+    return ReadText(normalize_text(text), "html", title)

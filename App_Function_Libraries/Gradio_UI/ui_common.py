@@ -14,6 +14,8 @@ from typing import Any, Callable
 
 import gradio as gr
 
+from App_Function_Libraries.errors import QuarryError
+
 log = logging.getLogger("quarry.ui")
 
 MAX_MESSAGE_CHARS = 300
@@ -44,7 +46,8 @@ def _is_expected(exc: BaseException) -> bool:
 
 
 def _is_ours(exc: BaseException) -> bool:
-    return (type(exc).__module__ or "").startswith("App_Function_Libraries")
+    """An error Quarry raised for the user (errors.QuarryError): its message is shown as it is."""
+    return isinstance(exc, QuarryError)
 
 
 def toast_text(text: str) -> str:

@@ -16,6 +16,7 @@ from typing import Callable, Iterator
 
 from App_Function_Libraries.config import LLMSettings
 from App_Function_Libraries.retry import backoff_delay
+from App_Function_Libraries.errors import QuarryError
 
 
 @dataclass
@@ -54,7 +55,7 @@ class Usage:
 
 # ---------------------------------------------------------------- errors
 
-class LLMError(Exception):
+class LLMError(QuarryError):
     """Base of every LLM failure; str() is a message a person can act on; `cause` a short phrase of what
     happened on the wire ("connection refused", "no answer within 5 s", "HTTP 503"), when there is one."""
     retryable = False

@@ -7,11 +7,12 @@ import re
 from typing import Any, Callable, TypeVar
 
 from App_Function_Libraries.LLM.base import LLMClient, LLMError, LLMUnavailable, Message
+from App_Function_Libraries.errors import QuarryError
 
 T = TypeVar("T")
 
 
-class StructuredOutputError(ValueError):
+class StructuredOutputError(QuarryError, ValueError):
     """The model's answer did not have the required structure."""
 
 

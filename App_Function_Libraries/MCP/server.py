@@ -8,12 +8,14 @@ import hmac
 import ipaddress
 import sys
 
+from App_Function_Libraries.errors import QuarryError
+
 INSTRUCTIONS = ("Quarry is a local research assistant. `research` answers a question from the web with a report "
                 "whose citations are checked against quotes; `wiki_ask` and `docs_ask` answer from the local "
                 "Wikipedia index and the user's documents; notes_* and history_* reach saved notes and reports.")
 
 
-class StartError(Exception):
+class StartError(QuarryError):
     """The server cannot start as asked (one line for the command line)."""
 
 

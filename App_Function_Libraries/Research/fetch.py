@@ -1,6 +1,6 @@
 """Fetching web pages safely: the SSRF guard on every hop, our own redirect following, a streaming byte cap,
-connect/read/total time-outs, a global and a per-host concurrency limit, prompt cancellation, and charset
-detection (HTTP header, then the page's meta tag, then charset_normalizer).
+connect/read/total time-outs, a global and a per-host concurrency limit, and prompt cancellation. The page's
+HTTP charset is kept with the bytes; decoding them is Retrieval/reading.py's job (stage "extract").
 
 The total time-out is a hard wall-clock deadline for the whole download (connecting, headers, every redirect
 hop, body): a watchdog shuts the fetch's sockets down when it passes (download_deadline.py), so a server that
@@ -22,6 +22,7 @@ from urllib.parse import urljoin, urlsplit
 from App_Function_Libraries.config import FetchSettings
 from App_Function_Libraries.Research.download_deadline import DownloadDeadline, deadline_pools
 from App_Function_Libraries.Research.ssrf import CheckedTarget, Resolver, SSRFBlocked, check_url
+from App_Function_Libraries.errors import QuarryError
 
 CHUNK_BYTES = 16 * 1024
 REDIRECT_STATUSES = (301, 302, 303, 307, 308)
@@ -30,7 +31,7 @@ BINARY_TYPES = ("image/", "audio/", "video/", "font/", "application/zip", "appli
 POLL_SECONDS = 0.05
 
 
-class FetchFailed(Exception):
+class FetchFailed(QuarryError):
     """One page could not be fetched; str() is the one-line reason stored with the source."""
 
 
@@ -316,88 +317,3 @@ def _parse_content_type(value: str) -> tuple[str, str]:
 
 def _is_binary_type(media: str) -> bool:
     return any(media.startswith(prefix) for prefix in BINARY_TYPES)
-
-
-# ---------------------------------------------------------------- charset
-
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)""", re.IGNORECASE)
-# What browsers do (WHATWG encoding standard): these labels mean windows-1252.
-_WINDOWS_1252_LABELS = {"iso-8859-1", "iso8859-1", "latin-1", "latin1", "us-ascii", "ascii", "l1"}
-_BOMS = ((b"\xef\xbb\xbf", "utf-8"), (b"\xff\xfe", "utf-16-le"), (b"\xfe\xff", "utf-16-be"))
-# Python codecs that are not web page charsets: bytes-to-bytes codecs (hex, base64, zlib, …) are caught by
-# `_is_text_encoding`; these text codecs exist for other jobs (or, UTF-7, are refused by browsers).
-_NOT_PAGE_CHARSETS = {"idna", "punycode", "undefined", "unicode-escape", "raw-unicode-escape", "utf-7"}
-
-
-@dataclass
-class DecodedText:
-    text: str
-    charset: str
-    lossy: bool = False  # some bytes were not valid in the charset and were replaced
-    note: str = ""  # set when the declared charset was wrong (said to the user with the source)
-
-
-def _usable(label: str) -> str | None:
-    """The codec name for a declared charset label, or None when it is unknown or not a page charset (the
-    page's charset is then detected)."""
-    import codecs
-    label = label.strip().lower()
-    if label in _WINDOWS_1252_LABELS:
-        return "cp1252"
-    try:
-        info = codecs.lookup(label)
-    except LookupError:
-        return None
-    if not getattr(info, "_is_text_encoding", True) or info.name in _NOT_PAGE_CHARSETS:
-        return None
-    return info.name
-
-
-def declared_charset(body: bytes, header_charset: str = "") -> str | None:
-    """The charset the bytes say they are in: a byte-order mark, the HTTP header, then a <meta> tag."""
-    return _declared(body, header_charset)[0]
-
-
-def _declared(body: bytes, header_charset: str) -> tuple[str | None, str]:
-    """(codec of the first usable declaration or None, the first label declared: '' when there is none)."""
-    for bom, name in _BOMS:
-        if body.startswith(bom):
-            return name, name
-    m = _META_CHARSET.search(body[:4096])
-    labels = [label for label in (header_charset, m.group(1).decode("ascii", "ignore") if m else "") if label]
-    usable = next((_usable(label) for label in labels if _usable(label)), None)
-    return usable, (labels[0] if labels else "")
-
-
-def decode_text(body: bytes, header_charset: str = "") -> DecodedText:
-    """Bytes to text: the declared charset when the bytes are valid in it, else charset_normalizer's guess,
-    else the declared (or UTF-8) charset with invalid bytes replaced. A label that is no text charset
-    ("hex", "base64", a typo) counts as no declaration, and the note says so."""
-    declared, label = _declared(body, header_charset)
-    if declared:
-        try:
-            return DecodedText(body.decode(declared).lstrip("\ufeff"), declared)
-        except (UnicodeError, LookupError):
-            pass
-    wrong = _wrong_declaration(declared, label)
-    try:
-        return DecodedText(body.decode("utf-8"), "utf-8", note=f"{wrong}read as utf-8" if wrong else "")
-    except UnicodeDecodeError:
-        pass
-    from charset_normalizer import from_bytes
-    best = from_bytes(body[:200_000]).best()
-    if best is not None and best.encoding:
-        try:
-            return DecodedText(body.decode(best.encoding), best.encoding,
-                               note=f"{wrong}read as {best.encoding} (detected)")
-        except (UnicodeError, LookupError):
-            pass
-    fallback = declared or "utf-8"
-    return DecodedText(body.decode(fallback, errors="replace"), fallback, lossy=True,
-                       note=f"{wrong}undecodable bytes replaced")
-
-
-def _wrong_declaration(declared: str | None, label: str) -> str:
-    if declared:
-        return f"the page says it is {declared} but is not; "
-    return f"the page declares {label[:40]!r}, which is no charset for web pages; " if label else ""

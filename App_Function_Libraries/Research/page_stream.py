@@ -14,7 +14,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from App_Function_Libraries.LLM.base import LLMClient
 from App_Function_Libraries.Research.extract import ExtractionFailed, read_page_text, warm_extractor
@@ -22,6 +22,20 @@ from App_Function_Libraries.Research.fetch import PageFetcher
 from App_Function_Libraries.Research.page_notes import passages_as_notes, write_notes
 from App_Function_Libraries.Research.rank import RankSettings, rank_pages
 from App_Function_Libraries.records import Source
+from App_Function_Libraries.Retrieval.embeddings import TextEncoder
+from App_Function_Libraries.Retrieval.rerank import PairScorer
+
+if TYPE_CHECKING:
+    from App_Function_Libraries.DB.research_store import PageRecord
+
+
+class PageCache(Protocol):
+    """The page cache the stream reads and fills (DB/research_store.ResearchStore); best effort: any error it
+    raises only means the page is fetched again, or not kept."""
+
+    def get_page(self, url: str, max_age_seconds: float) -> PageRecord | None: ...
+
+    def put_page(self, page: PageRecord) -> None: ...
 
 POLL_SECONDS = 0.05
 MAX_PARALLEL_LLM_CALLS = 8
@@ -44,7 +58,7 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def load_page(url: str, fetcher: PageFetcher, cache=None, cache_ttl: float = 0,
+def load_page(url: str, fetcher: PageFetcher, cache: PageCache | None = None, cache_ttl: float = 0,
               cancel: threading.Event | None = None,
               on_extracting: Callable[[], None] | None = None,
               on_downloaded: Callable[[], None] | None = None) -> LoadedPage:
@@ -75,7 +89,7 @@ def load_page(url: str, fetcher: PageFetcher, cache=None, cache_ttl: float = 0,
     return out
 
 
-def _cache_get(cache, url: str, ttl: float) -> LoadedPage | None:
+def _cache_get(cache: PageCache | None, url: str, ttl: float) -> LoadedPage | None:
     if cache is None or ttl <= 0:
         return None
     try:
@@ -89,7 +103,7 @@ def _cache_get(cache, url: str, ttl: float) -> LoadedPage | None:
                       from_cache=True)
 
 
-def _cache_put(cache, page: LoadedPage) -> None:
+def _cache_put(cache: PageCache | None, page: LoadedPage) -> None:
     if cache is None:
         return
     from App_Function_Libraries.DB.research_store import PageRecord
@@ -119,10 +133,10 @@ class StreamConfig:
     question: str
     fetcher: PageFetcher
     rank: RankSettings
-    cache: Any = None
+    cache: PageCache | None = None
     cache_ttl: float = 0
-    embedder: Any = None
-    cross_encoder: Any = None
+    embedder: TextEncoder | None = None
+    cross_encoder: PairScorer | None = None
     llm: LLMClient | None = None  # the LLM role "extraction" (named so in config); None: notes = top passages
     progress: Callable[[str, int, int], None] = lambda stage, done, total: None
     cancel: threading.Event | None = None

@@ -18,16 +18,17 @@ import dataclasses
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from App_Function_Libraries.config import Settings, get_settings
 from App_Function_Libraries.LLM.base import LLMClient, LLMError, LLMUnavailable
 from App_Function_Libraries.LLM.breaker import LLMHealth, guarded
-from App_Function_Libraries.Retrieval.rerank import get_cross_encoder
+from App_Function_Libraries.Retrieval.embeddings import TextEncoder
+from App_Function_Libraries.Retrieval.rerank import PairScorer, get_cross_encoder
 from App_Function_Libraries.Research import coverage, relevance, report
 from App_Function_Libraries.Research.fetch import PageFetcher
 from App_Function_Libraries.Research.follow_ups import suggest_follow_ups
-from App_Function_Libraries.Research.page_stream import StreamConfig, read_pages
+from App_Function_Libraries.Research.page_stream import PageCache, StreamConfig, read_pages
 from App_Function_Libraries.Research.rank import MemoEmbedder, RankSettings
 from App_Function_Libraries.Research.params import ResearchParams
 from App_Function_Libraries.records import ResearchResult, Source
@@ -53,6 +54,13 @@ class ProgressEvent:
 
 ProgressFn = Callable[[ProgressEvent], None]
 
+class SearchFn(Protocol):
+    """How the pipeline searches (Search/many.search_many, or a test's stand-in): every query on every engine,
+    merged."""
+
+    def __call__(self, engines: list[str], queries: list[str], options: SearchOptions, *,
+                 settings: Settings | None = None, use_cache: bool = True) -> MultiSearch: ...
+
 
 @dataclass
 class Services:
@@ -60,10 +68,10 @@ class Services:
     settings: Settings
     llms: dict[str, LLMClient | None] = field(default_factory=dict)
     fetcher: PageFetcher | None = None
-    page_cache: Any = None  # research_store.ResearchStore (get_page/put_page) or None
-    search: Callable[..., Any] | None = None  # Search.many.search_many
-    embedder_factory: Callable[[], Any] | None = None
-    _embedder: Any = None
+    page_cache: PageCache | None = None  # default: the research store, when [fetch] cache_ttl_seconds > 0
+    search: SearchFn | None = None  # default: Search/many.search_many
+    embedder_factory: Callable[[], TextEncoder] | None = None  # default: Retrieval/embeddings.get_embedder
+    _embedder: TextEncoder | None = None
     _embedder_lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
@@ -73,7 +81,7 @@ class Services:
         llms = {role: (get_llm(role, settings) if use_llm else None) for role in LLM_ROLES}
         return cls(settings=settings, llms=llms, fetcher=PageFetcher(settings.fetch))
 
-    def embedder(self):
+    def embedder(self) -> TextEncoder | None:
         """The embedding model (loaded once, in whichever thread asks first), or None when turned off."""
         if not self.settings.research.use_embeddings:
             return None
@@ -87,13 +95,13 @@ class Services:
                 self._embedder.encode(["warm up"])  # load the weights now, not in a later stage
             return self._embedder
 
-    def page_store(self):
+    def page_store(self) -> PageCache | None:
         if self.page_cache is None and self.settings.fetch.cache_ttl_seconds > 0:
             from App_Function_Libraries.DB.research_store import get_research_store
             self.page_cache = get_research_store(self.settings)
         return self.page_cache
 
-    def search_fn(self):
+    def search_fn(self) -> SearchFn:
         if self.search is None:
             self.search = search_many
         return self.search
@@ -313,7 +321,7 @@ def stage_pages(run: Run, params: ResearchParams, sources: list[Source]) -> None
     run.result.timings.update({k: stream.timings.get(k, 0.0) for k in PAGE_STAGES})
 
 
-def _cross_encoder(run: Run):
+def _cross_encoder(run: Run) -> PairScorer | None:
     name = run.services.settings.embeddings.cross_encoder
     try:
         return get_cross_encoder(name)

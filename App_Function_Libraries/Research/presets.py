@@ -17,6 +17,7 @@ from pathlib import Path
 
 from App_Function_Libraries.config import Settings, get_settings
 from App_Function_Libraries.LLM import prompts
+from App_Function_Libraries.errors import QuarryError
 
 DEFAULT_NAME = "default"
 FOLDER = "report_presets"
@@ -25,7 +26,7 @@ MAX_NAME_CHARS = 60
 MAX_PRESET_CHARS = 20_000
 
 
-class PresetError(ValueError):
+class PresetError(QuarryError, ValueError):
     """A preset that cannot be saved, loaded or used; str() is the message for the user."""
 
 

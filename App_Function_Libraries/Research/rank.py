@@ -13,8 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from App_Function_Libraries.Retrieval.bm25 import BM25
+from App_Function_Libraries.Retrieval.embeddings import TextEncoder
 from App_Function_Libraries.Retrieval.fusion import reciprocal_rank_fusion
 from App_Function_Libraries.Retrieval.passages import split_passages
+from App_Function_Libraries.Retrieval.rerank import PairScorer
 from App_Function_Libraries.records import Passage
 
 CROSS_ENCODER_POOL = 3  # the cross-encoder re-scores this many times top_k candidates per page
@@ -32,8 +34,8 @@ def passages_of(text: str, settings: RankSettings) -> list[str]:
     return split_passages(text, settings.min_words, settings.max_words)
 
 
-def rank_pages(question: str, texts: list[str], settings: RankSettings, embedder=None,
-               cross_encoder=None) -> list[list[Passage]]:
+def rank_pages(question: str, texts: list[str], settings: RankSettings, embedder: TextEncoder | None = None,
+               cross_encoder: PairScorer | None = None) -> list[list[Passage]]:
     """For each page text, its top passages for the question (best first, score = fused score or the
     cross-encoder's). BM25 statistics come from all the pages' passages together."""
     split = [passages_of(t, settings) for t in texts]
@@ -52,7 +54,7 @@ def rank_pages(question: str, texts: list[str], settings: RankSettings, embedder
     return out
 
 
-def _similarities(question: str, passages: list[str], embedder) -> np.ndarray | None:
+def _similarities(question: str, passages: list[str], embedder: TextEncoder | None) -> np.ndarray | None:
     if embedder is None:
         return None
     vectors = embedder.encode(passages)
@@ -60,7 +62,7 @@ def _similarities(question: str, passages: list[str], embedder) -> np.ndarray | 
 
 
 def _top_of_page(question: str, passages: list[str], bm25: list[float], dense: list[float] | None,
-                 settings: RankSettings, cross_encoder) -> list[Passage]:
+                 settings: RankSettings, cross_encoder: PairScorer | None) -> list[Passage]:
     if not passages:
         return []
     rankings = [sorted(range(len(passages)), key=lambda i: -bm25[i])]
@@ -83,7 +85,7 @@ class MemoEmbedder:
     """Wraps an embedder so each text is encoded once per research run: the passages embedded for ranking
     are reused when citations are verified and when the extractive brief ranks sentences."""
 
-    def __init__(self, embedder):
+    def __init__(self, embedder: TextEncoder):
         self.embedder = embedder
         self._vectors: dict[tuple[str, bool], np.ndarray] = {}
         self._lock = threading.Lock()

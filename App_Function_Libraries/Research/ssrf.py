@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from typing import Callable
 from urllib.parse import urlsplit
 
+from App_Function_Libraries.errors import QuarryError
+
 ALLOWED_SCHEMES = ("http", "https")
 # Blocks Python's ipaddress flags do not cover (it calls both global): fec0::/10, IPv6 site-local (deprecated by
 # RFC 3879 but still routed inside some networks), 192.88.99.0/24, the 6to4 relay anycast (RFC 7526), and
@@ -31,7 +33,7 @@ EXTRA_BLOCKED = ((ipaddress.IPv6Network("fec0::/10"), "site-local"),
 Resolver = Callable[[str, int], list[str]]
 
 
-class SSRFBlocked(Exception):
+class SSRFBlocked(QuarryError):
     """A URL Quarry refuses to fetch; str() names the URL and the reason."""
 
 

@@ -9,14 +9,26 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
+
+from App_Function_Libraries.errors import QuarryError
 
 DEFAULT_MODEL_LABEL = "all-MiniLM-L6-v2"
 
 
-class EmbeddingError(RuntimeError):
+class EmbeddingError(QuarryError, RuntimeError):
     """The embedding model could not be loaded or used; str() says why and what to do."""
+
+
+class TextEncoder(Protocol):
+    """What ranking, relevance and citation checks need of an embedder (Embedder, rank.MemoEmbedder, a test's
+    stand-in): unit vectors, one row a text; queries may be encoded differently from passages."""
+
+    def encode(self, texts: list[str], is_query: bool = False) -> np.ndarray: ...
+
+    def encode_query(self, text: str) -> np.ndarray: ...
 
 
 def default_model_path() -> str:

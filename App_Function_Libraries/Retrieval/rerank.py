@@ -6,16 +6,26 @@ slower than the bi-encoder, but it sees both texts at once.
 from __future__ import annotations
 
 import threading
+from typing import Protocol, Sequence
+
+from App_Function_Libraries.errors import QuarryError
 
 _models: dict[str, object] = {}
 _lock = threading.Lock()
 
 
-class CrossEncoderError(RuntimeError):
+class CrossEncoderError(QuarryError, RuntimeError):
     """The configured cross-encoder could not be loaded; str() says which and why."""
 
 
-def get_cross_encoder(name: str):
+class PairScorer(Protocol):
+    """A cross-encoder as passage ranking uses it (sentence-transformers' CrossEncoder): one score a
+    (query, text) pair, higher is better."""
+
+    def predict(self, pairs: list[tuple[str, str]], /) -> Sequence[float]: ...
+
+
+def get_cross_encoder(name: str) -> PairScorer | None:
     """The sentence-transformers CrossEncoder `name` (loaded once, then shared), or None when `name` is empty."""
     name = (name or "").strip()
     if not name:

@@ -2,8 +2,10 @@
 outcome for the health record and the UI. Messages never contain an API key."""
 from __future__ import annotations
 
+from App_Function_Libraries.errors import QuarryError
 
-class SearchError(Exception):
+
+class SearchError(QuarryError):
     """A search that did not produce results. str() is the message shown to the user."""
     kind = "error"
     retryable = False

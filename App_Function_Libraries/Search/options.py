@@ -19,12 +19,11 @@ Accepted forms:
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Any
-from urllib.parse import urlsplit
+from typing import Any, Callable
 
+from App_Function_Libraries import codes
 from App_Function_Libraries.Search.errors import InvalidOption
 
 MAX_RESULT_COUNT = 100
@@ -204,27 +203,12 @@ def parse_count(value: Any) -> int:
 
 
 def parse_country(value: Any, name: str) -> str | None:
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    text = str(value).strip()
-    if text.lower() in ("all", "any", "wt", "xa"):
-        return None
-    if not re.fullmatch(r"[A-Za-z]{2}", text):
-        raise InvalidOption(f"{name} {text!r} is not a two-letter country code (e.g. US, GB, DE)")
-    return text.upper()
+    return _coded(codes.country_code, value, name)
 
 
 def parse_language(value: Any, name: str) -> str | None:
     """An ISO 639-1 code; 'en-US'/'en_GB' keep their language part. 'all'/'any' mean no preference."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    text = str(value).strip()
-    if text.lower() in ("all", "any"):
-        return None
-    match = re.fullmatch(r"([A-Za-z]{2,3})(?:[-_][A-Za-z0-9]{2,8})?", text)
-    if not match:
-        raise InvalidOption(f"{name} {text!r} is not a language code (e.g. en, de, fr)")
-    return match.group(1).lower()
+    return _coded(codes.language_code, value, name)
 
 
 def parse_date_range(value: Any) -> DateRange | None:
@@ -278,16 +262,7 @@ def parse_safesearch(value: Any) -> str | None:
 
 
 def parse_sites(value: Any) -> tuple[str, ...]:
-    items = _split(value, r"[,\s]+")
-    sites = []
-    for item in items:
-        host = urlsplit(item if "//" in item else "//" + item).hostname or ""
-        host = host.lower().removeprefix("www.")
-        if not re.fullmatch(r"[a-z0-9.-]+\.[a-z0-9-]+", host):
-            raise InvalidOption(f"site_blacklist entry {item!r} is not a domain (e.g. pinterest.com)")
-        if host not in sites:
-            sites.append(host)
-    return tuple(sites)
+    return _coded(codes.site_domains, value)
 
 
 def parse_terms(value: Any, *, phrases: bool) -> tuple[str, ...]:
@@ -323,10 +298,12 @@ def parse_sort(value: Any) -> str | None:
 
 
 def _split(value: Any, pattern: str) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [part for part in re.split(pattern, value.strip()) if part]
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [str(item).strip() for item in value if str(item).strip()]
-    raise InvalidOption(f"expected a list or a comma-separated string, got {type(value).__name__}")
+    return _coded(codes.split_values, value, pattern)
+
+
+def _coded(parse: Callable[..., Any], *args: Any) -> Any:
+    """A codes.py parser, its ValueError as the search's InvalidOption (same message)."""
+    try:
+        return parse(*args)
+    except ValueError as exc:
+        raise InvalidOption(str(exc)) from None

@@ -17,6 +17,8 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from App_Function_Libraries.errors import QuarryError
+
 FAISS_FILE = "faiss-ubinary.index"
 USEARCH_FILE = "usearch-int8.index"
 PACKED_FILE = "faiss-ubinary.fastscan"  # packed.packed_path(FAISS_FILE)
@@ -29,7 +31,7 @@ FORMAT_VERSION = 1
 INDEX_FILES = (MANIFEST_FILE, FAISS_FILE, USEARCH_FILE, STORE_FILE, COMPAT_MAPPING_FILE)  # either layout
 
 
-class WikiIndexError(RuntimeError):
+class WikiIndexError(QuarryError, RuntimeError):
     """Base of the package's errors; str() is a one-line message a person can act on."""
 
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 
-class QuarryError(Exception):
-    """A request that could not be done; str() is a one-line message for the person who asked."""
+from App_Function_Libraries.errors import QuarryError  # noqa: F401 - the one base: re-exported for callers
 
 
 class BadArgument(QuarryError, ValueError):

@@ -1,6 +1,6 @@
 """Boilerplate that main-content extraction (trafilatura) lets through, removed by general rules.
 
-Two steps around trafilatura in `extract.extract_html`:
+Two steps around trafilatura in `reading.extract_html`:
 
 * `prune_page_chrome(tree)`: before extraction, delete page parts whose id/class names them as chrome
   trafilatura's own lists miss or only apply all-or-nothing (newsletter/sign-up promos, author boxes,
