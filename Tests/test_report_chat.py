@@ -14,25 +14,17 @@ from App_Function_Libraries.DB.research_store import PageRecord, get_research_st
 from App_Function_Libraries.Research.pipeline import process_question
 from App_Function_Libraries.Research.report_chat import NOT_COVERED, ask_and_save, ask_report, services_for
 from Tests.support.mini_web import ARTICLES, MiniWeb, research_config
+from Tests.support import report_questions
 from Tests.support.openai_server import ScriptedLLM
+from Tests.support.report_questions import ONLY_ON, UNRELATED
 from Tests.support.search_apis import clean_health  # noqa: F401 - autouse: no engine suspension leaks in
 
 QUESTION = "How do honey bees communicate the location of food?"
-# for each page, a question only that page's text answers (no content word of it is on another page)
-ONLY_ON = {
-    "bees/waggle-dance": ("What does the scatter in successive attempts achieve?", "scatter"),
-    "bees/round-dance": ("What does the Nasonov gland do?", "Nasonov gland"),
-    "bees/history": ("In which city was Karl von Frisch born?", "Vienna"),
-    "bees/field-notes.pdf": ("How far was the sugar feeder moved?", "sugar feeder"),
-    "bees/navigation-faq": ("How is cloud cover handled?", "cloud cover"),
-    "bees/sun-compass": ("What happens when it is overcast?", "overcast"),
-}
 PAGES = {page.path: " ".join(" ".join(page.paragraphs).split()) for page in ARTICLES}
-UNRELATED = "What is the tax rate on imported cars in Norway?"
 
 
 def path_of(source) -> str:
-    return source.url.rsplit("/web/", 1)[1]
+    return report_questions.path_of(source.url)
 
 
 @pytest.fixture

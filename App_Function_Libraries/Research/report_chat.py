@@ -2,7 +2,8 @@
 no new web search. Each numbered source offers its page as the page cache keeps it (when it is still the
 page the report read: same content hash), re-ranked for the new question (Research/rank.py), plus the
 passages stored with the report. The answer is written by the LLM when one is configured, else quoted from
-those texts (Retrieval/citations.extractive_answer, the sentence ranking the extractive report uses); either
+those texts (Retrieval/citations.extractive_answer, the sentence ranking the extractive report uses: by the
+question's words, by meaning only when no sentence shares one); either
 way every [n] is the report's number for that source and is verified against that source's text like the
 report's own citations (Retrieval/citations.verify_citations). When no source covers the question the
 answer says so instead of quoting something unrelated.
@@ -88,10 +89,19 @@ def ask_report(result: ResearchResult, question: str, services: ChatServices | N
                             sources, services.embedder, "llm", errors)
         except LLMError as exc:
             errors.append(f"the LLM could not answer ({exc}); this answer is quoted from the sources")
-    markdown = extractive_answer(question, sources, services.embedder, MAX_SENTENCES)
+    markdown = extractive_quotes(question, sources, services.embedder)
     if not CITATION_GROUP_RE.search(markdown):  # no sentence of any source relates to the question
         return ReportExchange(question, NOT_COVERED, mode="none", errors=errors)
     return _checked(question, markdown, sources, services.embedder, "extractive", errors)
+
+
+def extractive_quotes(question: str, sources: list[CitableSource], embedder) -> str:
+    """The sentences that share a word with the question; only when none does, those close to it in meaning
+    (a follow-up question is narrow: a sentence merely near the topic would dilute the answer)."""
+    markdown = extractive_answer(question, sources, None, MAX_SENTENCES)
+    if embedder is not None and not CITATION_GROUP_RE.search(markdown):
+        markdown = extractive_answer(question, sources, embedder, MAX_SENTENCES)
+    return markdown
 
 
 def _llm_answer(question: str, report: str, sources: list[CitableSource], llm: LLMClient) -> str:
