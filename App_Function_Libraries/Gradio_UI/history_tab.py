@@ -43,8 +43,6 @@ def ask_about(report_id: str | None, question: str):
     """A question about the selected report, answered from its own sources; (exchanges, cleared box)."""
     if not report_id:
         raise ValueError("select a report first")
-    if not (question or "").strip():
-        raise ValueError("type a question about the report first")
     return chat.ask(research_store().load_report(report_id), question), ""
 
 

@@ -56,7 +56,8 @@ def saved_exchanges_html(result) -> str:
 
 
 def ask(result, question: str) -> str:
-    """Answer `question` about `result`, save it with the report, and return every exchange as HTML."""
+    """Answer `question` about `result`, save it with the report, and return every exchange as HTML (an empty
+    question: ValueError)."""
     from App_Function_Libraries.DB.connection import NotFoundError
     from App_Function_Libraries.Research.report_chat import ask_report, ask_and_save, services_for
     settings = current_settings()

@@ -188,8 +188,6 @@ def ask_about(state: dict | None, question: str):
     from App_Function_Libraries.records import ResearchResult
     if not state:
         raise ValueError("search first, then ask about the report")
-    if not (question or "").strip():
-        raise ValueError("type a question about the report first")
     return chat.ask(ResearchResult.from_dict(state), question), ""
 
 
