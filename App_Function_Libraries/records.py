@@ -147,6 +147,29 @@ _ROUND_FIELDS = tuple(f.name for f in dataclasses.fields(Round) if f.name != "ex
 
 
 @dataclass
+class ReportExchange:
+    """A question asked about a finished report and its answer from that report's own sources: each [n] is
+    the report's number for the source it cites (see Research/report_chat.py)."""
+    question: str
+    answer_markdown: str
+    citations: list[Citation] = field(default_factory=list)
+    mode: str = "extractive"  # "llm" | "extractive" | "none" (no source of the report covers the question)
+    errors: list[str] = field(default_factory=list)
+    invalid_citations_removed: int = 0
+    asked_at: float = field(default_factory=time.time)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ReportExchange":
+        data = dict(data)
+        citations = [Citation(**c) for c in data.pop("citations", [])]
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(citations=citations, **{k: v for k, v in data.items() if k in known})
+
+
+@dataclass
 class ResearchResult:
     question: str
     params: dict[str, Any] = field(default_factory=dict)

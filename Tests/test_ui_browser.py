@@ -14,6 +14,7 @@ import pytest
 
 from Tests.support import browser as ui
 from Tests.support.mini_web import MiniWeb
+from Tests.support.report_questions import ONLY_ON, path_of
 from Tests.support.testworld import TestWorld
 
 pytestmark = pytest.mark.browser
@@ -63,6 +64,36 @@ def page(app_url):
 def expect(locator):
     from playwright.sync_api import expect as pw_expect
     return pw_expect(locator)
+
+
+# ---------------------------------------------------------------- the first screen
+
+# the controls that act on a report: hidden until there is one
+RESULT_PANELS = ("ws-next", "ws-chat", "ws-sources-panel", "ws-keep")
+
+
+def expect_result_controls(page, shown: bool) -> None:
+    for elem_id in RESULT_PANELS:
+        (expect(page.locator(f"#{elem_id}")).to_be_visible() if shown else
+         expect(page.locator(f"#{elem_id}")).to_be_hidden())
+    for elem_id in ("ws-dig", "ws-sources", "ws-note-title", "ws-copy", "ws-download-md", "ws-chat-question"):
+        (expect(page.locator(f"#{elem_id}")).to_be_visible() if shown else
+         expect(page.locator(f"#{elem_id}")).to_be_hidden())
+
+
+def test_first_screen_invites_a_question(page):
+    expect(page.locator("#tab-web_search")).to_be_visible()  # the tab the app opens on
+    for elem_id in ("ws-question", "ws-search", "ws-engines", "ws-advanced"):
+        expect(page.locator(f"#{elem_id}")).to_be_visible()
+    expect(page.locator("#ws-advanced")).not_to_contain_text("Exact phrase")  # option panels start collapsed
+    expect_result_controls(page, False)
+    ui.screenshot(page, "first_screen")
+    ui.open_tab(page, "Wikipedia")
+    expect(page.locator("#wiki-status")).to_contain_text("Build the demo encyclopedia")
+    expect(page.locator("#wiki-build")).to_have_text("Build the demo encyclopedia")
+    ui.open_tab(page, "Documents")
+    expect(page.locator("#docs-count")).to_contain_text("Add files or a folder")
+    ui.open_tab(page, "Web Search")
 
 
 # ---------------------------------------------------------------- Settings
@@ -147,9 +178,11 @@ def test_search_shows_stages_and_a_cited_report(page, world, story):
     ui.open_tab(page, "Web Search")
     world.fault("/searxng", delay=2.0, times=1)  # long enough to see the search stage running
     ui.fill(page, "ws-question", QUESTION)
-    ui.field(page, "ws-question").press("Enter")
+    ui.field(page, "ws-question").press("Enter")  # Enter searches
     expect(page.locator("#ws-progress")).to_contain_text("◐ Search", timeout=30_000)
+    expect_result_controls(page, False)
     wait_for_run(page)
+    expect_result_controls(page, True)
 
     rows = ui.table_rows(page, "ws-sources")
     urls = {row[3] for row in rows}
@@ -162,6 +195,25 @@ def test_search_shows_stages_and_a_cited_report(page, world, story):
     assert all(row[7].startswith("yes") for row in rows if row[1])
     story["first_cited"] = cited["1"]
     ui.screenshot(page, "web_search")
+
+
+def test_ask_about_the_report_answers_from_its_sources_with_its_numbers(page, story):
+    rows = ui.table_rows(page, "ws-sources")
+    n, url = next((row[1], row[3]) for row in rows if row[1] and path_of(row[3]) in ONLY_ON)
+    question, fact = ONLY_ON[path_of(url)]
+    ui.fill(page, "ws-chat-question", question)
+    ui.field(page, "ws-chat-question").press("Enter")
+    log = page.locator("#ws-chat-log")
+    expect(log).to_contain_text(fact, timeout=60_000)
+    expect(log).to_contain_text(f"Q: {question}")
+    cited = {a.inner_text().strip(): a.get_attribute("href") for a in log.locator("a").all()
+             if re.fullmatch(r"\[\d+\]", a.inner_text().strip())}
+    numbered = {f"[{row[1]}]": row[3] for row in rows if row[1]}
+    assert cited[f"[{n}]"] == url, cited  # the report's own number, linked to the same source
+    assert all(numbered[label] == href for label, href in cited.items()), cited  # any other [k] too
+    expect(ui.field(page, "ws-chat-question")).to_have_value("")
+    story["chat_question"] = question
+    ui.screenshot(page, "report_chat")
 
 
 def test_untick_a_source_and_rerun(page, story):
@@ -222,7 +274,20 @@ def test_cancel_stops_a_search(page, world):
     expect(page.locator("#ws-report")).to_contain_text("cancelled")
 
 
-def test_history_reopens_a_report(page):
+def test_escape_cancels_and_result_controls_wait_for_the_new_report(page, world):
+    world.fault("/searxng", delay=4.0, times=1)
+    ui.fill(page, "ws-question", "How long does dough need to rise?")
+    ui.field(page, "ws-question").press("Enter")
+    expect(page.locator("#ws-progress")).to_contain_text("◐ Search", timeout=30_000)
+    expect_result_controls(page, False)  # a new question: the last report's controls go away
+    ui.field(page, "ws-question").press("Escape")
+    expect(page.locator("#ws-progress")).to_contain_text("■", timeout=30_000)
+    ui.wait_done(page, "ws-report")
+    expect(page.locator("#ws-report")).to_contain_text("cancelled")
+    expect_result_controls(page, True)  # what was done is a report to act on
+
+
+def test_history_reopens_a_report(page, story):
     ui.open_tab(page, "History")
     expect(page.locator("#hist-list")).to_contain_text(QUESTION)
     rows = ui.table_rows(page, "hist-list")
@@ -235,6 +300,23 @@ def test_history_reopens_a_report(page):
     expect(page.locator("#tab-web_search")).to_be_visible()
     expect(page.locator("#ws-report")).to_contain_text(QUESTION)
     assert report_links(page)
+
+
+def test_history_shows_and_asks_about_a_report(page, story):
+    from Tests.support.report_questions import UNRELATED
+    ui.open_tab(page, "History")
+    expect(page.locator("#hist-list")).to_contain_text(QUESTION)
+    rows = ui.table_rows(page, "hist-list")
+    first_search = max(i for i, r in enumerate(rows) if r[1] == QUESTION)  # newest first: the oldest is last
+    ui.click_cell(page, "hist-list", first_search, 1)
+    expect(page.locator("#hist-chat-log")).to_contain_text(f"Q: {story['chat_question']}")
+    ui.fill(page, "hist-chat-question", UNRELATED)
+    page.click("#hist-chat-ask")
+    log = page.locator("#hist-chat-log")
+    expect(log).to_contain_text("do not answer this question", timeout=60_000)
+    expect(log).to_contain_text(f"Q: {story['chat_question']}")  # the earlier exchange is still listed
+    assert not re.search(r"\[\d+\]", log.inner_text().split(UNRELATED)[1])  # nothing invented, nothing cited
+    ui.open_tab(page, "Web Search")
 
 
 # ---------------------------------------------------------------- Documents

@@ -55,9 +55,24 @@ def test_history_preview_shows_page_html_as_text(make_settings):
     from App_Function_Libraries.Gradio_UI import history_tab
     settings = make_settings({})
     report_id = get_research_store(settings).save_research(hostile_result())
-    _, preview = history_tab.select_report([report_id], Select(0))
+    _, preview, *_ = history_tab.select_report([report_id], Select(0))
     assert_inert(preview, {SOURCE, PIXEL})
     assert "&lt;img src=http://127.0.0.1:9/q.gif&gt;" in preview and "Re-enter your API key" in preview
+
+
+def test_questions_asked_about_a_report_show_page_html_as_text(make_settings):
+    from App_Function_Libraries.DB.research_store import get_research_store
+    from App_Function_Libraries.Gradio_UI import history_tab
+    from App_Function_Libraries.records import ReportExchange
+    settings = make_settings({})
+    result = hostile_result()
+    store = get_research_store(settings)
+    store.save_research(result)
+    store.save_exchange(result.id, ReportExchange("Is <img src=http://127.0.0.1:9/a.gif> there?", HOSTILE))
+    _, _, log, _ = history_tab.select_report([result.id], Select(0))
+    assert_inert(log, {SOURCE, PIXEL})
+    assert "Re-enter your API key" in log and "&lt;img src=http://127.0.0.1:9/a.gif&gt;" in log
+    assert '<a href="https://bees.example/dance"' in log  # its [1] links to the report's source 1
 
 
 @pytest.mark.parametrize("content", [HOSTILE, "# Saved report\n\n" + HOSTILE + "\n\n## Sources\n\n1. [Bee](" + SOURCE + ")"])

@@ -4,6 +4,7 @@
     history show ID [--format md|json|html|bib|ris|csl|txt] [--output FILE]
     history export ID --format pdf|docx|md|html|json|bib|ris|csl|txt -o FILE [--citation-style numbered|apa|chicago]
     history note ID [--title T] [--keywords a,b]  save the report as a note
+    history ask ID "QUESTION" [--json]           a question about the report, answered from its own sources
     history delete ID
 """
 from __future__ import annotations
@@ -46,6 +47,12 @@ def register(sub) -> None:
     a.add_argument("--title", help="the note's title (default: the question)")
     a.add_argument("--keywords", help="comma-separated keywords")
     a.set_defaults(func=run_note)
+
+    a = actions.add_parser("ask", help="ask about a past report: answered from its own sources, saved with it")
+    a.add_argument("id", help="the report id (its first characters are enough)")
+    a.add_argument("question", help="the question about the report")
+    a.add_argument("--json", action="store_true", help="print the exchange as JSON")
+    a.set_defaults(func=run_ask)
 
     a = actions.add_parser("delete", help="delete a past search and its report")
     a.add_argument("id")
@@ -117,6 +124,21 @@ def _suffix_format(path: str) -> str:
 def run_note(args) -> int:
     note = note_from_report(args.id, args.title, args.keywords)
     say(f"saved as note {note.id} ({one_line(note.title)})")
+    return 0
+
+
+@guarded
+def run_ask(args) -> int:
+    from App_Function_Libraries.Research.report_chat import ask_saved_report, exchange_text
+    try:
+        result, exchange = ask_saved_report(args.id, args.question)
+    except ValueError as exc:
+        say(f"error: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json_text(exchange.to_dict(), indent=2))
+    else:
+        say(exchange_text(result, exchange))  # page text quoted in the answer: no terminal control characters
     return 0
 
 

@@ -7,6 +7,7 @@ Tables (schema component "research", see MIGRATIONS):
   page notes, report number)
 - reports: the report written for a search (markdown, models, timings, usage, errors, follow-ups, rounds)
 - citations: each citation of a report with the quote that supports it
+- report_chats: questions asked about a report and their answers from its own sources (Research/report_chat.py)
 - pages: the page cache shared with the fetcher (requested URL, final URL, status, content hash, title,
   text, content type, fetched at)
 
@@ -24,10 +25,28 @@ from typing import Any, Iterable
 from App_Function_Libraries.DB.connection import (NotFoundError, StoreError, open_store_database, shared_store,
                                                    write_transaction)
 from App_Function_Libraries.DB.file_errors import report_file_errors
-from App_Function_Libraries.DB.redact import configured_secrets, content_secrets, scrub_result_dict, scrub_text
-from App_Function_Libraries.records import VERDICTS, Citation, ResearchResult, Source, split_problem
+from App_Function_Libraries.DB.redact import (configured_secrets, content_secrets, scrub, scrub_message,
+                                              scrub_result_dict, scrub_text, to_plain)
+from App_Function_Libraries.records import VERDICTS, Citation, ReportExchange, ResearchResult, Source, split_problem
 
 COMPONENT = "research"
+
+# Questions asked about a finished report ("Ask about this report"), kept with it: a re-saved report (dig
+# deeper keeps its id) keeps them; deleting the report deletes them.
+REPORT_CHATS_MIGRATION = """
+    CREATE TABLE report_chats (
+        report_id TEXT NOT NULL REFERENCES searches(id) ON DELETE CASCADE,
+        position INTEGER NOT NULL,
+        question TEXT NOT NULL,
+        answer TEXT NOT NULL DEFAULT '',
+        mode TEXT NOT NULL DEFAULT 'extractive',
+        citations TEXT NOT NULL DEFAULT '[]',
+        errors TEXT NOT NULL DEFAULT '[]',
+        invalid_citations_removed INTEGER NOT NULL DEFAULT 0,
+        asked_at REAL NOT NULL,
+        PRIMARY KEY (report_id, position)
+    );
+    """
 
 MIGRATIONS = [
     """
@@ -107,6 +126,7 @@ MIGRATIONS = [
     CREATE INDEX pages_final_url ON pages(final_url);
     """,
     lambda db: _names_of_their_own(db),
+    REPORT_CHATS_MIGRATION,
 ]
 
 
@@ -194,11 +214,13 @@ class ResearchStore:
         rid = str(data.get("id") or ResearchResult(question="").id)
         db = self._db()
         with write_transaction(db):
+            chats = list(db.query("SELECT * FROM report_chats WHERE report_id = ?", [rid]))  # kept on a re-save
             db.conn.execute("DELETE FROM searches WHERE id = ?", [rid])  # a re-save replaces (cascades)
             db["searches"].insert(_search_row(rid, data))
             db["results"].insert_all([_result_row(rid, i, s) for i, s in enumerate(data.get("sources") or [])])
             db["reports"].insert(_report_row(rid, data))
             db["citations"].insert_all([_citation_row(rid, i, c) for i, c in enumerate(data.get("citations") or [])])
+            db["report_chats"].insert_all(chats)
         return rid
 
     def load_report(self, report_id: str) -> ResearchResult:
@@ -265,6 +287,35 @@ class ResearchStore:
                                   [stored, report_id, url])
             if cur.rowcount == 0:
                 raise NotFoundError(f"report {report_id!r} has no result with URL {url!r}")
+
+    # ------------------------------------------------------------ questions asked about a report
+
+    def save_exchange(self, report_id: str, exchange: ReportExchange) -> int:
+        """Add a question asked about report `report_id` and its answer; returns its position (0, 1, …)."""
+        secrets = content_secrets(self._current_secrets())
+        data = scrub(to_plain(exchange.to_dict()), secrets)
+        db = self._db()
+        with write_transaction(db):
+            if db.execute("SELECT 1 FROM searches WHERE id = ?", [report_id]).fetchone() is None:
+                raise NotFoundError(f"no saved report with id {report_id!r}")
+            position = db.execute("SELECT coalesce(max(position) + 1, 0) FROM report_chats WHERE report_id = ?",
+                                  [report_id]).fetchone()[0]
+            db["report_chats"].insert({
+                "report_id": report_id, "position": position, "question": str(data["question"]),
+                "answer": str(data["answer_markdown"]), "mode": str(data["mode"]),
+                "citations": _dumps(data["citations"]),
+                "errors": _dumps([scrub_message(str(e), secrets) for e in data["errors"]]),
+                "invalid_citations_removed": int(data["invalid_citations_removed"] or 0),
+                "asked_at": float(data["asked_at"] or time.time())})
+        return position
+
+    def list_exchanges(self, report_id: str) -> list[ReportExchange]:
+        """The questions asked about report `report_id`, in the order they were asked."""
+        rows = self._db().query("SELECT * FROM report_chats WHERE report_id = ? ORDER BY position", [report_id])
+        return [ReportExchange.from_dict({
+            "question": r["question"], "answer_markdown": r["answer"], "mode": r["mode"],
+            "citations": json.loads(r["citations"]), "errors": json.loads(r["errors"]),
+            "invalid_citations_removed": r["invalid_citations_removed"], "asked_at": r["asked_at"]}) for r in rows]
 
     # ------------------------------------------------------------ page cache
 

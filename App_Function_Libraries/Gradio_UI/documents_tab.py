@@ -66,7 +66,15 @@ def skipped_files_markdown(skipped: list[tuple[str, str]]) -> str:
 @user_errors
 def refresh():
     rows = collection_rows()
-    return rows, [r[0] for r in rows], skipped_markdown(), f"{len(rows)} document(s) in the collection."
+    return rows, [r[0] for r in rows], skipped_markdown(), count_markdown(len(rows))
+
+
+def count_markdown(count: int) -> str:
+    """The collection's size, or what to do when it is empty."""
+    if count:
+        return f"{count} document(s) in the collection."
+    return ("**No documents yet.** Add files or a folder: drop files in *Files to add* or type a folder below, "
+            "then press **Add to collection** and ask your question above.")
 
 
 def keep_upload(path: Path, folder: Path) -> Path:

@@ -1,11 +1,13 @@
 """History tab: past searches and their reports, newest first; reopen one into the Web Search view, or
-delete it."""
+delete it. Under a selected report: the questions asked about it, and a box to ask another
+(report_chat_view)."""
 from __future__ import annotations
 
 import time
 
 import gradio as gr
 
+from App_Function_Libraries.Gradio_UI import report_chat_view as chat
 from App_Function_Libraries.Gradio_UI.answer_view import md_text, render
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, user_errors
 
@@ -33,7 +35,15 @@ def select_report(ids: list[str], evt: gr.SelectData):
     if not ids or row is None or row >= len(ids):
         return gr.skip()
     result = research_store().load_report(ids[row])
-    return ids[row], preview_html(result)
+    return ids[row], preview_html(result), chat.saved_exchanges_html(result), gr.update(visible=True)
+
+
+@user_errors
+def ask_about(report_id: str | None, question: str):
+    """A question about the selected report, answered from its own sources; (exchanges, cleared box)."""
+    if not report_id:
+        raise ValueError("select a report first")
+    return chat.ask(research_store().load_report(report_id), question), ""
 
 
 def preview_html(result) -> str:
@@ -47,7 +57,7 @@ def delete_report(report_id: str | None):
         raise ValueError("select a report first")
     research_store().delete_report(report_id)
     gr.Info("Report deleted from History.")
-    return None, ""
+    return None, "", "", gr.update(visible=False)
 
 
 DOWNLOAD_FORMATS = [("PDF (.pdf)", "pdf"), ("Word (.docx)", "docx"), ("Markdown (.md)", "md"), ("HTML (.html)", "html"),
@@ -81,15 +91,19 @@ def build_tab(settings, shared: dict | None = None) -> None:
         fmt = gr.Dropdown(DOWNLOAD_FORMATS, value=None, label="Download as", elem_id="hist-format")
         download = gr.DownloadButton("Download", elem_id="hist-download")
     preview = gr.HTML(elem_id="hist-preview")  # safe HTML from preview_html
+    with gr.Column(visible=False, elem_id="hist-chat") as chat_panel:
+        chat_question, chat_ask, chat_log = chat.build("hist")
 
     listing = dict(fn=list_history, inputs=query, outputs=[table, ids, count])
     find.click(**listing)
     query.submit(**listing)
-    table.select(select_report, inputs=ids, outputs=[selected, preview]).then(
+    table.select(select_report, inputs=ids, outputs=[selected, preview, chat_log, chat_panel]).then(
         download_report, inputs=[selected, fmt], outputs=download)
     fmt.change(download_report, inputs=[selected, fmt], outputs=download)
-    delete.click(delete_report, inputs=selected, outputs=[selected, preview]).then(**listing).then(
-        download_report, inputs=[selected, fmt], outputs=download)
+    delete.click(delete_report, inputs=selected, outputs=[selected, preview, chat_log, chat_panel]).then(
+        **listing).then(download_report, inputs=[selected, fmt], outputs=download)
+    chat_ask.click(ask_about, inputs=[selected, chat_question], outputs=[chat_log, chat_question])
+    chat_question.submit(ask_about, inputs=[selected, chat_question], outputs=[chat_log, chat_question])
     if shared is None:
         return
     shared["tab"].select(**listing)

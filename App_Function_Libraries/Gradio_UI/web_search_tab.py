@@ -11,6 +11,7 @@ from __future__ import annotations
 import gradio as gr
 
 from App_Function_Libraries.config import ENGINES, LLM_ROLES
+from App_Function_Libraries.Gradio_UI import report_chat_view as chat
 from App_Function_Libraries.Gradio_UI import report_options
 from App_Function_Libraries.Gradio_UI import web_search_params as wp
 from App_Function_Libraries.Gradio_UI import web_search_view as view
@@ -27,23 +28,45 @@ OPTION_NAMES = ["engines", "count", "result_max", "country", "search_lang", "res
 REPORT_OPTION_NAMES = ["tone", "report_format", "report_lang", "length_words", "aggregation_prompt", "preset",
                        "citation_style"]
 COPY_JS = "(text) => { if (text) { navigator.clipboard.writeText(text); } return []; }"
+# Escape cancels a running research: clicks Cancel while the report area shows a run in progress
+ESCAPE_JS = """() => {
+  if (window.quarryEscapeCancels) { return []; }
+  window.quarryEscapeCancels = true;
+  document.addEventListener('keydown', (event) => {
+    if (event.key !== 'Escape') { return; }
+    const cancel = document.getElementById('ws-cancel'), report = document.getElementById('ws-report');
+    if (!cancel || !cancel.offsetParent || !report) { return; }
+    const busy = report.querySelector('.pending') || [...report.querySelectorAll('[data-testid=status-tracker]')]
+      .some((t) => !t.classList.contains('hide'));
+    if (busy) { cancel.click(); }
+  });
+  return [];
+}"""
+# the controls that act on a report (follow-ups and dig deeper, ask about it, sources, notes, copy and
+# downloads): hidden on the first screen and while a new report is being written
+PANELS = 4
+
+
+def panels(shown: bool) -> list:
+    return [gr.update(visible=shown)] * PANELS
 
 
 # ---------------------------------------------------------------- results into outputs
 
 def result_values(result) -> list:
     """What a finished run fills in (RESULT_OUTPUTS of them): report, sources, state, 4 downloads, clipboard
-    text, note title, follow-ups heading, the follow-up buttons, rounds."""
+    text, note title, follow-ups heading, the follow-up buttons, rounds, the questions asked about it and
+    an empty question box, then the report's PANELS shown."""
     if result is None:
         return [gr.skip()] * RESULT_OUTPUTS
     files = view.download_files(result)
     buttons = [gr.Button(value=label or " ", visible=bool(label)) for label in view.follow_up_labels(result)]
     return [view.report_html(result), view.source_rows(result), result.to_dict(), *files,
             view.clipboard_text(result), one_line(result.question, 120), view.follow_ups_heading(result),
-            *buttons, view.rounds_markdown(result)]
+            *buttons, view.rounds_markdown(result), chat.saved_exchanges_html(result), "", *panels(True)]
 
 
-RESULT_OUTPUTS = 11 + view.MAX_FOLLOW_UPS
+RESULT_OUTPUTS = 13 + view.MAX_FOLLOW_UPS + PANELS
 
 
 def save_to_history(result, settings) -> None:
@@ -64,7 +87,7 @@ def stream_outputs(work, settings):
             shown = update.partial or ("*Working…*" if first else "")
             partial = view.report_html(None, shown) if shown else gr.skip()
             first = False
-            yield [update.run_id, progress, partial] + [gr.skip()] * (RESULT_OUTPUTS - 1)
+            yield [update.run_id, progress, partial] + [gr.skip()] * (RESULT_OUTPUTS - 1 - PANELS) + panels(False)
             continue
         if update.error is not None:
             raise update.error
@@ -161,6 +184,15 @@ def save_note(state: dict | None, title: str, keywords: str):
     return f"Saved to Notes as “{md_text(one_line(note.title, 80))}”."
 
 
+@user_errors
+def ask_about(state: dict | None, question: str):
+    """A question about the report in `state`, answered from its own sources; (exchanges, cleared box)."""
+    from App_Function_Libraries.records import ResearchResult
+    if not state:
+        raise ValueError("search first, then ask about the report")
+    return chat.ask(ResearchResult.from_dict(state), question), ""
+
+
 def stop(run_id: str | None) -> None:
     if not cancel_run(run_id):
         gr.Info("Nothing is running.")
@@ -236,38 +268,43 @@ def build_tab(settings, shared: dict | None = None) -> None:
             progress = gr.Markdown("*Stages appear here while a search runs.*", elem_id="ws-progress")
         with gr.Column(scale=3):
             report = gr.HTML(elem_id="ws-report")  # safe HTML from view.report_html
-            follow_heading = gr.Markdown(elem_id="ws-followups")
-            follow_buttons = [gr.Button(" ", visible=False, size="sm", elem_id=f"ws-followup-{i}")
-                              for i in range(view.MAX_FOLLOW_UPS)]
-            with gr.Row(equal_height=True):
-                dig_rounds = gr.Slider(1, 5, value=1, step=1, label="Dig-deeper rounds", scale=2,
-                                       elem_id="ws-dig-rounds")
-                dig = gr.Button("Dig deeper", scale=1, elem_id="ws-dig")
-            rounds = gr.Markdown(elem_id="ws-rounds")
-    with gr.Accordion("Sources: tick results in or out, then re-run", open=True):
+            with gr.Column(visible=False, elem_id="ws-chat") as chat_panel:
+                chat_question, chat_ask, chat_log = chat.build("ws")
+            with gr.Column(visible=False, elem_id="ws-next") as next_panel:
+                follow_heading = gr.Markdown(elem_id="ws-followups")
+                follow_buttons = [gr.Button(" ", visible=False, size="sm", elem_id=f"ws-followup-{i}")
+                                  for i in range(view.MAX_FOLLOW_UPS)]
+                with gr.Row(equal_height=True):
+                    dig_rounds = gr.Slider(1, 5, value=1, step=1, label="Dig-deeper rounds", scale=2,
+                                           elem_id="ws-dig-rounds")
+                    dig = gr.Button("Dig deeper", scale=1, elem_id="ws-dig")
+                rounds = gr.Markdown(elem_id="ws-rounds")
+    with gr.Column(visible=False, elem_id="ws-sources-panel") as sources_panel, \
+            gr.Accordion("Sources: tick results in or out, then re-run", open=True):
         sources = gr.Dataframe(headers=view.SOURCE_HEADERS, datatype=view.SOURCE_TYPES, type="array",
                                interactive=True, static_columns=list(range(1, len(view.SOURCE_HEADERS))),
                                wrap=True, max_height=420, elem_id="ws-sources",
                                column_widths=["6%", "4%", "18%", "21%", "8%", "8%", "17%", "11%", "7%"])
         rerun = gr.Button("Re-run with selection", elem_id="ws-rerun")
-    with gr.Row(equal_height=True):
-        note_title = gr.Textbox(label="Note title", max_lines=1, scale=3, elem_id="ws-note-title")
-        note_keywords = gr.Textbox(label="Keywords", placeholder="comma-separated", max_lines=1, scale=2,
-                                   elem_id="ws-note-keywords")
-        save = gr.Button("Save to notes", scale=1, elem_id="ws-save-note")
-        copy = gr.Button("Copy", scale=1, elem_id="ws-copy")
-    saved = gr.Markdown(elem_id="ws-saved")
-    with gr.Row():
-        downloads = [gr.DownloadButton(f"Download .{fmt}", size="sm", elem_id=f"ws-download-{fmt}")
-                     for fmt in view.DOWNLOAD_FORMATS]
-        more_format = gr.Dropdown(view.MORE_FORMATS, value=None, label="Download as", scale=1, min_width=160,
-                                  elem_id="ws-download-format")
-        more_download = gr.DownloadButton("Download", size="sm", elem_id="ws-download-more")
+    with gr.Column(visible=False, elem_id="ws-keep") as keep_panel:
+        with gr.Row(equal_height=True):
+            note_title = gr.Textbox(label="Note title", max_lines=1, scale=3, elem_id="ws-note-title")
+            note_keywords = gr.Textbox(label="Keywords", placeholder="comma-separated", max_lines=1, scale=2,
+                                       elem_id="ws-note-keywords")
+            save = gr.Button("Save to notes", scale=1, elem_id="ws-save-note")
+            copy = gr.Button("Copy", scale=1, elem_id="ws-copy")
+        saved = gr.Markdown(elem_id="ws-saved")
+        with gr.Row():
+            downloads = [gr.DownloadButton(f"Download .{fmt}", size="sm", elem_id=f"ws-download-{fmt}")
+                         for fmt in view.DOWNLOAD_FORMATS]
+            more_format = gr.Dropdown(view.MORE_FORMATS, value=None, label="Download as", scale=1,
+                                      min_width=160, elem_id="ws-download-format")
+            more_download = gr.DownloadButton("Download", size="sm", elem_id="ws-download-more")
     copy_text = gr.Textbox(visible="hidden", elem_id="ws-copy-text")
 
     option_inputs = [options[name] for name in OPTION_NAMES]
     result_outputs = [report, sources, state, *downloads, copy_text, note_title, follow_heading, *follow_buttons,
-                      rounds]
+                      rounds, chat_log, chat_question, chat_panel, next_panel, sources_panel, keep_panel]
     run_outputs = [run_id, progress, *result_outputs]
     search.click(run_search, inputs=[question, *option_inputs], outputs=run_outputs)
     question.submit(run_search, inputs=[question, *option_inputs], outputs=run_outputs)
@@ -282,6 +319,9 @@ def build_tab(settings, shared: dict | None = None) -> None:
     for changed in (more_format, state):  # a new report or a new choice: the file is made again
         changed.change(user_errors(lambda report, fmt: gr.DownloadButton(value=view.download_file(report, fmt))),
                        inputs=[state, more_format], outputs=more_download)
+    chat_ask.click(ask_about, inputs=[state, chat_question], outputs=[chat_log, chat_question])
+    chat_question.submit(ask_about, inputs=[state, chat_question], outputs=[chat_log, chat_question])
     if shared is not None:
+        shared.setdefault("on_load", []).append(dict(fn=None, js=ESCAPE_JS))
         report_controls = [options[name] for name in REPORT_OPTION_NAMES]
         shared["open_report"] = dict(fn=open_report, outputs=[progress, *result_outputs, *report_controls])

@@ -1,7 +1,7 @@
 """Wikipedia tab: ask the local Wikipedia index; the answer cites the passages it used (title, link, score).
 
-Shows which index is configured (articles, passages, model) and offers "Build demo index" when there is
-none. The index opens on the first question, never at start-up.
+Shows which index is configured (articles, passages, model) and offers "Build the demo encyclopedia" when
+there is none. The index opens on the first question, never at start-up.
 """
 from __future__ import annotations
 
@@ -19,7 +19,10 @@ def status_text(settings) -> tuple[str, bool]:
     """(markdown, exists) for the configured index."""
     from App_Function_Libraries.Wikipedia.index import index_status
     exists, line = index_status(settings)
-    return (f"**Index:** {line}" if exists else f"**No index yet.** {line}"), exists
+    if exists:
+        return f"**Index:** {line}", exists
+    return (f"**No index yet.** Build the demo encyclopedia (the button on the right; a few minutes) to ask "
+            f"questions here, or point `[wikipedia] index_dir` at an index. {line}"), exists
 
 
 @user_errors
@@ -86,8 +89,8 @@ def build_tab(settings, shared: dict | None = None) -> None:
     w = settings.wikipedia
     with gr.Row():
         status = gr.Markdown("**Index:** checking…", elem_id="wiki-status")
-        build = gr.Button("Build demo index", variant="secondary", scale=0, min_width=180, visible=False,
-                          elem_id="wiki-build")
+        build = gr.Button("Build the demo encyclopedia", variant="primary", scale=0, min_width=220,
+                          visible=False, elem_id="wiki-build")
     with gr.Row():
         question = gr.Textbox(label="Question", placeholder="Ask the local encyclopedia… (Enter to ask)",
                               scale=5, max_lines=3, elem_id="wiki-question")

@@ -246,6 +246,29 @@ def gap_messages(question: str, report: str, searched: list[str], max_count: int
     return [Message("system", GAP_SYSTEM), Message("user", user)]
 
 
+# ============================================================ Ask about this report (a question answered from
+# a finished report's own numbered sources)
+
+REPORT_CHAT_SYSTEM = (
+    "You answer a reader's question about a research report, using only the report's numbered sources below "
+    "(the report itself is there for context). After every sentence that uses a source, put its number in "
+    "square brackets, like [2] or [1, 3]: the numbers are the report's own, so cite only numbers that are "
+    "listed. If the sources do not answer the question, say so plainly and say what they do cover; never fill "
+    "the gap from outside knowledge. Answer directly in a short paragraph or a few bullet points, without a "
+    "heading and without a list of sources.")
+
+
+def report_chat_messages(question: str, report: str, numbered_sources: list[str], tag: str) -> list:
+    """Messages for a cited answer about a report; each source is already wrapped and labelled with its [n]
+    and title, and the report (written from page text) is data too."""
+    from App_Function_Libraries.LLM.base import Message
+    evidence = "\n\n".join(numbered_sources) if numbered_sources else "(no sources)"
+    user = (f"{untrusted_notice(tag)}\n\nThe report:\n{wrap_untrusted(report, tag, 'report')}\n\n"
+            f"The report's sources:\n\n{evidence}\n\nQuestion about the report: {question}\n\n"
+            "Answer the question from the sources, citing them by their numbers.")
+    return [Message("system", REPORT_CHAT_SYSTEM), Message("user", user)]
+
+
 # ============================================================ Documents (local files: chunk context, answers)
 
 DOC_CHUNK_CONTEXT_SYSTEM = (

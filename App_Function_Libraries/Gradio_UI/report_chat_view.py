@@ -1,0 +1,70 @@
+"""Ask about this report, in the UI: a follow-up box under a finished report (Web Search tab) and under a
+saved report's preview (History). The answer comes from the report's own sources (Research/report_chat.py),
+its [n] link to the same sources as the report's, and every exchange is saved with the report and listed
+under it, newest last."""
+from __future__ import annotations
+
+import time
+
+import gradio as gr
+
+from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, md_text, mode_label, problems_markdown, render
+from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, warn
+
+HEADING = ("**Ask about this report**: answered from this report's own sources (no new web search), "
+           "with the report's source numbers.")
+MODE_NOTES = {"none": "No source of the report covers this question"}
+
+
+def build(prefix: str) -> tuple[gr.Textbox, gr.Button, gr.HTML]:
+    """The question box, its button and the list of exchanges; elem_ids `{prefix}-chat-…`."""
+    gr.Markdown(HEADING, elem_id=f"{prefix}-chat-heading")
+    with gr.Row(equal_height=True):
+        question = gr.Textbox(label="Question about this report", max_lines=3, scale=5,
+                              placeholder="e.g. What does source 2 say about distance? (Enter to ask)",
+                              elem_id=f"{prefix}-chat-question")
+        ask = gr.Button("Ask", scale=1, elem_id=f"{prefix}-chat-ask")
+    log = gr.HTML(elem_id=f"{prefix}-chat-log")  # safe HTML from exchanges_html
+    return question, ask, log
+
+
+def exchanges_html(result, exchanges) -> str:
+    """The exchanges as safe HTML: each question, its answer with [n] linked to the report's sources, and a
+    line saying how it was made."""
+    if not exchanges:
+        return ""
+    refs = [SourceRef(s.n, s.title or s.url, s.final_url or s.url) for s in result.cited_sources()]
+    parts = []
+    for e in exchanges:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.asked_at))
+        how = MODE_NOTES.get(e.mode) or mode_label(e.mode)
+        notes = problems_markdown(e.errors)
+        parts.append(render(f"**Q: {md_text(one_line(e.question, 300))}**")
+                     + render(e.answer_markdown, refs, "chat")
+                     + render("\n\n".join(p for p in (notes, f"*{how} · {when}*") if p)))
+    return "\n<hr>\n".join(parts)
+
+
+def saved_exchanges_html(result) -> str:
+    """The exchanges saved with this report (none when it is not in History)."""
+    from App_Function_Libraries.DB.research_store import get_research_store
+    try:
+        return exchanges_html(result, get_research_store(current_settings()).list_exchanges(result.id))
+    except Exception as exc:  # noqa: BLE001 - the report still shows; its follow-ups could not be read
+        warn(exc)
+        return ""
+
+
+def ask(result, question: str) -> str:
+    """Answer `question` about `result`, save it with the report, and return every exchange as HTML (an empty
+    question: ValueError)."""
+    from App_Function_Libraries.DB.connection import NotFoundError
+    from App_Function_Libraries.Research.report_chat import ask_report, ask_and_save, services_for
+    settings = current_settings()
+    try:
+        ask_and_save(result, question, settings)
+    except NotFoundError:  # the report is not in History (saving it failed): answer without saving
+        exchange = ask_report(result, question, services_for(result, settings))
+        gr.Warning("This report is not in History, so the answer is not saved.")
+        return exchanges_html(result, [exchange])
+    return saved_exchanges_html(result)
