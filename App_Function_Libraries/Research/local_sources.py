@@ -135,7 +135,7 @@ _libraries: dict[str, object] = {}
 _lock = threading.Lock()
 
 
-def _library(settings):
+def document_library(settings):
     """One DocumentLibrary per index folder and settings, kept for later runs."""
     from App_Function_Libraries.Documents.library import DocumentLibrary
     folder = str(settings.resolve_path(settings.documents.index_dir))
@@ -150,7 +150,7 @@ def _documents(settings, count: int) -> Callable[[str], list[LocalFind]]:
     folder = Path(settings.resolve_path(settings.documents.index_dir))
     if not (folder.exists() and any(folder.iterdir())):
         raise LocalSourceMissing(_EMPTY_LIBRARY)
-    lib = _library(settings)
+    lib = document_library(settings)
     if not lib.store.documents(with_counts=False):
         raise LocalSourceMissing(_EMPTY_LIBRARY)
 
