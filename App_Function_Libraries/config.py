@@ -212,6 +212,7 @@ class DocumentSettings:
     relevance_floor: float = _f(0.35, min=0.0, max=1.0)  # answers use no chunk less similar to the question
     parse_timeout_seconds: float = _f(120.0, min=1, max=86400)
     parse_memory_mb: int = _f(2048, check=_memory_cap)
+    kept_sources_dir: str = _f("Databases/kept_sources", path=True)  # a report's sources kept as files
 
 
 @dataclass

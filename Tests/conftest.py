@@ -36,7 +36,7 @@ def make_settings(tmp_path):
         base = {"databases": {"research_db": str(tmp_path / "quarry.db"), "notes_db": str(tmp_path / "quarry.db")},
                 "fetch": {"allow_private_addresses": "true"},
                 "wikipedia": {"index_dir": str(tmp_path / "wiki")},
-                "documents": {"index_dir": str(tmp_path / "docs")}}
+                "documents": {"index_dir": str(tmp_path / "docs"), "kept_sources_dir": str(tmp_path / "kept")}}
         for section, kv in (values or {}).items():
             base.setdefault(section, {}).update({k: str(v) for k, v in kv.items()})
         text = "".join(f"[{s}]\n" + "".join(f"{k} = {v}\n" for k, v in kv.items()) for s, kv in base.items())
