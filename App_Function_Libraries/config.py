@@ -26,6 +26,7 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG_PATH = PROJECT_ROOT / "Config_Files" / "config.txt"
 
 ENGINES = ("bing", "brave", "duckduckgo", "google", "searxng", "kagi", "tavily", "serper")
+LOCAL_SOURCES = ("wikipedia", "documents")  # searched beside the engines by a research (Research/local_sources.py)
 LLM_ROLES = ("subquery", "relevance", "extraction", "final_answer")
 LLM_PROVIDERS = ("none", "openai", "llamacpp")
 
@@ -41,6 +42,15 @@ def _f(default, *, choices=None, min=None, max=None, secret=False, path=False, c
     if isinstance(default, list):
         return field(default_factory=lambda: list(default), metadata=meta)
     return field(default=default, metadata=meta)
+
+
+def _source_names(value: Any) -> None:
+    """[search] search_provider_default: engines and local sources, separated by commas."""
+    known = ENGINES + LOCAL_SOURCES
+    names = [n.strip() for n in str(value).split(",") if n.strip()]
+    unknown = [n for n in names if n not in known]
+    if not names or unknown:
+        raise ValueError(f"engines or local sources separated by commas, from: {', '.join(known)}")
 
 
 def _search_option(kind: str):
@@ -75,7 +85,7 @@ MIN_MEMORY_CAP_MB = 64
 
 @dataclass
 class SearchSettings:
-    search_provider_default: str = _f("duckduckgo", choices=ENGINES)
+    search_provider_default: str = _f("duckduckgo", check=_source_names)
     search_language_query: str = _f("en", check=_search_option("language"))
     search_language_results: str = _f("en", check=_search_option("language"))
     search_content_country: str = _f("US", check=_search_option("country"))

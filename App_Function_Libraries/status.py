@@ -45,7 +45,7 @@ def check_engine(settings: Settings, engine: str) -> Verdict:
 
 def configured_engines(settings: Settings) -> list[str]:
     from App_Function_Libraries.Search.engines import ENGINE_MODULES, is_configured
-    return [e for e in ENGINE_MODULES if e == settings.search.search_provider_default or is_configured(e, settings)]
+    return [e for e in ENGINE_MODULES if e in settings.search.search_provider_default.split(",") or is_configured(e, settings)]
 
 
 def status_lines(settings: Settings) -> list[Verdict]:

@@ -14,11 +14,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PKG = "App_Function_Libraries"
-FRONT_DOOR, FACADE, FEATURE, SEARCH, STORE, SERVICES, BOTTOM = 6, 5.5, 5, 4, 3, 2, 1
+FRONT_DOOR, FACADE, RESEARCH, FEATURE, SEARCH, STORE, SERVICES, BOTTOM = 6, 5.5, 5.2, 5, 4, 3, 2, 1
 LAYERS: dict[str, float] = {  # top-level module or package of App_Function_Libraries (and app.py) -> its layer
     "app": FRONT_DOOR, "CLI": FRONT_DOOR, "Gradio_UI": FRONT_DOOR, "mcp_server": FRONT_DOOR, "MCP": FRONT_DOOR,
     "quarry": FACADE,  # the Python facade: front doors call it, it calls the features (may not exist yet)
-    "Research": FEATURE, "Wikipedia": FEATURE, "Documents": FEATURE, "status": FEATURE,
+    "Research": RESEARCH,  # one research across every source: it searches the local sources too
+    "Wikipedia": FEATURE, "Documents": FEATURE, "status": FEATURE,
     "Search": SEARCH,  # web search, usable without the research pipeline
     "DB": STORE,
     "LLM": SERVICES, "Retrieval": SERVICES,
@@ -118,7 +119,7 @@ def test_an_upward_import_is_reported_lazy_relative_or_by_name(tmp_path):
     assert [line.split(":")[0:2] for line in found] == [
         [f"{PKG}/DB/store.py", "2"], [f"{PKG}/Retrieval/x.py", "1"], [f"{PKG}/Search/y.py", "1"],
         [f"{PKG}/config.py", "1"]]
-    assert "DB (layer 3) imports App_Function_Libraries.Research.pipeline (layer 5)" in found[0]
+    assert "DB (layer 3) imports App_Function_Libraries.Research.pipeline (layer 5.2)" in found[0]
     assert "Retrieval (layer 2) imports App_Function_Libraries.Search (layer 4)" in found[1]
 
 

@@ -34,7 +34,9 @@ def register(sub) -> None:
 def run_search(args) -> int:
     from App_Function_Libraries.config import get_settings
     settings = get_settings()
-    engines = [e.strip() for e in (args.engine or settings.search.search_provider_default).split(",") if e.strip()]
+    from App_Function_Libraries.config import ENGINES
+    default = [e.strip() for e in settings.search.search_provider_default.split(",") if e.strip() in ENGINES]
+    engines = [e.strip() for e in args.engine.split(",") if e.strip()] if args.engine else default
     values = dict(count=args.count, country=args.country, search_lang=args.lang, result_lang=args.result_lang,
                   date_range=args.date_range, safesearch=args.safesearch, site_blacklist=args.exclude_site,
                   exact_terms=args.exact, exclude_terms=args.exclude, sort=args.sort)

@@ -13,7 +13,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from App_Function_Libraries.config import (ENGINES, LLM_PROVIDERS, LLM_ROLES, ROLE_SECTION_PREFIX, ConfigError,
+from App_Function_Libraries.config import (ENGINES, LOCAL_SOURCES, LLM_PROVIDERS, LLM_ROLES, ROLE_SECTION_PREFIX, ConfigError,
                                            EngineSettings, Settings, is_secret, load_settings, mask,
                                            set_settings, update_config_file)
 
@@ -56,7 +56,8 @@ def engine_fields(engine: str) -> list[FieldSpec]:
 
 
 def default_engine_field() -> FieldSpec:
-    return FieldSpec("search", "search_provider_default", "default engine", ENGINES)
+    return FieldSpec("search", "search_provider_default",
+                     f"default engines, comma-separated ({', '.join(ENGINES + LOCAL_SOURCES)})")
 
 
 def all_fields() -> list[FieldSpec]:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from App_Function_Libraries.config import ENGINES, LLM_ROLES, ROLE_SECTION_PREFIX, LLMSettings, Settings
+from App_Function_Libraries.config import (ENGINES, LLM_ROLES, LOCAL_SOURCES, ROLE_SECTION_PREFIX, LLMSettings,
+                                           Settings)
 
 DATE_CHOICES = [("any time", "any"), ("past day", "day"), ("past week", "week"), ("past month", "month"),
                 ("past year", "year"), ("between dates…", "custom")]
@@ -79,7 +80,7 @@ def check_options(params, settings: Settings) -> None:
 def build_params(settings: Settings, form: dict[str, Any]):
     """ResearchParams from the form (names as in web_search_tab.OPTION_NAMES)."""
     from App_Function_Libraries.Research.params import ResearchParams
-    engines = [e for e in form.get("engines") or [] if e in ENGINES]
+    engines = [e for e in form.get("engines") or [] if e in ENGINES + LOCAL_SOURCES]
     if not engines:
         raise ValueError("choose at least one search engine")
     roles = {role: form.get(f"llm_{role}") for role in LLM_ROLES}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from App_Function_Libraries.config import ENGINES, LLM_ROLES
+from App_Function_Libraries.config import ENGINES, LLM_ROLES, LOCAL_SOURCES
 from App_Function_Libraries.Gradio_UI import report_chat_view as chat
 from App_Function_Libraries.Gradio_UI import report_options
 from App_Function_Libraries.Gradio_UI import web_search_params as wp
@@ -212,8 +212,9 @@ def build_options(settings) -> dict:
     s = settings.search
     c: dict = {}
     with gr.Row():
-        c["engines"] = gr.Dropdown(list(ENGINES), value=[s.search_provider_default], multiselect=True,
-                                   label="Search engines", scale=3, elem_id="ws-engines")
+        c["engines"] = gr.Dropdown(list(ENGINES + LOCAL_SOURCES), multiselect=True,
+                                   value=[e.strip() for e in s.search_provider_default.split(",") if e.strip()],
+                                   label="Search engines and local sources", scale=3, elem_id="ws-engines")
         c["count"] = gr.Slider(1, 50, value=min(s.search_result_max_per_query, 50), step=1,
                                label="Results per engine and query", scale=2, elem_id="ws-count")
         c["result_max"] = gr.Slider(1, 100, value=min(s.search_result_max, 100), step=1,

@@ -17,13 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-LOCAL_SOURCES = ("wikipedia", "documents")
+from App_Function_Libraries.config import LOCAL_SOURCES
+from App_Function_Libraries.errors import QuarryError
 KINDS = {"wikipedia": "wikipedia", "documents": "document"}  # Source.kind of what each finds
 SNIPPET_CHARS = 300
 CANDIDATES_PER_FIND = 3  # passages or chunks searched per item kept, before grouping by article or page
 
 
-class LocalSourceMissing(Exception):
+class LocalSourceMissing(QuarryError):
     """A local source that is not set up; str() says what to do."""
 
 
@@ -80,6 +81,8 @@ def search_local(names: list[str], queries: list[str], settings, count: int,
             searchers[name] = _SEARCHERS[name](settings, max(1, count))
         except LocalSourceMissing as exc:
             out.notes.append(f"{name}: {exc}; skipped")
+        except Exception as exc:  # noqa: BLE001 - a broken index or library costs that source, not the research
+            out.notes.append(f"{name}: could not be opened ({' '.join(str(exc).split())[:200]}); skipped")
     pairs = [(q, name) for q in queries for name in searchers]
 
     def one(pair: tuple[str, str]) -> LocalRun:

@@ -140,6 +140,7 @@ class StreamConfig:
     llm: LLMClient | None = None  # the LLM role "extraction" (named so in config); None: notes = top passages
     progress: Callable[[str, int, int], None] = lambda stage, done, total: None
     cancel: threading.Event | None = None
+    in_hand: dict[str, str] = field(default_factory=dict)  # URL -> text found with it: read, not fetched
 
 
 @dataclass
@@ -194,7 +195,7 @@ def read_pages(sources: list[Source], cfg: StreamConfig) -> StreamReport:
             clock.mark("fetch", started, downloaded[0])
             bump("fetch")
 
-        page = load_page_safely(source.url, cfg, lambda: watch.start(source, time.monotonic()), download_done)
+        page = load_source(source, cfg, lambda: watch.start(source, time.monotonic()), download_done)
         if downloaded:
             clock.mark("extract", downloaded[0], time.monotonic())
         else:  # from the page cache, or the download failed: no text extraction
@@ -296,6 +297,26 @@ class _Overdue:
         return [(s, LoadedPage(url=s.url, failure=f"gave up after {self.seconds:g} s reading the page's text "
                                                 "([fetch] extract_timeout_seconds)"))
                 for _, s in late]
+
+
+def load_source(source: Source, cfg: StreamConfig, on_extracting: Callable[[], None] | None = None,
+                on_downloaded: Callable[[], None] | None = None) -> LoadedPage:
+    """A source's page: the text found with it (a local source's passages, a paper's abstract), else its page
+    downloaded and read; a paper's open-access PDF is read when it has one, its abstract when that fails."""
+    hand = cfg.in_hand.get(source.url, "")
+    pdf = source.paper.pdf_url if source.paper is not None else ""
+    if hand and not pdf:
+        if source.paper is not None:
+            source.paper.abstract_only = True
+        return LoadedPage(url=source.url, final_url=source.url, text=hand, content_hash=content_hash(hand),
+                          warning="abstract only: no open-access full text" if source.paper is not None else "")
+    page = load_page_safely(pdf or source.url, cfg, on_extracting, on_downloaded)
+    if source.paper is not None:
+        source.paper.abstract_only = bool(page.failure and hand)
+        if page.failure and hand:
+            return LoadedPage(url=source.url, final_url=source.url, text=hand, content_hash=content_hash(hand),
+                              warning=f"abstract only: the open-access PDF could not be read ({page.failure})")
+    return page
 
 
 def load_page_safely(url: str, cfg: StreamConfig, on_extracting: Callable[[], None] | None = None,

@@ -62,7 +62,8 @@ class ResearchParams:
     @classmethod
     def from_settings(cls, settings: Settings | None = None, **overrides) -> "ResearchParams":
         s = settings or get_settings()
-        base = cls(engines=[s.search.search_provider_default], result_max=s.search.search_result_max,
+        base = cls(engines=[e.strip() for e in s.search.search_provider_default.split(",") if e.strip()],
+                   result_max=s.search.search_result_max,
                    subqueries=s.search.search_enable_subquery,
                    subquery_count=s.search.search_enable_subquery_count_max,
                    max_queries=s.search.search_default_max_queries, relevance_check=s.research.relevance_check,

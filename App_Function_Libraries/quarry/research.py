@@ -16,13 +16,14 @@ def research_params(settings=None, *, engines=None, pages: int | None = None, no
                     tone: str | None = None, lang: str | None = None, length: int | None = None,
                     preset: str | None = None, use_cache: bool = True, follow_up_of: str | None = None):
     """ResearchParams from the settings with these overrides; BadArgument names a wrong one."""
-    from App_Function_Libraries.config import ENGINES
+    from App_Function_Libraries.config import ENGINES, LOCAL_SOURCES
     from App_Function_Libraries.Research.params import ResearchParams
     settings = settings_or_current(settings)
     chosen = name_list(engines) or None
-    unknown = [e for e in chosen or [] if e not in ENGINES]
+    unknown = [e for e in chosen or [] if e not in ENGINES + LOCAL_SOURCES]
     if unknown:
-        raise BadArgument(None, f"unknown engine {', '.join(unknown)}; engines are {', '.join(ENGINES)}")
+        raise BadArgument(None, f"unknown engine {', '.join(unknown)}; engines are {', '.join(ENGINES)}, "
+                                f"local sources {', '.join(LOCAL_SOURCES)}")
     count_argument("pages", pages, 1)
     count_argument("length", length, 1)
     if report_format is not None and report_format not in REPORT_FORMATS:

@@ -19,7 +19,7 @@ def search(query: str, engines=None, *, use_cache: bool = True, settings=None, *
     from App_Function_Libraries.Search.options import SearchOptions
     settings = settings_or_current(settings)
     query = text_argument("query", query)
-    chosen = name_list(engines) or name_list(settings.search.search_provider_default)
+    chosen = name_list(engines) or [e for e in name_list(settings.search.search_provider_default) if e in ENGINES]
     unknown = [e for e in chosen if e not in ENGINES]
     if unknown:
         raise BadArgument("engines", f"has unknown engine {', '.join(unknown)}; engines are {', '.join(ENGINES)}")

@@ -1,0 +1,66 @@
+"""One research across every source: web pages, the local Wikipedia index and the document library, in one
+report whose [n] each point at the right kind of source."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from App_Function_Libraries.CLI.main import main
+from App_Function_Libraries.Documents.library import DocumentLibrary
+from App_Function_Libraries.Wikipedia.demo import build_demo_index
+from App_Function_Libraries.Wikipedia.index import forget_wiki_index
+from Tests.support.make_pdf import write_pdf
+from Tests.support.mini_web import MiniWeb, research_config
+from Tests.support.search_apis import clean_health  # noqa: F401 - autouse: no engine suspension leaks in
+
+pytestmark = pytest.mark.slow
+QUESTION = "How do honey bees communicate the location of food?"
+HIVE_NOTES = [f"Field log {day}: the scouts returned at noon and danced on the comb." for day in range(30)] + [
+    "A honey bee forager communicates the location of food with a waggle dance: the angle of the waggle run "
+    "gives the direction and its length gives the distance."]
+
+
+def run_research(settings, capsys, engines: str) -> dict:
+    code = main(["--config", str(settings.path), "research", QUESTION, "--engine", engines, "--no-llm", "--json",
+                 "--no-save"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    return json.loads(out)
+
+
+def test_one_report_cites_web_pages_the_encyclopedia_and_documents(world, make_settings, tmp_path, capsys):
+    web = MiniWeb(world, include_faults=False).install()
+    settings = make_settings(research_config(web, embeddings=True, research={"relevance_embedding_threshold": 0.3}))
+    forget_wiki_index()
+    build_demo_index(progress=lambda done, total: None, settings=settings)
+    (tmp_path / "files").mkdir()
+    write_pdf(tmp_path / "files" / "hive.pdf", [HIVE_NOTES[:16], HIVE_NOTES[16:]])
+    DocumentLibrary(settings).add([tmp_path / "files"])
+    result = run_research(settings, capsys, "searxng,wikipedia,documents")
+    numbered = {s["n"]: s for s in result["sources"] if s["n"] is not None}
+    assert len(numbered) == len({s["url"] for s in numbered.values()})  # each source numbered once
+    kinds = {s["kind"] for s in numbered.values()}
+    assert kinds == {"web", "wikipedia", "document"}, [(s["kind"], s["url"]) for s in result["sources"]]
+    assert result["citations"] and result["invalid_citations_removed"] == 0
+    cited = {c["n"] for c in result["citations"]}
+    assert cited <= set(numbered) and {numbered[n]["kind"] for n in cited} == kinds
+    for c in result["citations"]:
+        assert c["url"] in (numbered[c["n"]]["url"], numbered[c["n"]]["final_url"])
+    wiki = [s for s in numbered.values() if s["kind"] == "wikipedia"]
+    assert any(s["title"] == "Honey bee" for s in wiki) and all(s["engines"] == ["wikipedia"] for s in wiki)
+    doc = next(s for s in numbered.values() if s["kind"] == "document")
+    assert doc["url"].startswith("file://") and "/files/hive.pdf#p" in doc["url"]
+    assert doc["title"].startswith("hive.pdf, p. ") and doc["engines"] == ["documents"]
+    assert not any(e.startswith(("wikipedia:", "documents:")) for e in result["errors"])
+    forget_wiki_index()
+
+
+def test_local_sources_not_set_up_are_noted_once_and_the_web_answers(world, make_settings, capsys):
+    web = MiniWeb(world, include_faults=False).install()
+    settings = make_settings(research_config(web, embeddings=True, research={"relevance_embedding_threshold": 0.3}))
+    forget_wiki_index()
+    result = run_research(settings, capsys, "searxng,wikipedia,documents")
+    notes = [e for e in result["errors"] if e.startswith(("wikipedia:", "documents:"))]
+    assert len(notes) == 2 and "build --demo" in notes[0] and "docs add" in notes[1]
+    assert {s["kind"] for s in result["sources"]} == {"web"} and result["citations"]
