@@ -46,7 +46,7 @@ HEALTH_CHECK_TIMEOUT = 10.0
 def perform_websearch(search_engine, search_query, content_country, search_lang, output_lang, result_count,
                       date_range=None, safesearch=None, site_blacklist=None, exactTerms=None, excludeTerms=None,
                       filter=None, geolocation=None, search_result_language=None, sort_results_by=None,  # noqa: A002
-                      *, settings: Settings | None = None, use_cache: bool = True,
+                      include_sites=None, *, settings: Settings | None = None, use_cache: bool = True,
                       sleep: Callable[[float], None] | None = None) -> dict[str, Any]:
     """Search one engine; see the module docstring for the answer. `sleep` replaces time.sleep between
     retries (tests); use_cache=False neither reads nor writes the search cache."""
@@ -69,7 +69,7 @@ def perform_websearch(search_engine, search_query, content_country, search_lang,
 
 ECHOED = ("search_engine", "search_query", "content_country", "search_lang", "output_lang", "result_count",
           "date_range", "safesearch", "site_blacklist", "exactTerms", "excludeTerms", "filter", "geolocation",
-          "search_result_language", "sort_results_by")
+          "search_result_language", "sort_results_by", "include_sites")
 
 
 def _empty_answer(args: dict[str, Any]) -> dict[str, Any]:
@@ -84,14 +84,15 @@ def options_from_answer(answer: dict[str, Any], settings: Settings) -> SearchOpt
     s = settings.search
     defaults = {"result_count": s.search_result_max_per_query, "content_country": s.search_content_country,
                 "search_lang": s.search_language_query, "search_result_language": s.search_language_results,
-                "safesearch": s.search_safesearch, "site_blacklist": s.search_result_blacklist}
+                "safesearch": s.search_safesearch, "site_blacklist": s.search_result_blacklist,
+                "include_sites": s.search_include_sites}
     given = {name: answer[name] if answer[name] is not None else default for name, default in defaults.items()}
     return build_options(
         answer["search_query"], count=given["result_count"], country=given["content_country"],
         search_lang=given["search_lang"], result_lang=given["search_result_language"],
         date_range=answer["date_range"], safesearch=given["safesearch"], site_blacklist=given["site_blacklist"],
         exact_terms=answer["exactTerms"], exclude_terms=answer["excludeTerms"], dedupe_filter=answer["filter"],
-        geolocation=answer["geolocation"], sort=answer["sort_results_by"],
+        geolocation=answer["geolocation"], sort=answer["sort_results_by"], include_sites=given["include_sites"],
         defaulted=frozenset(name for name in defaults if answer[name] is None))
 
 
@@ -152,7 +153,7 @@ def policy_for(settings: Settings, sleep: Callable[[float], None] | None = None,
 
 
 def _fill(answer: dict[str, Any], module, opts: SearchOptions, outcome: RunOutcome) -> None:
-    hits = finish_hits(outcome.hits, opts)
+    hits = finish_hits(outcome.hits, opts, "include_sites" in module.SPEC.honours)
     notes = unsupported_notes(module.SPEC, opts) + page_count_note(module.SPEC, opts) + outcome.notes
     if outcome.unresponsive:
         if not hits:
@@ -163,12 +164,15 @@ def _fill(answer: dict[str, Any], module, opts: SearchOptions, outcome: RunOutco
     answer["processing_error"] = "; ".join(dict.fromkeys(notes)) or None
 
 
-def finish_hits(hits: list[Hit], opts: SearchOptions) -> list[Hit]:
-    """Results with a URL, not on a blacklisted site, each page once, at most opts.count."""
+def finish_hits(hits: list[Hit], opts: SearchOptions, keep_to_sites: bool = False) -> list[Hit]:
+    """Results with a URL, not on a blacklisted site (and, with keep_to_sites, on one of opts.include_sites),
+    each page once, at most opts.count."""
     kept, seen = [], set()
     for hit in hits:
         key = normalize_url(hit.url)
         if not key or key in seen or any(matches_site(hit.url, site) for site in opts.site_blacklist):
+            continue
+        if keep_to_sites and opts.include_sites and not any(matches_site(hit.url, s) for s in opts.include_sites):
             continue
         seen.add(key)
         hit.title = hit.title or host_of(hit.url)

@@ -6,6 +6,7 @@ Accepted forms:
                    {"start": …, "end": …}
   safesearch       off|moderate|strict (also on/active → strict, medium → moderate, 0/1/2, true/false)
   site_blacklist   a list or a comma/space separated string of domains (scheme and path are dropped)
+  include_sites    the same: the sites results are kept to
   exactTerms       a phrase or a list of phrases;  excludeTerms: a list or a space/comma separated string
   filter           Google's duplicate-content filter: 0/1, true/false
   sort_results_by  relevance|date
@@ -35,13 +36,14 @@ def build_options(query: Any, *, count: Any, country: Any, search_lang: Any, res
                   date_range: Any = None, safesearch: Any = None, site_blacklist: Any = None,
                   exact_terms: Any = None, exclude_terms: Any = None, dedupe_filter: Any = None,
                   geolocation: Any = None, sort: Any = None, today: date | None = None,
-                  defaulted: frozenset[str] = frozenset()) -> SearchOptions:
+                  defaulted: frozenset[str] = frozenset(), include_sites: Any = None) -> SearchOptions:
     return SearchOptions(
         query=parse_query(query), count=parse_count(count), country=parse_country(country, "content_country"),
         search_lang=parse_language(search_lang, "search_lang"),
         result_lang=parse_language(result_lang, "search_result_language"),
         date_range=parse_date_range(date_range), safesearch=parse_safesearch(safesearch),
-        site_blacklist=parse_sites(site_blacklist), exact_terms=parse_terms(exact_terms, phrases=True),
+        site_blacklist=parse_sites(site_blacklist), include_sites=parse_sites(include_sites, "include_sites"),
+        exact_terms=parse_terms(exact_terms, phrases=True),
         exclude_terms=parse_terms(exclude_terms, phrases=False), dedupe_filter=parse_flag(dedupe_filter),
         geolocation=parse_country(geolocation, "geolocation"), sort=parse_sort(sort),
         today=today or date.today(), defaulted=frozenset(defaulted))
@@ -140,14 +142,14 @@ def parse_safesearch(value: Any) -> str | None:
     return level
 
 
-def parse_sites(value: Any) -> tuple[str, ...]:
+def parse_sites(value: Any, name: str = "site_blacklist") -> tuple[str, ...]:
     items = _split(value, r"[,\s]+")
     sites = []
     for item in items:
         host = urlsplit(item if "//" in item else "//" + item).hostname or ""
         host = host.lower().removeprefix("www.")
         if not re.fullmatch(r"[a-z0-9.-]+\.[a-z0-9-]+", host):
-            raise InvalidOption(f"site_blacklist entry {item!r} is not a domain (e.g. pinterest.com)")
+            raise InvalidOption(f"{name} entry {item!r} is not a domain (e.g. pinterest.com)")
         if host not in sites:
             sites.append(host)
     return tuple(sites)

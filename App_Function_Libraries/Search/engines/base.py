@@ -4,7 +4,9 @@ An engine module is declarative facts plus two pure functions:
 
     SPEC = EngineSpec(...)                                   # what it honours, auth, limits
     def build_request(opts, conn, page) -> HttpRequest|None  # page 0, 1, … ; None: no further page
-    def parse_response(data, opts) -> ParsedPage             # decoded JSON in; never raises
+    def parse_response(data, opts) -> ParsedPage             # decoded JSON (or XML root) in; never raises
+    def build_follow_up(page, opts, conn) -> HttpRequest     # optional: the second request a page needs
+                                                             # (PubMed: esearch names ids, efetch gives them)
     def explain_error(status, payload, text) -> SearchError|None   # optional: service-specific errors
     def refine_error(error, conn) -> SearchError                   # optional: an error made precise with what
                                                                    # only the connection knows (a key was sent)
@@ -20,10 +22,11 @@ from datetime import date, timedelta
 from typing import Any
 
 from App_Function_Libraries.records import Paper
+from App_Function_Libraries.Search.errors import SearchError
 
 #: the advanced options of perform_websearch, by their parameter names
 OPTION_NAMES = ("content_country", "search_lang", "search_result_language", "date_range", "safesearch",
-                "result_count", "site_blacklist", "exactTerms", "excludeTerms", "filter", "geolocation",
+                "result_count", "site_blacklist", "include_sites", "exactTerms", "excludeTerms", "filter", "geolocation",
                 "sort_results_by")
 DATE_PRESETS = ("day", "week", "month", "year")
 PRESET_DAYS = {"day": 1, "week": 7, "month": 31, "year": 365}
@@ -64,6 +67,7 @@ class SearchOptions:
     date_range: DateRange | None = None
     safesearch: str | None = None
     site_blacklist: tuple[str, ...] = ()
+    include_sites: tuple[str, ...] = ()  # keep results to these sites
     exact_terms: tuple[str, ...] = ()
     exclude_terms: tuple[str, ...] = ()
     dedupe_filter: bool | None = None  # the `filter` option: Google's duplicate-content filter
@@ -79,7 +83,7 @@ class SearchOptions:
             "content_country": self.country, "search_lang": self.search_lang,
             "search_result_language": self.result_lang, "date_range": self.date_range,
             "safesearch": self.safesearch, "site_blacklist": self.site_blacklist,
-            "exactTerms": self.exact_terms, "excludeTerms": self.exclude_terms,
+            "include_sites": self.include_sites, "exactTerms": self.exact_terms, "excludeTerms": self.exclude_terms,
             "filter": self.dedupe_filter, "geolocation": self.geolocation,
             "sort_results_by": self.sort if self.sort != "relevance" else None,
         }
@@ -104,6 +108,7 @@ class SearchOptions:
                 "search_lang": self.search_lang, "result_lang": self.result_lang,
                 "date_range": self.date_range.label() if self.date_range else None,
                 "safesearch": self.safesearch, "site_blacklist": list(self.site_blacklist),
+                "include_sites": list(self.include_sites),
                 "exact_terms": list(self.exact_terms), "exclude_terms": list(self.exclude_terms),
                 "filter": self.dedupe_filter, "geolocation": self.geolocation, "sort": self.sort,
                 "defaulted": sorted(self.defaulted)}  # they change the notes an answer carries
@@ -121,6 +126,7 @@ class EngineSpec:
     page_size: int = 10  # most results one request returns
     max_results: int = 100  # most results the service gives for one query
     transport: str = "http"  # "http" (the runner sends build_request's requests) or "library"
+    answer_format: str = "json"  # "json" or "xml" (Atom, E-utilities): what parse_response is given
 
 
 @dataclass(frozen=True)
@@ -172,6 +178,8 @@ class ParsedPage:
     notes: list[str] = field(default_factory=list)
     problem: str | None = None  # the answer is not in this service's format (becomes a BadResponse)
     unresponsive: list[str] = field(default_factory=list)  # searxng: upstream engines that failed
+    error: SearchError | None = None  # a service error inside a successful (HTTP 200) answer
+    follow_up: Any = None  # what build_follow_up needs for this page's second request (None: no second)
 
 
 def unsupported_notes(spec: EngineSpec, opts: SearchOptions) -> list[str]:
@@ -181,8 +189,9 @@ def unsupported_notes(spec: EngineSpec, opts: SearchOptions) -> list[str]:
 
 
 def query_with_operators(opts: SearchOptions, *, exact: bool = True, exclude: bool = True,
-                         sites: bool = True) -> str:
-    """The query with exact phrases in quotes, excluded terms as -term and blacklisted sites as -site:."""
+                         sites: bool = True, include: bool = True) -> str:
+    """The query with exact phrases in quotes, excluded terms as -term, blacklisted sites as -site: and the
+    sites to keep as site: (several joined by OR, in parentheses)."""
     parts = [opts.query.strip()]
     if exact:
         parts += [f'"{phrase}"' for phrase in opts.exact_terms]
@@ -190,6 +199,9 @@ def query_with_operators(opts: SearchOptions, *, exact: bool = True, exclude: bo
         parts += [f"-{term}" if " " not in term else f'-"{term}"' for term in opts.exclude_terms]
     if sites:
         parts += [f"-site:{site}" for site in opts.site_blacklist]
+    if include and opts.include_sites:
+        keep = " OR ".join(f"site:{site}" for site in opts.include_sites)
+        parts.append(f"({keep})" if len(opts.include_sites) > 1 else keep)
     return " ".join(p for p in parts if p)
 
 
