@@ -78,7 +78,7 @@ def test_source_rows_and_ticks_set_overrides():
 def form(settings, **changes):
     values = {"engines": ["searxng"], "result_count": 10, "result_max": 15, "country": "US", "search_lang": "en",
               "result_lang": "en", "date_range": "any", "date_start": "", "date_end": "", "safesearch": "moderate",
-              "blacklist": "pinterest.com, example.org", "exact_terms": "waggle dance", "exclude_terms": "honey",
+              "blacklist": "pinterest.com, example.org", "include_sites": "", "exact_terms": "waggle dance", "exclude_terms": "honey",
               "dedupe_filter": False, "geolocation": "", "sort": "relevance", "subqueries": True,
               "subquery_count": 3, "relevance": True, "pages_max": 5, "report_format": "short",
               "llm_subquery": wp.CONFIGURED, "llm_relevance": wp.NO_LLM, "llm_extraction": wp.CONFIGURED,

@@ -13,7 +13,8 @@ def register(sub) -> None:
     p.add_argument("query", help="what to search for")
     p.add_argument("--engine", "-e", default=None,
                    help="engine or comma-separated engines: bing, brave, duckduckgo, google, searxng, kagi, "
-                        "tavily, serper (default: search_provider_default)")
+                        "tavily, serper, arxiv, pubmed, semanticscholar, openalex, crossref (default: "
+                        "search_provider_default)")
     p.add_argument("--count", "-n", type=int, default=None, help="results per engine (default: "
                    "search_result_max_per_query)")
     p.add_argument("--country", default=None, help="two-letter country code, e.g. US, DE")
@@ -23,6 +24,8 @@ def register(sub) -> None:
     p.add_argument("--safesearch", default=None, choices=("off", "moderate", "strict"))
     p.add_argument("--exclude-site", action="append", default=None, metavar="DOMAIN",
                    help="leave out a site (repeatable)")
+    p.add_argument("--site", action="append", default=None, metavar="DOMAIN",
+                   help="keep results to this site (repeatable; default: [search] search_include_sites)")
     p.add_argument("--exact", action="append", default=None, metavar="PHRASE", help="phrase that must appear")
     p.add_argument("--exclude", action="append", default=None, metavar="WORD", help="word that must not appear")
     p.add_argument("--sort", default=None, choices=("relevance", "date"))
@@ -36,6 +39,7 @@ def run_search(args) -> int:
     settings = get_settings()
     engines = [e.strip() for e in (args.engine or settings.search.search_provider_default).split(",") if e.strip()]
     options = dict(date_range=args.date_range, safesearch=args.safesearch, site_blacklist=args.exclude_site,
+                   include_sites=args.site,
                    exactTerms=args.exact, excludeTerms=args.exclude, search_result_language=args.result_lang,
                    sort_results_by=args.sort)
     common = dict(content_country=args.country, search_lang=args.lang, output_lang=None,

@@ -77,6 +77,7 @@ def check_options(params) -> None:
         options.parse_language(params.search_lang, "search language")
         options.parse_language(params.search_result_language, "results language")
         options.parse_count(params.result_count)
+        options.parse_sites(params.include_sites, "include_sites")
     except InvalidOption as exc:
         raise ValueError(str(exc)) from None
 
@@ -94,6 +95,7 @@ def build_params(settings: Settings, form: dict[str, Any]):
         search_result_language=form.get("result_lang") or None,
         date_range=date_range_value(form.get("date_range"), form.get("date_start"), form.get("date_end")),
         safesearch=form.get("safesearch") or None, site_blacklist=split_list(form.get("blacklist")),
+        include_sites=split_list(form.get("include_sites")),
         exact_terms=split_list(form.get("exact_terms"), "\n") or None,
         exclude_terms=split_list(form.get("exclude_terms"), ", \n") or None,
         dedupe_filter=bool(form.get("dedupe_filter")) or None, geolocation=form.get("geolocation") or None,

@@ -20,7 +20,7 @@ LANGUAGE_CODE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})?")
 SEARCH_OPTION_FIELDS = {"date_range": "date_range", "safesearch": "safesearch", "site_blacklist": "site_blacklist",
                         "exact_terms": "exactTerms", "exclude_terms": "excludeTerms", "dedupe_filter": "filter",
                         "geolocation": "geolocation", "search_result_language": "search_result_language",
-                        "sort_results_by": "sort_results_by"}
+                        "sort_results_by": "sort_results_by", "include_sites": "include_sites"}
 
 
 @dataclass
@@ -35,6 +35,7 @@ class ResearchParams:
     date_range: Any = None  # day|week|month|year or "YYYY-MM-DD..YYYY-MM-DD"
     safesearch: str | None = None
     site_blacklist: list[str] | None = None
+    include_sites: list[str] | None = None  # keep results to these sites
     exact_terms: list[str] | None = None
     exclude_terms: list[str] | None = None
     dedupe_filter: bool | None = None

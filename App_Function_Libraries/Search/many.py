@@ -32,7 +32,7 @@ from App_Function_Libraries.Search.urls import normalize_url
 from App_Function_Libraries.Search.engine import perform_websearch
 
 OPTION_KEYWORDS = ("date_range", "safesearch", "site_blacklist", "exactTerms", "excludeTerms", "filter",
-                   "geolocation", "search_result_language", "sort_results_by")
+                   "geolocation", "search_result_language", "sort_results_by", "include_sites")
 
 
 @dataclass

@@ -18,7 +18,7 @@ SPEC = EngineSpec(
              "search_result_language": "mkt (needs a country)",
              "date_range": "freshness (Day/Week/Month or YYYY-MM-DD..YYYY-MM-DD; year as an explicit range)",
              "safesearch": "safeSearch", "result_count": "count + offset (50 a page)",
-             "site_blacklist": "-site: operators", "exactTerms": "quoted phrases",
+             "site_blacklist": "-site: operators", "include_sites": "site: operators", "exactTerms": "quoted phrases",
              "excludeTerms": "-term operators"},
     auth="header Ocp-Apim-Subscription-Key", page_size=50, max_results=100)
 
