@@ -200,7 +200,8 @@ def decode_answer(response: requests.Response, module: ModuleType) -> Any:
     label, status = module.SPEC.label, response.status_code
     text = response.content.decode("utf-8-sig", errors="replace")
     xml = getattr(module.SPEC, "answer_format", "json") == "xml"
-    payload = _xml_or_none(response.content) if xml else _json_or_none(text)
+    payload = _xml_or_none(response.content) if xml and not _is_html(response, text) else \
+        None if xml else _json_or_none(text)
     if status >= 400 or status < 200:
         if xml:
             payload = _json_or_none(text) if payload is None else payload
@@ -208,6 +209,12 @@ def decode_answer(response: requests.Response, module: ModuleType) -> Any:
     if payload is None:
         raise _not_json(label, response, text, "XML" if xml else "JSON")
     return payload
+
+
+def _is_html(response: requests.Response, text: str) -> bool:
+    """An HTML page (a portal, a 404 page), even a well-formed one, is not an XML engine's answer."""
+    ctype = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
+    return ctype == "text/html" or text.lstrip()[:15].lower().startswith(("<!doctype html", "<html"))
 
 
 def _xml_or_none(body: bytes) -> ET.Element | None:
