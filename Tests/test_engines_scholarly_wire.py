@@ -191,3 +191,20 @@ def test_arxiv_error_feed_becomes_its_message(apis, world):
     answer = search(apis, "arxiv")
     assert answer["error"] == "arXiv refused the query (HTTP 400: incorrect id format for 12)"
     assert answer["results"] == []
+
+
+def test_arxiv_query_leaves_out_its_own_syntax(apis):
+    search(apis, "arxiv", query='RNA: (folding) "x" C++', exactTerms="a:b")
+    assert apis.requests_to("arxiv")[-1].arg("search_query") == 'all:RNA AND all:folding AND all:x AND all:C++ ' \
+        'AND all:"a b"'
+
+
+def test_cli_prints_a_papers_facts(apis, capsys):
+    from App_Function_Libraries.CLI.main import main
+    code = main(["--config", str(apis.settings.path), "search", "protein folding", "--engine", "openalex",
+                 "--count", "2", "--no-cache"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "Ada Lovelace · 2020 · Journal of Protein Folding · doi:10.5555/protein-folding.1 · open-access PDF" in out
+    assert "Ada Lovelace, Alan Turing · 2021 · Journal of Protein Folding · doi:10.5555/protein-folding.2 · " \
+        "abstract only" in out

@@ -92,6 +92,13 @@ def _print_result(n: int, result: dict, engines: list[str]) -> None:
     extra = [one_line(meta.get("date_published") or ""), ", ".join(engines)]
     tail = "  [" + " | ".join(x for x in extra if x) + "]" if any(extra) else ""
     print(f"{n:>3}. {one_line(result['title'])}{tail}\n     {one_line(result['url'])}")
+    paper = meta.get("paper") or {}
+    if paper:
+        names = paper.get("authors") or []
+        who = ", ".join(names[:3]) + (" et al." if len(names) > 3 else "")
+        facts = [who, str(paper.get("year") or ""), paper.get("venue") or "", f"doi:{paper['doi']}" if paper.get("doi")
+                 else "", "open-access PDF" if paper.get("pdf_url") else "abstract only"]
+        print(f"     {one_line(' · '.join(f for f in facts if f))}")
     if result.get("content"):
         print(textwrap.fill(one_line(result["content"]), width=100, initial_indent="     ",
                             subsequent_indent="     ", max_lines=3, placeholder=" …"))

@@ -5,6 +5,7 @@ https://arxiv.org/api/errors#…, the message in its `summary`.
 """
 from __future__ import annotations
 
+import re
 from typing import Any
 from xml.etree.ElementTree import Element
 
@@ -26,6 +27,7 @@ ATOM = "{http://www.w3.org/2005/Atom}"
 OPENSEARCH = "{http://a9.com/-/spec/opensearch/1.1/}"
 ARXIV = "{http://arxiv.org/schemas/atom}"
 ERROR_ID = "arxiv.org/api/errors"
+_WORD_JUNK = re.compile(r"[^\w.+\-']")
 
 
 def build_request(opts: SearchOptions, conn: Connection, page: int) -> HttpRequest | None:
@@ -37,9 +39,11 @@ def build_request(opts: SearchOptions, conn: Connection, page: int) -> HttpReque
 
 
 def search_query(opts: SearchOptions) -> str:
-    """arXiv's query syntax: every word in all fields (AND), phrases quoted, ANDNOT for excluded terms."""
-    words = [w.replace('"', "") for w in opts.query.split() if w.replace('"', "")]
-    parts = [f"all:{w}" for w in words] + [f'all:"{p}"' for p in opts.exact_terms]
+    """arXiv's query syntax: every word in all fields (AND), phrases quoted, ANDNOT for excluded terms. Characters
+    that are arXiv's own syntax (quotes, brackets, colons) are left out of the words."""
+    words = [w for w in (_WORD_JUNK.sub("", w) for w in opts.query.split()) if w]
+    phrases = [" ".join(_WORD_JUNK.sub(" ", p).split()) for p in opts.exact_terms]
+    parts = [f"all:{w}" for w in words or ["*"]] + [f'all:"{p}"' for p in phrases if p]
     query = " AND ".join(parts)
     for term in opts.exclude_terms:
         query += f' ANDNOT all:"{term}"' if " " in term else f" ANDNOT all:{term}"

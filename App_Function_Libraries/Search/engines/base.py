@@ -26,8 +26,8 @@ from App_Function_Libraries.Search.errors import SearchError
 
 #: the advanced options of perform_websearch, by their parameter names
 OPTION_NAMES = ("content_country", "search_lang", "search_result_language", "date_range", "safesearch",
-                "result_count", "site_blacklist", "include_sites", "exactTerms", "excludeTerms", "filter", "geolocation",
-                "sort_results_by")
+                "result_count", "site_blacklist", "include_sites", "exactTerms", "excludeTerms", "filter",
+                "geolocation", "sort_results_by")
 DATE_PRESETS = ("day", "week", "month", "year")
 PRESET_DAYS = {"day": 1, "week": 7, "month": 31, "year": 365}
 SAFESEARCH_LEVELS = ("off", "moderate", "strict")

@@ -15,7 +15,8 @@ from App_Function_Libraries.Search.engines.textclean import (as_dicts, as_text, 
 
 SPEC = EngineSpec(
     name="kagi", label="Kagi",
-    honours={"result_count": "limit", "site_blacklist": "-site: operators", "include_sites": "site: operators", "exactTerms": "quoted phrases",
+    honours={"result_count": "limit", "site_blacklist": "-site: operators",
+             "include_sites": "site: operators", "exactTerms": "quoted phrases",
              "excludeTerms": "-term operators"},
     auth="header Authorization: Bot <token>", page_size=100, max_results=100)
 

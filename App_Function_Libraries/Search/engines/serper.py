@@ -12,7 +12,8 @@ SPEC = EngineSpec(
     name="serper", label="Serper",
     honours={"content_country": "gl (geolocation wins)", "search_lang": "hl",
              "date_range": "tbs=qdr:d/w/m/y or tbs=cdr:1,cd_min:M/D/YYYY,cd_max:M/D/YYYY",
-             "result_count": "num (10 to 100, in tens)", "site_blacklist": "-site: operators", "include_sites": "site: operators",
+             "result_count": "num (10 to 100, in tens)", "site_blacklist": "-site: operators",
+             "include_sites": "site: operators",
              "exactTerms": "quoted phrases", "excludeTerms": "-term operators", "geolocation": "gl"},
     auth="header X-API-KEY", page_size=100, max_results=100)
 
