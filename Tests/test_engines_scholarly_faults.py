@@ -115,3 +115,11 @@ def test_check_probes_each_scholarly_engine(setup):
     apis.rate_limited.add("arxiv")
     ok, message = engine_health_check("arxiv", apis.settings)
     assert ok is False and message.startswith("arXiv asks Quarry to slow down (HTTP 503)")
+
+
+def test_a_refused_request_says_the_services_reason(setup, world):
+    apis = setup()
+    world.fault(PATHS["semanticscholar"], status=400, body=b'{"error": "Unrecognized or unsupported fields: [x]"}')
+    answer = search(apis, "semanticscholar")
+    assert answer["error"] == "Semantic Scholar refused the request (HTTP 400: Unrecognized or unsupported fields: [x])"
+    assert len(apis.requests_to("semanticscholar")) == 1  # not retried

@@ -73,6 +73,8 @@ def explain_error(status: int, payload: Any, text: str) -> SearchError | None:
     if status == 404 and message:
         return BadResponse(f"Semantic Scholar found no such record (HTTP 404: {message}); is "
                            "semanticscholar_api_url its /graph/v1/paper/search endpoint?", status=status)
+    if status == 400 and message:
+        return BadResponse(f"Semantic Scholar refused the request (HTTP 400: {message})", status=status)
     if status == 403:
         return Blocked(f"Semantic Scholar refused the request (HTTP 403: {message or 'forbidden'})", status=status)
     return None
