@@ -208,3 +208,19 @@ def test_cli_prints_a_papers_facts(apis, capsys):
     assert "Ada Lovelace · 2020 · Journal of Protein Folding · doi:10.5555/protein-folding.1 · open-access PDF" in out
     assert "Ada Lovelace, Alan Turing · 2021 · Journal of Protein Folding · doi:10.5555/protein-folding.2 · " \
         "abstract only" in out
+
+
+def test_research_search_stage_makes_paper_sources_with_their_facts(apis):
+    from App_Function_Libraries.records import ResearchResult
+    from App_Function_Libraries.Research.params import ResearchParams
+    from App_Function_Libraries.Research.pipeline import Run, Services, _reset_source, search_sources
+    params = ResearchParams.from_settings(apis.settings, engines=["openalex", "crossref"], result_count=3)
+    run = Run(ResearchResult(question="protein folding"), Services(settings=apis.settings), params, None, None)
+    sources = search_sources(run, params, ["protein folding"], lambda found: found)
+    assert len(sources) == 3 and all(s.kind == "paper" for s in sources)  # the same 3 DOIs from both
+    first = sources[0]
+    assert sorted(first.engines) == ["crossref", "openalex"]
+    assert first.paper.doi == "10.5555/protein-folding.1" and first.paper.authors == ["Ada Lovelace"]
+    assert first.paper.venue == "Journal of Protein Folding" and first.paper.pdf_url == "https://oa.example/1000.pdf"
+    again = _reset_source(first)  # a re-run keeps what the source is
+    assert again.kind == "paper" and again.paper == first.paper and again.paper is not first.paper

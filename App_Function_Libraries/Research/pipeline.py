@@ -30,7 +30,7 @@ from App_Function_Libraries.Research.follow_ups import suggest_follow_ups
 from App_Function_Libraries.Research.page_stream import StreamConfig, read_pages
 from App_Function_Libraries.Research.rank import MemoEmbedder, RankSettings
 from App_Function_Libraries.Research.params import ResearchParams
-from App_Function_Libraries.records import ResearchResult, Source
+from App_Function_Libraries.records import Paper, ResearchResult, Source
 from App_Function_Libraries.Research.subqueries import analyze_question, dedupe_queries
 
 STAGES = ("subqueries", "search", "relevance", "fetch", "rank", "extract", "report", "verify", "follow_ups")
@@ -191,7 +191,8 @@ def _reset_source(source: Source) -> Source:
     return Source(title=source.title, url=source.url, snippet=source.snippet, engines=list(source.engines),
                   queries=list(source.queries), rank=source.rank, fused_score=source.fused_score,
                   date_published=source.date_published, verdict=source.verdict, reason=source.reason,
-                  user_override=source.user_override, round=source.round)
+                  user_override=source.user_override, round=source.round, kind=source.kind,
+                  paper=dataclasses.replace(source.paper) if source.paper else None)
 
 
 def _stages_pages_and_report(run: Run, params: ResearchParams, on_delta) -> None:
@@ -244,9 +245,16 @@ def search_sources(run: Run, params: ResearchParams, queries: list[str],
         run.result.errors.append(f"search {label}: {message}")
     sources = [Source(title=item.title, url=item.url, snippet=item.content, engines=list(item.engines),
                       queries=list(item.queries), rank=item.rank, fused_score=item.fused_score,
-                      date_published=(item.metadata or {}).get("date_published")) for item in keep(found.results)]
+                      date_published=(item.metadata or {}).get("date_published"),
+                      **_paper_fields((item.metadata or {}).get("paper"))) for item in keep(found.results)]
     run.progress("search", total, total, f"{len(sources)} results")
     return sources
+
+
+def _paper_fields(facts: Any) -> dict[str, Any]:
+    """A scholarly engine's result is a paper source with its bibliographic facts (records.Paper)."""
+    paper = Paper.from_dict(facts) if isinstance(facts, dict) else None
+    return {"kind": "paper", "paper": paper} if paper else {}
 
 
 def stage_relevance(run: Run, params: ResearchParams, sources: list[Source],
