@@ -38,14 +38,14 @@ def _given(value: Any, none_words: tuple[str, ...]) -> str | None:
     return None if not text or text.lower() in none_words else text
 
 
-def site_domains(value: Any) -> tuple[str, ...]:
+def site_domains(value: Any, name: str = "site_blacklist") -> tuple[str, ...]:
     """Domains (from a list or a comma/space-separated string; 'https://www.x.org/a' -> 'x.org'), no repeats."""
     sites = []
     for item in split_values(value, r"[,\s]+"):
         host = urlsplit(item if "//" in item else "//" + item).hostname or ""
         host = host.lower().removeprefix("www.")
         if not re.fullmatch(r"[a-z0-9.-]+\.[a-z0-9-]+", host):
-            raise ValueError(f"site_blacklist entry {item!r} is not a domain (e.g. pinterest.com)")
+            raise ValueError(f"{name} entry {item!r} is not a domain (e.g. pinterest.com)")
         if host not in sites:
             sites.append(host)
     return tuple(sites)

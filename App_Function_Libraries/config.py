@@ -25,7 +25,9 @@ from App_Function_Libraries.errors import QuarryError
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG_PATH = PROJECT_ROOT / "Config_Files" / "config.txt"
 
-ENGINES = ("bing", "brave", "duckduckgo", "google", "searxng", "kagi", "tavily", "serper")
+ENGINES = ("bing", "brave", "duckduckgo", "google", "searxng", "kagi", "tavily", "serper",
+           "arxiv", "pubmed", "semanticscholar", "openalex", "crossref")
+SCHOLARLY_ENGINES = ("arxiv", "pubmed", "semanticscholar", "openalex", "crossref")
 LOCAL_SOURCES = ("wikipedia", "documents")  # searched beside the engines by a research (Research/local_sources.py)
 LLM_ROLES = ("subquery", "relevance", "extraction", "final_answer")
 LLM_PROVIDERS = ("none", "openai", "llamacpp")
@@ -59,17 +61,19 @@ def _search_option(kind: str):
     failing every search."""
     allowed = {"country": "a two-letter country code (ISO 3166, e.g. US, GB, DE), or all for no country",
                "language": "a language code (ISO 639-1, e.g. en, de, fr), or all for no preference",
-               "sites": "domains separated by commas (e.g. pinterest.com, example.org)"}[kind]
+               "sites": "domains separated by commas (e.g. pinterest.com, example.org)",
+               "include_sites": "domains separated by commas (e.g. nature.com, example.org)"}[kind]
 
     def check(value: Any) -> None:
         parse = {"country": lambda v: codes.country_code(v, "country"),
                  "language": lambda v: codes.language_code(v, "language"),
-                 "sites": lambda v: codes.site_domains([v])}[kind]
-        for item in value if kind == "sites" else [value]:
+                 "sites": lambda v: codes.site_domains([v]),
+                 "include_sites": lambda v: codes.site_domains([v], "include_sites")}[kind]
+        for item in value if kind in ("sites", "include_sites") else [value]:
             try:
                 parse(item)
             except ValueError:
-                bad = f"; {item!r} is not a domain" if kind == "sites" else ""
+                bad = f"; {item!r} is not a domain" if kind in ("sites", "include_sites") else ""
                 raise ValueError(f"expected {allowed}{bad}") from None
     return check
 
@@ -81,6 +85,12 @@ def _memory_cap(value: int) -> None:
 
 
 MIN_MEMORY_CAP_MB = 64
+
+
+def _contact_email(value: str) -> None:
+    """Empty, or one plain e-mail address (it goes into URLs as the services' mailto/email)."""
+    if value and not re.fullmatch(r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+", value):
+        raise ValueError("expected an e-mail address such as you@example.org, or nothing")
 
 
 @dataclass
@@ -96,6 +106,7 @@ class SearchSettings:
     search_result_max: int = _f(15, min=1, max=200)
     search_result_max_per_query: int = _f(10, min=1, max=100)
     search_result_blacklist: list = _f([], check=_search_option("sites"))
+    search_include_sites: list = _f([], check=_search_option("include_sites"))
     search_result_analysis_tone: str = _f("neutral")
     search_cache_ttl_seconds: int = _f(86400, min=0)
     search_timeout_seconds: float = _f(15.0, min=0.1, max=600)
@@ -124,6 +135,18 @@ class EngineSettings:
     tavily_api_key: str = _f("", secret=True)
     serper_api_url: str = _f("https://google.serper.dev/search")
     serper_api_key: str = _f("", secret=True)
+    arxiv_api_url: str = _f("https://export.arxiv.org/api/query")
+    arxiv_api_key: str = _f("", secret=True)
+    pubmed_api_url: str = _f("https://eutils.ncbi.nlm.nih.gov/entrez/eutils")
+    pubmed_api_key: str = _f("", secret=True)
+    semanticscholar_api_url: str = _f("https://api.semanticscholar.org/graph/v1/paper/search")
+    semanticscholar_api_key: str = _f("", secret=True)
+    openalex_api_url: str = _f("https://api.openalex.org/works")
+    openalex_api_key: str = _f("", secret=True)
+    crossref_api_url: str = _f("https://api.crossref.org/works")
+    crossref_api_key: str = _f("", secret=True)
+    # sent to the scholarly services that ask for it (Crossref/OpenAlex mailto, NCBI email): polite use
+    contact_email: str = _f("", check=_contact_email)
 
     def url(self, engine: str) -> str:
         return getattr(self, f"{engine}_api_url", "")

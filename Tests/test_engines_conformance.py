@@ -12,6 +12,7 @@ import pytest
 
 from App_Function_Libraries.Search.urls import normalize_url
 from App_Function_Libraries.Search.engine import perform_websearch
+from Tests.support.scholarly_replay import engine_url, expected_count, replay, scholarly_samples
 from Tests.support.search_apis import PATHS, SearchAPIs, clean_health  # noqa: F401 (autouse)
 from Tests.support.testworld import Response
 
@@ -75,3 +76,33 @@ def test_captured_answer_parses_clean(engine, path, world, make_settings, monkey
             assert "\ufeff" not in text
         date = r["metadata"]["date_published"]
         assert date is None or re.match(r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}([+-]\d{2}:\d{2})?)?$", date)
+
+
+# ---------------------------------------------------------------- scholarly engines (XML and JSON, errors too)
+
+SCHOLARLY = scholarly_samples(DATA)
+
+
+@pytest.mark.skipif(not SCHOLARLY, reason=f"no captured scholarly answers at {DATA}")
+@pytest.mark.parametrize("sample", SCHOLARLY, ids=[s.path.name for s in SCHOLARLY])
+def test_captured_scholarly_answer_parses_clean(sample, world, make_settings):
+    replay(world, sample)
+    settings = make_settings({"engines": {f"{sample.engine}_api_url": engine_url(world, sample.engine)},
+                              "search": {"search_cache_ttl_seconds": 0, "search_max_retries": 0}})
+    answer = perform_websearch(sample.engine, "captured", None, None, None, 100, settings=settings)
+    if sample.is_error:  # one line a person can act on, no results, no traceback
+        assert answer["error"] and "\n" not in answer["error"] and "Traceback" not in answer["error"]
+        assert answer["results"] == []
+        return
+    assert answer["error"] is None, answer["error"]
+    results = answer["results"]
+    assert len(results) == expected_count(sample)
+    for r in results:
+        paper = r["metadata"]["paper"]
+        assert r["title"].strip() and r["url"].startswith("https://")
+        for text in (r["title"], r["content"], paper["abstract"], paper["venue"], *paper["authors"]):
+            assert not MARKUP.search(text), f"markup left in {text!r}"
+            assert "\n" not in text and "  " not in text
+        assert paper["doi"] == paper["doi"].lower() and not paper["doi"].startswith("http")
+        assert paper["year"] is None or 1500 < paper["year"] < 2100
+        assert r["content"] == "" or paper["abstract"].startswith(r["content"].removesuffix(" …"))

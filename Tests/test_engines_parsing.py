@@ -199,7 +199,10 @@ SHAPES = {  # the keys each parser looks for, so arbitrary values reach its inne
     "tavily": lambda v: {"results": v, "detail": v},
     "serper": lambda v: {"organic": v, "message": v},
     "duckduckgo": lambda v: v if isinstance(v, list) else [v],
-}
+    "semanticscholar": lambda v: {"data": v, "total": v, "error": v},
+    "openalex": lambda v: {"results": v if isinstance(v, list) else [v], "meta": v},
+    "crossref": lambda v: {"status": "ok", "message": {"items": v}},
+}  # arxiv and pubmed answer XML: Tests/test_engines_scholarly_parsing.py gives their parsers random trees
 item_values = st.dictionaries(
     st.sampled_from(["title", "name", "url", "link", "href", "snippet", "description", "content", "body",
                      "datePublished", "page_age", "age", "published", "publishedDate", "date", "t", "score",
@@ -215,7 +218,7 @@ def test_parser_never_raises_on_arbitrary_json(engine, data):
     assert all(h.url.startswith(("http://", "https://")) for h in page.hits)
 
 
-@pytest.mark.parametrize("engine", ENGINE_MODULES)
+@pytest.mark.parametrize("engine", list(SHAPES))
 @hsettings(max_examples=40, deadline=None)
 @given(items=st.lists(item_values, max_size=4) | json_values)
 def test_parser_never_raises_on_shaped_json(engine, items):

@@ -22,11 +22,11 @@ from App_Function_Libraries.Search.many import EngineRun, MultiSearch, merge_run
 from App_Function_Libraries.Search.options import SearchOptions
 from Tests.support.search_apis import SearchAPIs, clean_health  # noqa: F401 (autouse)
 
-#: web_search_results_dict's keys, in the order `app.py search --json` has always printed them
+#: web_search_results_dict's keys, in the order `app.py search --json` prints them (include_sites: issue 15)
 ANSWER_KEYS = ["search_engine", "search_query", "content_country", "search_lang", "output_lang", "result_count",
                "date_range", "safesearch", "site_blacklist", "exactTerms", "excludeTerms", "filter", "geolocation",
-               "search_result_language", "sort_results_by", "results", "total_results_found", "search_time", "error",
-               "processing_error", "cached", "cached_at"]
+               "search_result_language", "sort_results_by", "include_sites", "results", "total_results_found",
+               "search_time", "error", "processing_error", "cached", "cached_at"]
 
 
 @pytest.fixture
@@ -53,11 +53,12 @@ def test_cli_json_of_one_engine_is_unchanged(cli_config, capsys):
     rc, answer = cli_json(config, capsys, "kagi", "--count", "2", "--exclude-site", "pinterest.com",
                           "--result-lang", "fr")
     assert rc == 0 and list(answer) == ANSWER_KEYS
-    echo = {k: answer[k] for k in ANSWER_KEYS[:15]}
+    echo = {k: answer[k] for k in ANSWER_KEYS[:16]}
     assert echo == {"search_engine": "kagi", "search_query": "solar power", "content_country": None,
                     "search_lang": None, "output_lang": None, "result_count": 2, "date_range": None,
                     "safesearch": None, "site_blacklist": ["pinterest.com"], "exactTerms": None, "excludeTerms": None,
-                    "filter": None, "geolocation": None, "search_result_language": "fr", "sort_results_by": None}
+                    "filter": None, "geolocation": None, "search_result_language": "fr", "sort_results_by": None,
+                    "include_sites": None}
     assert answer["results"][0] == {
         "title": "solar power -site:pinterest.com — result 1",
         "url": "https://www.site0.example/solar-power-site-pinterest-com/1/",
@@ -83,7 +84,7 @@ def test_cli_json_echoes_the_options_as_given_under_their_labels(cli_config, cap
     _, config = cli_config
     rc, answer = cli_json(config, capsys, *args)
     assert list(answer) == ANSWER_KEYS and rc == (1 if error else 0)
-    assert {k: v for k, v in answer.items() if k in ANSWER_KEYS[2:15] and v is not None} == echoed
+    assert {k: v for k, v in answer.items() if k in ANSWER_KEYS[2:16] and v is not None} == echoed
     assert (answer["error"] or "").startswith(error or "") and bool(answer["results"]) is not bool(error)
 
 

@@ -91,7 +91,8 @@ def test_rounds_show_what_each_searched_added_and_changed():
 def form(settings, **changes):
     values = {"engines": ["searxng"], "count": 10, "result_max": 15, "country": "US", "search_lang": "en",
               "result_lang": "en", "date_range": "any", "date_start": "", "date_end": "", "safesearch": "moderate",
-              "site_blacklist": "pinterest.com, example.org", "exact_terms": "waggle dance", "exclude_terms": "honey",
+              "site_blacklist": "pinterest.com, example.org", "include_sites": "", "exact_terms": "waggle dance",
+              "exclude_terms": "honey",
               "dedupe_filter": False, "geolocation": "", "sort": "relevance", "subqueries": True,
               "subquery_count": 3, "relevance": True, "pages_max": 5, "report_format": "short",
               "llm_subquery": wp.CONFIGURED, "llm_relevance": wp.NO_LLM, "llm_extraction": wp.CONFIGURED,

@@ -13,7 +13,8 @@ def register(sub) -> None:
     p.add_argument("query", help="what to search for")
     p.add_argument("--engine", "-e", default=None,
                    help="engine or comma-separated engines: bing, brave, duckduckgo, google, searxng, kagi, "
-                        "tavily, serper (default: search_provider_default)")
+                        "tavily, serper, arxiv, pubmed, semanticscholar, openalex, crossref (default: "
+                        "search_provider_default)")
     p.add_argument("--count", "-n", type=int, default=None, help="results per engine (default: "
                    "search_result_max_per_query)")
     p.add_argument("--country", default=None, help="two-letter country code, e.g. US, DE")
@@ -23,6 +24,8 @@ def register(sub) -> None:
     p.add_argument("--safesearch", default=None, choices=("off", "moderate", "strict"))
     p.add_argument("--exclude-site", action="append", default=None, metavar="DOMAIN",
                    help="leave out a site (repeatable)")
+    p.add_argument("--site", action="append", default=None, metavar="DOMAIN",
+                   help="keep results to this site (repeatable; default: [search] search_include_sites)")
     p.add_argument("--exact", action="append", default=None, metavar="PHRASE", help="phrase that must appear")
     p.add_argument("--exclude", action="append", default=None, metavar="WORD", help="word that must not appear")
     p.add_argument("--sort", default=None, choices=("relevance", "date"))
@@ -39,7 +42,7 @@ def run_search(args) -> int:
     engines = [e.strip() for e in args.engine.split(",") if e.strip()] if args.engine else default
     values = dict(count=args.count, country=args.country, search_lang=args.lang, result_lang=args.result_lang,
                   date_range=args.date_range, safesearch=args.safesearch, site_blacklist=args.exclude_site,
-                  exact_terms=args.exact, exclude_terms=args.exclude, sort=args.sort)
+                  include_sites=args.site, exact_terms=args.exact, exclude_terms=args.exclude, sort=args.sort)
     if len(engines) == 1:
         return _one_engine(engines[0], args, settings, values)
     return _many_engines(engines, args, settings, values)
@@ -93,7 +96,18 @@ def _print_result(n: int, hit, engines: list[str]) -> None:
     extra = [one_line(hit.date_published or ""), ", ".join(engines)]
     tail = "  [" + " | ".join(x for x in extra if x) + "]" if any(extra) else ""
     print(f"{n:>3}. {one_line(hit.title)}{tail}\n     {one_line(hit.url)}")
+    if hit.paper:
+        print(f"     {one_line(_paper_facts(hit.paper))}")
     if hit.snippet:
         print(textwrap.fill(one_line(hit.snippet), width=100, initial_indent="     ",
                             subsequent_indent="     ", max_lines=3, placeholder=" …"))
     print()
+
+
+def _paper_facts(paper) -> str:
+    """A paper's facts on one line: authors, year, venue, DOI, and whether an open-access PDF exists."""
+    names = paper.authors or []
+    who = ", ".join(names[:3]) + (" et al." if len(names) > 3 else "")
+    facts = [who, str(paper.year or ""), paper.venue or "", f"doi:{paper.doi}" if paper.doi else "",
+             "open-access PDF" if paper.pdf_url else "abstract only"]
+    return " · ".join(f for f in facts if f)

@@ -90,6 +90,7 @@ def build_params(settings: Settings, form: dict[str, Any]):
         result_lang=form.get("result_lang") or None,
         date_range=date_range_value(form.get("date_range"), form.get("date_start"), form.get("date_end")),
         safesearch=form.get("safesearch") or None, site_blacklist=split_list(form.get("site_blacklist")),
+        include_sites=split_list(form.get("include_sites")),
         exact_terms=split_list(form.get("exact_terms"), "\n") or None,
         exclude_terms=split_list(form.get("exclude_terms"), ", \n") or None,
         dedupe_filter=bool(form.get("dedupe_filter")) or None, geolocation=form.get("geolocation") or None,

@@ -20,7 +20,8 @@ from App_Function_Libraries.Gradio_UI.research_runner import cancel_run, stream_
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, log, one_line, toast_text, user_errors
 
 OPTION_NAMES = ["engines", "count", "result_max", "country", "search_lang", "result_lang", "date_range",
-                "date_start", "date_end", "safesearch", "site_blacklist", "exact_terms", "exclude_terms",
+                "date_start", "date_end", "safesearch", "site_blacklist", "include_sites", "exact_terms",
+                "exclude_terms",
                 "dedupe_filter", "geolocation", "sort", "subqueries", "subquery_count", "relevance", "pages_max",
                 "report_format", "tone", "report_lang", "length_words", "aggregation_prompt", "preset",
                 "citation_style"] + [
@@ -234,6 +235,9 @@ def build_options(settings) -> dict:
         with gr.Row():
             c["site_blacklist"] = gr.Textbox(", ".join(s.search_result_blacklist), label="Sites to leave out",
                                              placeholder="pinterest.com, example.org", max_lines=2)
+            c["include_sites"] = gr.Textbox(", ".join(s.search_include_sites), label="Only these sites",
+                                            placeholder="nature.com, example.org (empty: every site)",
+                                            max_lines=2, elem_id="ws-include-sites")
             c["exact_terms"] = gr.Textbox("", label="Exact phrase (one per line)", max_lines=3)
             c["exclude_terms"] = gr.Textbox("", label="Words to exclude", max_lines=2)
             c["dedupe_filter"] = gr.Checkbox(False, label="Filter near-duplicate results (Google)")

@@ -18,7 +18,6 @@ MIN_LENGTH_WORDS, MAX_LENGTH_WORDS = 50, 10000
 LANGUAGE_CODE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})?")
 
 
-
 @dataclass
 class ResearchParams:
     engines: list[str] = field(default_factory=list)
@@ -30,6 +29,7 @@ class ResearchParams:
     date_range: Any = None  # day|week|month|year or "YYYY-MM-DD..YYYY-MM-DD"
     safesearch: str | None = None
     site_blacklist: list[str] | None = None
+    include_sites: list[str] | None = None  # keep results to these sites
     exact_terms: list[str] | None = None
     exclude_terms: list[str] | None = None
     dedupe_filter: bool | None = None

@@ -208,7 +208,8 @@ def _reset_source(source: Source) -> Source:
     return Source(title=source.title, url=source.url, snippet=source.snippet, engines=list(source.engines),
                   queries=list(source.queries), rank=source.rank, fused_score=source.fused_score,
                   date_published=source.date_published, verdict=source.verdict, reason=source.reason,
-                  user_override=source.user_override, round=source.round, kind=source.kind, paper=source.paper)
+                  user_override=source.user_override, round=source.round, kind=source.kind,
+                  paper=dataclasses.replace(source.paper) if source.paper else None)
 
 
 def _texts_in_hand(result: ResearchResult) -> dict[str, str]:

@@ -50,7 +50,7 @@ HEALTH_CHECK_TIMEOUT = 10.0
 #: the order web_search_results_dict echoes the options in (only an order: the names are SearchOptions');
 #: output_lang is a retired option the JSON still carries (always null unless perform_websearch was given one)
 ECHO_ORDER = ("country", "search_lang", "output_lang", "count", "date_range", "safesearch", "site_blacklist",
-              "exact_terms", "exclude_terms", "dedupe_filter", "geolocation", "result_lang", "sort")
+              "exact_terms", "exclude_terms", "dedupe_filter", "geolocation", "result_lang", "sort", "include_sites")
 _CACHED_FIELDS = ("results", "total_results_found", "processing_error")
 
 
@@ -118,7 +118,7 @@ def search_with(engine: str, query: str, settings: Settings | None = None, *, us
 def perform_websearch(search_engine, search_query, content_country, search_lang, output_lang, result_count,
                       date_range=None, safesearch=None, site_blacklist=None, exactTerms=None, excludeTerms=None,
                       filter=None, geolocation=None, search_result_language=None, sort_results_by=None,  # noqa: A002
-                      *, settings: Settings | None = None, use_cache: bool = True,
+                      include_sites=None, *, settings: Settings | None = None, use_cache: bool = True,
                       sleep: Callable[[float], None] | None = None) -> dict[str, Any]:
     """The design's entry point, kept as a thin adapter: search_with() under the option labels as argument
     names, answering web_search_results_dict (EngineAnswer.to_dict). output_lang is only echoed. Quarry's own
@@ -219,7 +219,7 @@ def policy_for(settings: Settings, sleep: Callable[[float], None] | None = None,
 
 
 def _fill(answer: EngineAnswer, module, opts: SearchOptions, outcome: RunOutcome) -> None:
-    hits = finish_hits(outcome.hits, opts)
+    hits = finish_hits(outcome.hits, opts, "include_sites" in module.SPEC.honours)
     notes = unsupported_notes(module.SPEC, opts) + page_count_note(module.SPEC, opts) + outcome.notes
     if outcome.unresponsive:
         if not hits:
@@ -230,12 +230,15 @@ def _fill(answer: EngineAnswer, module, opts: SearchOptions, outcome: RunOutcome
     answer.notes = "; ".join(dict.fromkeys(notes)) or None
 
 
-def finish_hits(hits: list[Hit], opts: SearchOptions) -> list[Hit]:
-    """Results with a URL, not on a blacklisted site, each page once, at most opts.count."""
+def finish_hits(hits: list[Hit], opts: SearchOptions, keep_to_sites: bool = False) -> list[Hit]:
+    """Results with a URL, not on a blacklisted site (and, with keep_to_sites, on one of opts.include_sites),
+    each page once, at most opts.count."""
     kept, seen = [], set()
     for hit in hits:
         key = normalize_url(hit.url)
         if not key or key in seen or any(matches_site(hit.url, site) for site in opts.site_blacklist):
+            continue
+        if keep_to_sites and opts.include_sites and not any(matches_site(hit.url, s) for s in opts.include_sites):
             continue
         seen.add(key)
         hit.title = hit.title or host_of(hit.url)

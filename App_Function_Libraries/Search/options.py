@@ -12,6 +12,7 @@ Accepted forms:
                    {"start": …, "end": …}
   safesearch       off|moderate|strict (also on/active → strict, medium → moderate, 0/1/2, true/false)
   site_blacklist   a list or a comma/space separated string of domains (scheme and path are dropped)
+  include_sites    the same: the sites results are kept to
   exact_terms      a phrase or a list of phrases;  exclude_terms: a list or a space/comma separated string
   dedupe_filter    Google's duplicate-content filter: 0/1, true/false
   sort             relevance|date
@@ -79,6 +80,7 @@ class SearchOptions:
     date_range: DateRange | None = option(None, label="date_range")
     safesearch: str | None = option(None, label="safesearch", setting="search_safesearch")
     site_blacklist: tuple[str, ...] = option((), label="site_blacklist", setting="search_result_blacklist")
+    include_sites: tuple[str, ...] = option((), label="include_sites", setting="search_include_sites")
     exact_terms: tuple[str, ...] = option((), label="exactTerms")
     exclude_terms: tuple[str, ...] = option((), label="excludeTerms")
     dedupe_filter: bool | None = option(None, label="filter")  # Google's duplicate-content filter
@@ -156,6 +158,7 @@ class SearchOptions:
                 "search_lang": self.search_lang, "result_lang": self.result_lang,
                 "date_range": self.date_range.label() if self.date_range else None,
                 "safesearch": self.safesearch, "site_blacklist": list(self.site_blacklist),
+                "include_sites": list(self.include_sites),
                 "exact_terms": list(self.exact_terms), "exclude_terms": list(self.exclude_terms),
                 "filter": self.dedupe_filter, "geolocation": self.geolocation, "sort": self.sort,
                 "defaulted": sorted(self.label(n) for n in self.defaulted)}  # they change the notes
@@ -168,7 +171,7 @@ def build_options(query: Any, *, count: Any, country: Any, search_lang: Any, res
                   date_range: Any = None, safesearch: Any = None, site_blacklist: Any = None,
                   exact_terms: Any = None, exclude_terms: Any = None, dedupe_filter: Any = None,
                   geolocation: Any = None, sort: Any = None, today: date | None = None,
-                  defaulted: frozenset[str] = frozenset()) -> SearchOptions:
+                  defaulted: frozenset[str] = frozenset(), include_sites: Any = None) -> SearchOptions:
     """Validated options from raw values (no defaults filled in: see SearchOptions.build). query None: a
     template without a query."""
     label = SearchOptions.label
@@ -177,7 +180,8 @@ def build_options(query: Any, *, count: Any, country: Any, search_lang: Any, res
         country=parse_country(country, label("country")), search_lang=parse_language(search_lang, "search_lang"),
         result_lang=parse_language(result_lang, label("result_lang")),
         date_range=parse_date_range(date_range), safesearch=parse_safesearch(safesearch),
-        site_blacklist=parse_sites(site_blacklist), exact_terms=parse_terms(exact_terms, phrases=True),
+        site_blacklist=parse_sites(site_blacklist), include_sites=parse_sites(include_sites, "include_sites"),
+        exact_terms=parse_terms(exact_terms, phrases=True),
         exclude_terms=parse_terms(exclude_terms, phrases=False), dedupe_filter=parse_flag(dedupe_filter),
         geolocation=parse_country(geolocation, "geolocation"), sort=parse_sort(sort),
         today=today or date.today(), defaulted=frozenset(defaulted))
@@ -261,8 +265,8 @@ def parse_safesearch(value: Any) -> str | None:
     return level
 
 
-def parse_sites(value: Any) -> tuple[str, ...]:
-    return _coded(codes.site_domains, value)
+def parse_sites(value: Any, name: str = "site_blacklist") -> tuple[str, ...]:
+    return _coded(codes.site_domains, value, name)
 
 
 def parse_terms(value: Any, *, phrases: bool) -> tuple[str, ...]:

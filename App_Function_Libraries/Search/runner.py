@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable, TypeVar
@@ -61,6 +62,7 @@ def run_engine(module: ModuleType, opts: SearchOptions, conn: Connection, policy
         outcome.notes += request.notes
         try:
             page = with_retries(lambda: fetch_page(module, request, opts, policy), policy)
+            page = _follow_up(module, page, opts, conn, policy)
         except SearchError as exc:
             if page_number == 0:
                 raise
@@ -73,6 +75,21 @@ def run_engine(module: ModuleType, opts: SearchOptions, conn: Connection, policy
         if len(outcome.hits) >= opts.count or not new or not page.more:
             break
     return outcome
+
+
+def _follow_up(module: ModuleType, page: ParsedPage, opts: SearchOptions, conn: Connection,
+                policy: RunPolicy) -> ParsedPage:
+    """The page completed by the engine's second request (PubMed: esearch names the ids, efetch describes
+    them), sent, retried and typed like the first; the first page's total and `more` are kept."""
+    if page.follow_up is None:
+        return page
+    request = module.build_follow_up(page, opts, conn)
+    second = with_retries(lambda: fetch_page(module, request, opts, policy), policy)
+    second.total = second.total if second.total is not None else page.total
+    second.more = page.more
+    second.notes = page.notes + request.notes + second.notes
+    second.follow_up = None
+    return second
 
 
 def _merge_page(outcome: RunOutcome, page: ParsedPage, new: list[Hit]) -> None:
@@ -124,6 +141,9 @@ def fetch_page(module: ModuleType, request: HttpRequest, opts: SearchOptions, po
     response = send(request, policy, label)
     payload = decode_answer(response, module)
     page = module.parse_response(payload, opts)
+    if page.error is not None:
+        page.error.status = page.error.status or response.status_code
+        raise page.error
     if page.problem:
         raise BadResponse(f"{label} gave an answer Quarry does not understand: {page.problem}",
                           status=response.status_code)
@@ -174,15 +194,36 @@ def _connection_reason(exc: Exception) -> str:
 # ---------------------------------------------------------------- reading an answer
 
 def decode_answer(response: requests.Response, module: ModuleType) -> Any:
-    """The JSON of a successful answer, or the typed error a failed one stands for."""
+    """The JSON (or, for an engine whose answers are XML, the root element) of a successful answer, or the
+    typed error a failed one stands for. An error body is given to the engine as JSON when it is JSON (NCBI
+    answers a 429 in JSON whatever was asked), else as XML for an XML engine (arXiv's Atom error feed)."""
     label, status = module.SPEC.label, response.status_code
     text = response.content.decode("utf-8-sig", errors="replace")
-    payload = _json_or_none(text)
+    xml = getattr(module.SPEC, "answer_format", "json") == "xml"
+    payload = _xml_or_none(response.content) if xml and not _is_html(response, text) else \
+        None if xml else _json_or_none(text)
     if status >= 400 or status < 200:
+        if xml:
+            payload = _json_or_none(text) if payload is None else payload
         raise _http_error(module, status, payload, text, response.headers.get("Retry-After"))
     if payload is None:
-        raise _not_json(label, response, text)
+        raise _not_json(label, response, text, "XML" if xml else "JSON")
     return payload
+
+
+def _is_html(response: requests.Response, text: str) -> bool:
+    """An HTML page (a portal, a 404 page), even a well-formed one, is not an XML engine's answer."""
+    ctype = response.headers.get("Content-Type", "").split(";")[0].strip().lower()
+    return ctype == "text/html" or text.lstrip()[:15].lower().startswith(("<!doctype html", "<html"))
+
+
+def _xml_or_none(body: bytes) -> ET.Element | None:
+    """The root element, or None for a body that is not well-formed XML. Expat fetches no external entity
+    or DTD and refuses entity-expansion bombs."""
+    try:
+        return ET.fromstring(body.lstrip(b"\xef\xbb\xbf \t\r\n"))
+    except (ET.ParseError, ValueError, RecursionError):
+        return None
 
 
 def _json_or_none(text: str) -> Any:
@@ -192,19 +233,20 @@ def _json_or_none(text: str) -> Any:
         return None
 
 
-def _not_json(label: str, response: requests.Response, text: str) -> SearchError:
+def _not_json(label: str, response: requests.Response, text: str, wanted: str = "JSON") -> SearchError:
     ctype = response.headers.get("Content-Type", "").split(";")[0] or "no content type"
     head = text.lstrip()[:2000].lower()
     if any(word in head for word in _CAPTCHA_WORDS):
         return Blocked(f"{label} answered with a CAPTCHA/bot-check page instead of results; wait a while or "
                        "use another engine", status=response.status_code)
-    if head.startswith("<") or "html" in ctype:
-        return BadResponse(f"{label} answered HTML ({ctype}) instead of JSON: is the configured URL "
+    markup = head.startswith(("<!doctype html", "<html")) or (wanted == "JSON" and head.startswith("<"))
+    if markup or "html" in ctype:
+        return BadResponse(f"{label} answered HTML ({ctype}) instead of {wanted}: is the configured URL "
                            f"({response.url.split('?')[0]}) its API endpoint?", status=response.status_code)
     if not text.strip():
         return BadResponse(f"{label} sent an empty answer (HTTP {response.status_code})",
                            status=response.status_code)
-    return BadResponse(f"{label} sent malformed JSON (HTTP {response.status_code}, {ctype}, "
+    return BadResponse(f"{label} sent malformed {wanted} (HTTP {response.status_code}, {ctype}, "
                        f"{len(response.content)} bytes)", status=response.status_code)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from App_Function_Libraries.config import ENGINES
+from App_Function_Libraries.config import ENGINES, SCHOLARLY_ENGINES
 from App_Function_Libraries.Search.engines.base import Connection
 
 ENGINE_MODULES: tuple[str, ...] = ENGINES
@@ -30,6 +30,8 @@ def connection_for(name: str, settings) -> Connection:
         extras["cx"] = engines.google_search_engine_id
     if name == "duckduckgo":
         extras["backend"] = engines.duckduckgo_backend
+    if name in SCHOLARLY_ENGINES:
+        extras["contact_email"] = engines.contact_email
     return Connection(url=engines.url(name).strip(), key=engines.key(name).strip(), extras=extras)
 
 

@@ -4,7 +4,9 @@ An engine module is declarative facts plus two pure functions:
 
     SPEC = EngineSpec(...)                                   # what it honours, auth, limits
     def build_request(opts, conn, page) -> HttpRequest|None  # page 0, 1, … ; None: no further page
-    def parse_response(data, opts) -> ParsedPage             # decoded JSON in; never raises
+    def parse_response(data, opts) -> ParsedPage             # decoded JSON (or XML root) in; never raises
+    def build_follow_up(page, opts, conn) -> HttpRequest     # optional: the second request a page needs
+                                                             # (PubMed: esearch names ids, efetch gives them)
     def explain_error(status, payload, text) -> SearchError|None   # optional: service-specific errors
     def refine_error(error, conn) -> SearchError                   # optional: an error made precise with what
                                                                    # only the connection knows (a key was sent)
@@ -19,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from App_Function_Libraries.records import Paper
+from App_Function_Libraries.Search.errors import SearchError
 from App_Function_Libraries.Search.options import SearchOptions
 
 
@@ -34,6 +37,7 @@ class EngineSpec:
     page_size: int = 10  # most results one request returns
     max_results: int = 100  # most results the service gives for one query
     transport: str = "http"  # "http" (the runner sends build_request's requests) or "library"
+    answer_format: str = "json"  # "json" or "xml" (Atom, E-utilities): what parse_response is given
 
 
 @dataclass(frozen=True)
@@ -93,6 +97,8 @@ class ParsedPage:
     notes: list[str] = field(default_factory=list)
     problem: str | None = None  # the answer is not in this service's format (becomes a BadResponse)
     unresponsive: list[str] = field(default_factory=list)  # searxng: upstream engines that failed
+    error: SearchError | None = None  # a service error inside a successful (HTTP 200) answer
+    follow_up: Any = None  # what build_follow_up needs for this page's second request (None: no second)
 
 
 def unsupported_notes(spec: EngineSpec, opts: SearchOptions) -> list[str]:
@@ -102,8 +108,9 @@ def unsupported_notes(spec: EngineSpec, opts: SearchOptions) -> list[str]:
 
 
 def query_with_operators(opts: SearchOptions, *, exact: bool = True, exclude: bool = True,
-                         sites: bool = True) -> str:
-    """The query with exact phrases in quotes, excluded terms as -term and blacklisted sites as -site:."""
+                         sites: bool = True, include: bool = True) -> str:
+    """The query with exact phrases in quotes, excluded terms as -term, blacklisted sites as -site: and the
+    sites to keep as site: (several joined by OR, in parentheses)."""
     parts = [opts.query.strip()]
     if exact:
         parts += [f'"{phrase}"' for phrase in opts.exact_terms]
@@ -111,6 +118,9 @@ def query_with_operators(opts: SearchOptions, *, exact: bool = True, exclude: bo
         parts += [f"-{term}" if " " not in term else f'-"{term}"' for term in opts.exclude_terms]
     if sites:
         parts += [f"-site:{site}" for site in opts.site_blacklist]
+    if include and opts.include_sites:
+        keep = " OR ".join(f"site:{site}" for site in opts.include_sites)
+        parts.append(f"({keep})" if len(opts.include_sites) > 1 else keep)
     return " ".join(p for p in parts if p)
 
 

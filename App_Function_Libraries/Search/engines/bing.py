@@ -18,7 +18,7 @@ SPEC = EngineSpec(
              "result_lang": "mkt (needs a country)",
              "date_range": "freshness (Day/Week/Month or YYYY-MM-DD..YYYY-MM-DD; year as an explicit range)",
              "safesearch": "safeSearch", "count": "count + offset (50 a page)",
-             "site_blacklist": "-site: operators", "exact_terms": "quoted phrases",
+             "site_blacklist": "-site: operators", "include_sites": "site: operators", "exact_terms": "quoted phrases",
              "exclude_terms": "-term operators"},
     auth="header Ocp-Apim-Subscription-Key", page_size=50, max_results=100)
 

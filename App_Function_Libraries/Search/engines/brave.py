@@ -14,6 +14,7 @@ SPEC = EngineSpec(
              "result_lang": "search_lang",
              "date_range": "freshness (pd/pw/pm/py or YYYY-MM-DDtoYYYY-MM-DD)", "safesearch": "safesearch",
              "count": "count + offset (20 a page, 10 pages)", "site_blacklist": "-site: operators",
+             "include_sites": "site: operators",
              "exact_terms": "quoted phrases", "exclude_terms": "-term operators"},
     auth="header X-Subscription-Token", page_size=20, max_results=200)
 

@@ -30,7 +30,8 @@ SPEC = EngineSpec(
              "result_lang": "region cc-lang (needs a country; wins over search_lang)",
              "date_range": "timelimit d/w/m/y (ddgs backends duckduckgo, brave) or YYYY-MM-DD..YYYY-MM-DD "
                            "(duckduckgo backend only)", "safesearch": "safesearch on/moderate/off",
-             "count": "max_results", "site_blacklist": "-site: operators", "exact_terms": "quoted phrases",
+             "count": "max_results", "site_blacklist": "-site: operators",
+             "include_sites": "site: operators", "exact_terms": "quoted phrases",
              "exclude_terms": "-term operators"},
     auth="none", needs_key=False, needs_url=False, page_size=100, max_results=100, transport="library")
 

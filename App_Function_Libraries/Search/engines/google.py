@@ -22,6 +22,7 @@ SPEC = EngineSpec(
              "date_range": "dateRestrict d1/w1/m1/y1; explicit range as sort=date:r:YYYYMMDD:YYYYMMDD",
              "safesearch": "safe (active/off)", "count": "num + start (10 a page, 100 in all)",
              "site_blacklist": "siteSearch + siteSearchFilter=e (one site), -site: operators (more)",
+             "include_sites": "site: operators",
              "exact_terms": "exactTerms (the first phrase; more as quoted phrases in q)",
              "exclude_terms": "excludeTerms (the first term; more as -term in q)", "dedupe_filter": "filter (0/1)",
              "geolocation": "gl", "sort": "sort=date"},

@@ -15,7 +15,8 @@ from App_Function_Libraries.Search.engines.textclean import (as_dicts, as_text, 
 
 SPEC = EngineSpec(
     name="kagi", label="Kagi",
-    honours={"count": "limit", "site_blacklist": "-site: operators", "exact_terms": "quoted phrases",
+    honours={"count": "limit", "site_blacklist": "-site: operators",
+             "include_sites": "site: operators", "exact_terms": "quoted phrases",
              "exclude_terms": "-term operators"},
     auth="header Authorization: Bot <token>", page_size=100, max_results=100)
 

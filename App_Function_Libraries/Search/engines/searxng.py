@@ -21,6 +21,7 @@ SPEC = EngineSpec(
              "date_range": "time_range (day/week/month/year only)",
              "safesearch": "safesearch 0/1/2", "count": "pageno (as many pages as needed, 5 at most)",
              "site_blacklist": "-site: operators (for the upstream engines) + filtered here",
+             "include_sites": "site: operators (for the upstream engines) + filtered here",
              "exact_terms": "quoted phrases", "exclude_terms": "-term operators"},
     auth="optional header Authorization: Bearer", needs_key=False, page_size=10, max_results=100)
 

@@ -13,6 +13,7 @@ SPEC = EngineSpec(
     honours={"country": "gl (geolocation wins)", "search_lang": "hl",
              "date_range": "tbs=qdr:d/w/m/y or tbs=cdr:1,cd_min:M/D/YYYY,cd_max:M/D/YYYY",
              "count": "num (10 to 100, in tens)", "site_blacklist": "-site: operators",
+             "include_sites": "site: operators",
              "exact_terms": "quoted phrases", "exclude_terms": "-term operators", "geolocation": "gl"},
     auth="header X-API-KEY", page_size=100, max_results=100)
 

@@ -14,7 +14,8 @@ SPEC = EngineSpec(
     name="tavily", label="Tavily",
     honours={"country": "country (English country name)",
              "date_range": "time_range (day/week/month/year) or start_date/end_date",
-             "count": "max_results (20 at most)", "site_blacklist": "exclude_domains"},
+             "count": "max_results (20 at most)", "site_blacklist": "exclude_domains",
+             "include_sites": "include_domains"},
     auth="header Authorization: Bearer <key>", page_size=20, max_results=20)
 
 
@@ -27,6 +28,8 @@ def build_request(opts: SearchOptions, conn: Connection, page: int) -> HttpReque
     notes = []
     if opts.site_blacklist:
         body["exclude_domains"] = list(opts.site_blacklist)
+    if opts.include_sites:
+        body["include_domains"] = list(opts.include_sites)
     if opts.date_range and opts.date_range.preset:
         body["time_range"] = opts.date_range.preset
     elif opts.date_range:
