@@ -113,8 +113,8 @@ def run_follow_up(state: dict | None, question: str, *values):
 
 
 def _research(question: str, previous: dict | None, values):
+    from App_Function_Libraries import quarry
     from App_Function_Libraries.Research.follow_ups import follow_up_params
-    from App_Function_Libraries.Research.pipeline import process_question
     from App_Function_Libraries.records import ResearchResult
     if not (question or "").strip():
         raise ValueError("type a question first")
@@ -125,8 +125,9 @@ def _research(question: str, previous: dict | None, values):
         params = follow_up_params(ResearchResult.from_dict(previous), params)
     services = wp.build_services(settings, form, params)
 
-    def work(on_progress, cancel, on_delta):
-        return process_question(question, params, on_progress, cancel, on_report_delta=on_delta, services=services)
+    def work(on_progress, cancel, on_delta):  # saved by stream_outputs, with the tab's own messages
+        return quarry.research(question, params, save=False, on_progress=on_progress, cancel=cancel,
+                               on_report_delta=on_delta, settings=settings, services=services)
     yield from stream_outputs(work, settings)
 
 

@@ -59,21 +59,23 @@ def _follow_up(report_id: str, params, settings):
 
 def research(question: str, params=None, *, rounds: int = 0, save: bool = True,
              on_progress: Callable | None = None, cancel: threading.Event | None = None,
-             on_report_delta: Callable[[str], None] | None = None, settings=None, **options):
+             on_report_delta: Callable[[str], None] | None = None, settings=None, services=None, **options):
     """Research `question` from sub-queries to a verified, cited report; returns the ResearchResult.
 
     `params` is a ResearchParams, or built by research_params(settings, **options) (engines, pages, no_llm,
     report_format, tone, lang, length, preset, follow_up_of, ...). `rounds` (0-5) digs deeper after the report.
     `on_progress` gets the pipeline's ProgressEvents; setting `cancel` stops the run, which returns what it has.
     With `save` the result is stored in the research database under result.id (a failure to save is added to
-    result.errors: the report still stands). QuarryError when the run cannot be done."""
+    result.errors: the report still stands). `services` (pipeline.Services) replaces the LLMs, fetcher or search
+    built from the settings (the UI's per-run LLM choices). QuarryError when the run cannot be done."""
     from App_Function_Libraries.Research.pipeline import process_question
     settings = settings_or_current(settings)
     count_argument("rounds", rounds, 0, 5)
     params = params if params is not None else research_params(settings, **options)
     cancel = cancel or threading.Event()
     try:
-        result = process_question(question, params, on_progress, cancel, on_report_delta=on_report_delta)
+        result = process_question(question, params, on_progress, cancel, on_report_delta=on_report_delta,
+                                  services=services)
     except ValueError as exc:
         raise QuarryError(f"research failed: {one_line(exc)}") from exc
     if rounds and not cancel.is_set():
