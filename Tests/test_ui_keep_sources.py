@@ -1,5 +1,5 @@
 """Keep sources in the desktop UI (headless Chromium, the real app on the test world): research, click Keep
-sources under the report, read the summary, find the kept pages in the Documents tab's list."""
+sources under the report, read the summary, find the kept pages in the Documents tab's list; keeping them again from History adds none."""
 from __future__ import annotations
 
 import re
@@ -35,5 +35,12 @@ def test_keep_sources_adds_the_read_pages_to_the_documents(tmp_path):
             expect(page.locator("#docs-count")).to_contain_text(f"{added} document(s)", timeout=30_000)
             paths = [row[-1] for row in ui.table_rows(page, "docs-list")]
             assert len(paths) == added and all(str(tmp_path / "kept") in p for p in paths), paths
+            ui.open_tab(page, "History")  # the saved report's sources, kept again: all kept before
+            expect(page.locator("#hist-count")).to_contain_text("1 saved report(s)")
+            ui.click_cell(page, "hist-list", 0, 1)
+            expect(page.locator("#hist-preview")).to_contain_text("honey bees")
+            page.click("#hist-keep-sources")
+            expect(page.locator("#hist-kept")).to_contain_text(re.compile(
+                r"Kept sources: 0 added to the document library, \d+ kept before"), timeout=120_000)
     finally:
         world.stop()
