@@ -1,6 +1,6 @@
 """The UI server's HTTP API through gradio_client against a running `python app.py`: the named endpoints are
-exactly the public ones (UI plumbing hidden), research on the test world (extractive, valid [n], saved and
-exported), notes_add then notes_search, a failure as the CLI's one line."""
+exactly the public ones (UI plumbing hidden), research on the test world (extractive, valid [n], saved,
+exported and its sources kept), notes_add then notes_search, a failure as the CLI's one line."""
 from __future__ import annotations
 
 import re
@@ -36,6 +36,9 @@ def test_research_then_export_through_the_api(client):
     assert data["citations"] and all(c["quote"] for c in data["citations"])
     bib = client.predict(report_id=data["id"][:8], format="bib", api_name="/export")
     assert "@misc" in bib or "@online" in bib
+    kept = client.predict(report_id=data["id"][:8], api_name="/keep_sources")
+    assert kept["added"] and kept["summary"].startswith(f"Kept sources: {len(kept['added'])} added to the document "
+                                                        "library")  # a page read at two addresses is kept once
 
 
 def test_notes_add_then_search_and_a_failure(client):

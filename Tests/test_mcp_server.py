@@ -1,6 +1,6 @@
 """`python app.py mcp` driven by the official `mcp` client, over stdio and over streamable HTTP: the tool list,
 notes_add then notes_search, wiki_ask on the demo index, research on the test world (extractive, valid [n],
-progress notifications), a wrong argument type (one-line error, the server answers the next call), a cancelled
+progress notifications) and keep_sources of it, a wrong argument type (one-line error, the server answers the next call), a cancelled
 research (the run stops and is saved as cancelled; the server goes on)."""
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from Tests.support.app_process import ROOT
 from Tests.support.mcp_world import QUESTION, start_mcp_http, start_world
 
 TOOLS = {"research", "web_search", "wiki_search", "wiki_ask", "docs_search", "docs_ask", "notes_search",
-         "notes_get", "notes_add", "history_list", "history_get"}
+         "notes_get", "notes_add", "history_list", "history_get", "keep_sources"}
 
 
 @pytest.fixture(scope="module")
@@ -80,6 +80,11 @@ async def research_and_errors(client: Client) -> None:
     assert values == sorted(set(values)) and values[-1] <= progress[-1][1]  # only ever increasing
     saved = await client.call_tool("history_get", {"id": data["id"][:8]})
     assert saved.structured_content["report_markdown"] == data["report_markdown"]
+    kept = await client.call_tool("keep_sources", {"id": data["id"][:8]})
+    assert not kept.is_error, kept.content
+    kept = kept.structured_content  # the second transport's run reads the same pages: kept before
+    assert kept["added"] or kept["kept_before"]
+    assert kept["summary"].startswith(f"Kept sources: {len(kept['added'])} added to the document library")
 
     wrong = await client.call_tool("research", {"question": QUESTION, "pages": "many"})
     assert wrong.is_error and wrong.content[0].text.startswith("research: bad argument pages:")

@@ -5,6 +5,7 @@
     history export ID --format pdf|docx|md|html|json|bib|ris|csl|txt -o FILE [--citation-style numbered|apa|chicago]
     history note ID [--title T] [--keywords a,b]  save the report as a note
     history ask ID "QUESTION" [--json]           a question about the report, answered from its own sources
+    history keep ID                              add its read pages and papers to the document library
     history delete ID
 """
 from __future__ import annotations
@@ -53,6 +54,11 @@ def register(sub) -> None:
     a.add_argument("question", help="the question about the report")
     a.add_argument("--json", action="store_true", help="print the exchange as JSON")
     a.set_defaults(func=run_ask)
+
+    a = actions.add_parser("keep", help="keep a past report's sources: its read pages and papers become documents "
+                                        "in the library (each once)")
+    a.add_argument("id", help="the report id (its first characters are enough)")
+    a.set_defaults(func=run_keep)
 
     a = actions.add_parser("delete", help="delete a past search and its report")
     a.add_argument("id")
@@ -140,6 +146,19 @@ def run_ask(args) -> int:
     else:
         say(exchange_text(result, exchange))  # page text quoted in the answer: no terminal control characters
     return 0
+
+
+@guarded
+def run_keep(args) -> int:
+    from App_Function_Libraries import quarry
+    for line in keep_lines(quarry.history.keep_sources(args.id)):
+        say(line)
+    return 0
+
+
+def keep_lines(kept) -> list[str]:
+    """The summary of a KeepReport, then one line per source not kept and why."""
+    return [kept.summary()] + [f"  not kept: {one_line(why)}" for why in kept.skipped]
 
 
 @guarded

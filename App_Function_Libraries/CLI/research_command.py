@@ -1,6 +1,7 @@
 """`python app.py research "QUESTION" [--engine E,…] [--no-llm] [--json | --md]`: research a question on the
 web and print a cited report. Progress goes to stderr; Ctrl-C stops the run and prints what was done.
 
+--keep-sources adds the read pages and papers to the document library (after saving; also with --no-save).
 Report options: --tone, --format, --lang, --length, --preset NAME (a saved report prompt). --rounds N digs
 deeper N times after the report; --follow-up-of ID researches a follow-up question of a saved report.
 Titles, page text and error messages come from strangers: everything is printed through terminal.py."""
@@ -36,6 +37,8 @@ def register(sub) -> None:
                         "guide the new sub-queries")
     p.add_argument("--no-cache", action="store_true", help="neither read nor fill the search and page caches")
     p.add_argument("--no-save", action="store_true", help="do not save the result in the research database")
+    p.add_argument("--keep-sources", action="store_true",
+                   help="add the read pages and papers to the document library (each once; see `history keep`)")
     p.set_defaults(func=run_research)
 
 
@@ -143,6 +146,8 @@ def run_research(args) -> int:
     for record in result.rounds:
         say(round_summary(record), file=sys.stderr)
     _save(result, settings, args.no_save)
+    if args.keep_sources:
+        _keep(result, settings)
     if args.json:
         print(json_text(result.to_dict(), indent=2))
     else:
@@ -160,3 +165,15 @@ def _save(result, settings, skip: bool) -> None:
         print(f"saved as {quarry.save_result(result, settings)}", file=sys.stderr)
     except quarry.QuarryError as exc:  # saving is a convenience; the report is still printed
         say(str(exc), file=sys.stderr)
+
+
+def _keep(result, settings) -> None:
+    """Keep the result's sources in the document library; its lines on stderr (stdout is the report)."""
+    from App_Function_Libraries import quarry
+    from App_Function_Libraries.CLI.history_command import keep_lines
+    try:
+        lines = keep_lines(quarry.history.keep_result(result, settings))
+    except quarry.QuarryError as exc:  # the report is still printed
+        lines = [f"error: {exc}"]
+    for line in lines:
+        say(line, file=sys.stderr)

@@ -8,7 +8,7 @@ from typing import Any
 
 import gradio as gr
 
-PUBLIC = ("research", "web_search", "wiki_ask", "docs_ask", "notes_search", "notes_add", "export")
+PUBLIC = ("research", "web_search", "wiki_ask", "docs_ask", "notes_search", "notes_add", "export", "keep_sources")
 
 
 def _call(work, settings_fn):
@@ -69,7 +69,11 @@ def register(settings_fn) -> None:
         """A saved report as text: md, json, html, bib, txt."""
         return _call(lambda s: quarry.export(report_id, format, settings=s), settings_fn)
 
-    for fn in (research, web_search, wiki_ask, docs_ask, notes_search, notes_add, export):
+    def keep_sources(report_id: str) -> dict[str, Any]:
+        """Add a saved report's read pages and papers to the document library, each once."""
+        return _call(lambda s: plain.keep_out(quarry.history.keep_sources(report_id, settings=s)), settings_fn)
+
+    for fn in (research, web_search, wiki_ask, docs_ask, notes_search, notes_add, export, keep_sources):
         gr.api(fn, api_name=fn.__name__)
 
 

@@ -1,5 +1,5 @@
 """History tab: past searches and their reports, newest first; reopen one into the Web Search view, or
-delete it. Under a selected report: the questions asked about it, and a box to ask another
+delete it, keep its sources in the document library. Under a selected report: the questions asked about it, and a box to ask another
 (report_chat_view)."""
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import gradio as gr
 
 from App_Function_Libraries.Gradio_UI import report_chat_view as chat
 from App_Function_Libraries.Gradio_UI.answer_view import md_text, render
-from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, user_errors
+from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, toast_text, user_errors
 
 HEADERS = ["when", "question", "sources", "citations", "mode", "models"]
 LIST_LIMIT = 200
@@ -60,6 +60,18 @@ def delete_report(report_id: str | None):
     return None, "", "", gr.update(visible=False)
 
 
+@user_errors
+def keep_selected_sources(report_id: str | None):
+    """The selected report's read pages and papers into the document library, each once; what was done."""
+    from App_Function_Libraries import quarry
+    from App_Function_Libraries.Gradio_UI.web_search_view import kept_markdown
+    if not report_id:
+        raise ValueError("select a report first")
+    kept = quarry.history.keep_sources(report_id, current_settings())
+    gr.Info(toast_text(kept.summary()))
+    return kept_markdown(kept)
+
+
 DOWNLOAD_FORMATS = [("PDF (.pdf)", "pdf"), ("Word (.docx)", "docx"), ("Markdown (.md)", "md"), ("HTML (.html)", "html"),
                     ("JSON (.json)", "json"), ("BibTeX (.bib)", "bib"), ("RIS (.ris)", "ris"),
                     ("CSL-JSON (.csl.json)", "csl"), ("Plain text (.txt)", "txt")]
@@ -87,9 +99,11 @@ def build_tab(settings, shared: dict | None = None) -> None:
                          column_widths=["14%", "46%", "8%", "9%", "10%", "13%"])
     with gr.Row():
         reopen = gr.Button("Open in Web Search", variant="primary", elem_id="hist-open")
+        keep = gr.Button("Keep sources", elem_id="hist-keep-sources")
         delete = gr.Button("Delete", variant="stop", elem_id="hist-delete")
         fmt = gr.Dropdown(DOWNLOAD_FORMATS, value=None, label="Download as", elem_id="hist-format")
         download = gr.DownloadButton("Download", elem_id="hist-download")
+    kept = gr.Markdown(elem_id="hist-kept")
     preview = gr.HTML(elem_id="hist-preview")  # safe HTML from preview_html
     with gr.Column(visible=False, elem_id="hist-chat") as chat_panel:
         chat_question, chat_ask, chat_log = chat.build("hist")
@@ -99,6 +113,8 @@ def build_tab(settings, shared: dict | None = None) -> None:
     query.submit(**listing)
     table.select(select_report, inputs=ids, outputs=[selected, preview, chat_log, chat_panel]).then(
         download_report, inputs=[selected, fmt], outputs=download)
+    table.select(lambda: "", outputs=kept)  # what was kept belongs to the report selected before
+    keep.click(keep_selected_sources, inputs=selected, outputs=kept)
     fmt.change(download_report, inputs=[selected, fmt], outputs=download)
     delete.click(delete_report, inputs=selected, outputs=[selected, preview, chat_log, chat_panel]).then(
         **listing).then(download_report, inputs=[selected, fmt], outputs=download)

@@ -187,6 +187,18 @@ def save_note(state: dict | None, title: str, keywords: str):
 
 
 @user_errors
+def keep_report_sources(state: dict | None):
+    """The report's read pages and papers into the document library, each once; what was done."""
+    from App_Function_Libraries import quarry
+    from App_Function_Libraries.records import ResearchResult
+    if not state:
+        raise ValueError("there is no report yet")
+    kept = quarry.history.keep_result(ResearchResult.from_dict(state), current_settings())
+    gr.Info(toast_text(kept.summary()))
+    return view.kept_markdown(kept)
+
+
+@user_errors
 def ask_about(state: dict | None, question: str):
     """A question about the report in `state`, answered from its own sources; (exchanges, cleared box)."""
     from App_Function_Libraries.records import ResearchResult
@@ -299,7 +311,9 @@ def build_tab(settings, shared: dict | None = None) -> None:
                                        elem_id="ws-note-keywords")
             save = gr.Button("Save to notes", scale=1, elem_id="ws-save-note")
             copy = gr.Button("Copy", scale=1, elem_id="ws-copy")
+            keep = gr.Button("Keep sources", scale=1, elem_id="ws-keep-sources")
         saved = gr.Markdown(elem_id="ws-saved")
+        kept = gr.Markdown(elem_id="ws-kept")
         with gr.Row():
             downloads = [gr.DownloadButton(f"Download .{fmt}", size="sm", elem_id=f"ws-download-{fmt}")
                          for fmt in view.DOWNLOAD_FORMATS]
@@ -322,6 +336,7 @@ def build_tab(settings, shared: dict | None = None) -> None:
     cancel.click(stop, inputs=run_id)
     save.click(save_note, inputs=[state, note_title, note_keywords], outputs=saved)
     copy.click(None, inputs=copy_text, js=COPY_JS)
+    keep.click(keep_report_sources, inputs=state, outputs=kept)
     for changed in (more_format, state):  # a new report or a new choice: the file is made again
         changed.change(user_errors(lambda report, fmt: gr.DownloadButton(value=view.download_file(report, fmt))),
                        inputs=[state, more_format], outputs=more_download)

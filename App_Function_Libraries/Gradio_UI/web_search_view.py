@@ -1,7 +1,7 @@
 """How a research run looks in the Web Search tab: stage progress, the report (safe HTML: page text in it
 shows as text) with linked citations and the options it was written with, the follow-up questions, the
 dig-deeper rounds (sources added, what changed), the sources table the user ticks results in and out of, and
-the files offered for download."""
+the files offered for download, what keeping the sources did."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -211,3 +211,9 @@ def download_file(report: dict | None, fmt: str | None) -> str | None:
 def clipboard_text(result) -> str:
     from App_Function_Libraries.DB.export import export_report
     return export_report(result, "md")
+
+
+def kept_markdown(kept) -> str:
+    """What Keep sources did (a KeepReport): its summary, then each source not kept and why."""
+    return "\n".join([md_text(kept.summary()) + "."] + [f"- not kept: {md_text(one_line(why, 200))}"
+                                                        for why in kept.skipped])

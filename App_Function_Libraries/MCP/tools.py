@@ -184,3 +184,10 @@ def register(server, settings) -> None:
     async def history_get(id: Annotated[str, Field(description="the report id")]  # noqa: A002
                           ) -> dict[str, Any]:
         return await tools.call(lambda: shapes.research_out(quarry.history.get(id, settings=settings), True))
+
+    @server.tool(description="Keep a saved research report's sources: its read web pages and papers become "
+                             "documents in your library (searchable with docs_search and docs_ask, offline); a "
+                             "page kept before is not added again. Returns summary, added, kept_before, not_kept.")
+    async def keep_sources(id: Annotated[str, Field(description="the report id")]  # noqa: A002
+                           ) -> dict[str, Any]:
+        return await tools.call(lambda: shapes.keep_out(quarry.history.keep_sources(id, settings=settings)))

@@ -10,6 +10,7 @@
     quarry.notes.search("bees"), quarry.notes.get("3fa2"), quarry.notes.add("Title", "text", "bees,biology")
     quarry.notes.add(from_report=result.id)
     quarry.history.list(), quarry.history.get("3fa2"), quarry.export("3fa2", "bib")
+    quarry.history.keep_sources("3fa2").summary()   # its read pages and papers into the document library
 
 Settings come from the current config (App_Function_Libraries.config.get_settings) unless `settings=` is
 given. Failures leave as QuarryError (one line, the same the CLI prints); a wrong argument as BadArgument,

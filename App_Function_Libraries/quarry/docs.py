@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import sqlite3
+from contextlib import contextmanager
 
 from App_Function_Libraries.quarry._common import count_argument, settings_or_current, text_argument
 from App_Function_Libraries.quarry.errors import QuarryError, one_line
@@ -11,16 +12,23 @@ METHODS = ("hybrid", "bm25", "vector")
 
 def _with_library(work, settings=None):
     """Run work(library) and close it; documents, embedding and database failures become QuarryError."""
-    from App_Function_Libraries.Documents.doc_types import DocumentsError
     from App_Function_Libraries.Documents.library import DocumentLibrary
-    from App_Function_Libraries.Retrieval.embeddings import EmbeddingError
     settings = settings_or_current(settings)
-    try:
+    with library_errors(settings):
         library = DocumentLibrary(settings)
         try:
             return work(library)
         finally:
             library.close()
+
+
+@contextmanager
+def library_errors(settings):
+    """Documents, embedding and database failures of the document library, as QuarryError."""
+    from App_Function_Libraries.Documents.doc_types import DocumentsError
+    from App_Function_Libraries.Retrieval.embeddings import EmbeddingError
+    try:
+        yield
     except (DocumentsError, EmbeddingError) as exc:
         raise QuarryError(one_line(exc)) from exc
     except sqlite3.DatabaseError as exc:

@@ -1,4 +1,5 @@
-"""Past research runs: list, read, export (the formats of DB/export.py)."""
+"""Past research runs: list, read, export (the formats of DB/export.py), keep their sources in the document
+library."""
 from __future__ import annotations
 
 from App_Function_Libraries.quarry._common import count_argument, settings_or_current, text_argument
@@ -39,3 +40,23 @@ def export(report_id: str, fmt: str = "md", settings=None, citation_style: str |
         raise BadArgument(None, one_line(exc)) from exc
     except ValueError as exc:
         raise QuarryError(one_line(exc)) from exc
+
+
+def keep_sources(report_id: str, settings=None):
+    """Add the saved report's read web pages and papers to the document library (whole page texts from the
+    page cache), each once; the KeepReport (its summary() is the line to show)."""
+    settings = settings_or_current(settings)
+    return keep_result(get(report_id, settings), settings)
+
+
+def keep_result(result, settings=None):
+    """keep_sources for a ResearchResult in hand (saved or not)."""
+    from App_Function_Libraries.quarry.docs import library_errors
+    from App_Function_Libraries.Research.keep_sources import keep_sources as keep
+    settings = settings_or_current(settings)
+    page_cache = stored(lambda: _store(settings))
+    with library_errors(settings):
+        try:
+            return keep(result, settings, page_cache=page_cache)
+        except OSError as exc:  # the kept_sources_dir folder cannot be made or written
+            raise QuarryError(f"could not keep the sources: {one_line(exc)}") from exc

@@ -77,3 +77,10 @@ def note_hits_out(hits) -> list[dict[str, Any]]:
 def history_out(reports) -> list[dict[str, Any]]:
     return [{"id": r.id, "question": r.question, "created_at": r.created_at, "sources": r.source_count,
              "citations": r.citation_count, "mode": r.mode} for r in reports]
+
+
+def keep_out(kept) -> dict[str, Any]:
+    """What keeping a report's sources did: the summary line, the titles added and kept before, and each
+    source not kept with why."""
+    return {"summary": kept.summary(), "added": list(kept.added), "kept_before": list(kept.already),
+            "not_kept": list(kept.skipped)}

@@ -51,7 +51,7 @@ def write_app_config(directory: Path, values: dict | None = None) -> Path:
             "databases": {"research_db": str(directory / "quarry.db"), "notes_db": str(directory / "quarry.db")},
             "fetch": {"allow_private_addresses": "true"},
             "wikipedia": {"index_dir": str(directory / "wiki")},
-            "documents": {"index_dir": str(directory / "docs")}}
+            "documents": {"index_dir": str(directory / "docs"), "kept_sources_dir": str(directory / "kept")}}
     for section, kv in (values or {}).items():
         base.setdefault(section, {}).update({k: str(v) for k, v in kv.items()})
     text = "".join(f"[{s}]\n" + "".join(f"{k} = {v}\n" for k, v in kv.items()) + "\n" for s, kv in base.items())

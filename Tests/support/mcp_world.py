@@ -18,7 +18,8 @@ QUESTION = "How do honey bees communicate the location of food?"
 def write_config(folder: Path, web: MiniWeb, extra: dict | None = None) -> Path:
     values = research_config(web)
     values.update({"databases": {"research_db": str(folder / "quarry.db"), "notes_db": str(folder / "quarry.db")},
-                   "wikipedia": {"index_dir": str(folder / "wiki")}, "documents": {"index_dir": str(folder / "docs")}})
+                   "wikipedia": {"index_dir": str(folder / "wiki")}, "documents": {"index_dir": str(folder / "docs"),
+                                                                 "kept_sources_dir": str(folder / "kept")}})
     for section, kv in (extra or {}).items():
         values.setdefault(section, {}).update(kv)
     text = "".join(f"[{s}]\n" + "".join(f"{k} = {v}\n" for k, v in kv.items()) for s, kv in values.items())
