@@ -36,6 +36,8 @@ def test_research_then_export_through_the_api(client):
     assert data["citations"] and all(c["quote"] for c in data["citations"])
     bib = client.predict(report_id=data["id"][:8], format="bib", api_name="/export")
     assert "@misc" in bib or "@online" in bib
+    with pytest.raises(Exception, match="pdf is a binary file: export it with python app.py history export"):
+        client.predict(report_id=data["id"][:8], format="pdf", api_name="/export")
     kept = client.predict(report_id=data["id"][:8], api_name="/keep_sources")
     assert kept["added"] and kept["summary"].startswith(f"Kept sources: {len(kept['added'])} added to the document "
                                                         "library")  # a page read at two addresses is kept once
@@ -48,3 +50,19 @@ def test_notes_add_then_search_and_a_failure(client):
     assert [n["id"] for n in found["notes"]] == [added["id"]]
     with pytest.raises(Exception, match="no saved report with id 'nothing-here'"):
         client.predict(report_id="nothing-here", format="md", api_name="/export")
+
+
+def test_an_endpoint_whose_name_a_ui_handler_took_stops_start_up():
+    """A UI handler named like an endpoint takes its API name (the endpoint becomes name_1): refused at start."""
+    import gradio as gr
+
+    from App_Function_Libraries.Gradio_UI.api_endpoints import PUBLIC, hide_plumbing
+    with gr.Blocks() as app:
+        button = gr.Button()
+        for name in PUBLIC:
+            button.click(lambda: None, api_name=name)
+    hide_plumbing(app)  # every public name present: fine (control)
+    with gr.Blocks() as broken:
+        gr.Button().click(lambda: None, api_name="research_1")
+    with pytest.raises(RuntimeError, match="API endpoints not found under their names: .*research"):
+        hide_plumbing(broken)

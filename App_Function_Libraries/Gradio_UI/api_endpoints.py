@@ -66,8 +66,13 @@ def register(settings_fn) -> None:
                                               content=False), settings_fn)
 
     def export(report_id: str, format: str = "md") -> str:  # noqa: A002 - the API's argument name
-        """A saved report as text: md, json, html, bib, txt."""
-        return _call(lambda s: quarry.export(report_id, format, settings=s), settings_fn)
+        """A saved report as text: md, json, html, bib, ris, csl, txt (pdf and docx: python app.py history export)."""
+        def text(s):
+            if format in ("pdf", "docx"):
+                raise quarry.BadArgument("format", f"{format} is a binary file: export it with python app.py "
+                                                   f"history export ID --format {format} -o FILE")
+            return quarry.export(report_id, format, settings=s)
+        return _call(text, settings_fn)
 
     def keep_sources(report_id: str) -> dict[str, Any]:
         """Add a saved report's read pages and papers to the document library, each once."""
@@ -80,6 +85,10 @@ def register(settings_fn) -> None:
 def hide_plumbing(app: gr.Blocks) -> None:
     """Every event that is not one of the PUBLIC endpoints: off the API page and out of reach of API clients
     (the page's own events still run)."""
+    names = [fn.api_name for fn in app.fns.values()]
+    missing = sorted(set(PUBLIC) - set(names))
+    if missing:  # a UI handler named like an endpoint takes its name, and the endpoint becomes name_1
+        raise RuntimeError(f"API endpoints not found under their names: {', '.join(missing)}")
     for fn in app.fns.values():
         if fn.api_name not in PUBLIC:
             fn.api_visibility = "private"
