@@ -8,10 +8,8 @@ import re
 import pytest
 
 from App_Function_Libraries.CLI.main import main
-from App_Function_Libraries.Documents.library import DocumentLibrary
-from App_Function_Libraries.Wikipedia.demo import build_demo_index
 from App_Function_Libraries.Wikipedia.index import forget_wiki_index
-from Tests.support.make_pdf import write_pdf
+from Tests.support.all_sources import set_up_local_sources
 from Tests.support.mini_web import MiniWeb, research_config
 from Tests.support.openai_server import ScriptedLLM
 from Tests.support.research_llm import script_research
@@ -19,9 +17,6 @@ from Tests.support.search_apis import clean_health  # noqa: F401 - autouse: no e
 
 pytestmark = pytest.mark.slow
 QUESTION = "How do honey bees communicate the location of food?"
-HIVE_NOTES = [f"Field log {day}: the scouts returned at noon and danced on the comb." for day in range(30)] + [
-    "A honey bee forager communicates the location of food with a waggle dance: the angle of the waggle run "
-    "gives the direction and its length gives the distance."]
 
 
 def run_research(settings, capsys, engines: str, llm: bool = False) -> dict:
@@ -37,11 +32,7 @@ def every_source_set_up(world, make_settings, tmp_path, llm_url: str | None = No
     web = MiniWeb(world, include_faults=False).install()
     settings = make_settings(research_config(web, llm_url, embeddings=True,
                                              research={"relevance_embedding_threshold": 0.3}))
-    forget_wiki_index()
-    build_demo_index(progress=lambda done, total: None, settings=settings)
-    (tmp_path / "files").mkdir()
-    write_pdf(tmp_path / "files" / "hive.pdf", [HIVE_NOTES[:16], HIVE_NOTES[16:]])
-    DocumentLibrary(settings).add([tmp_path / "files"])
+    set_up_local_sources(settings, tmp_path)
     return settings
 
 

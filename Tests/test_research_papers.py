@@ -10,45 +10,18 @@ import pytest
 from App_Function_Libraries.CLI.main import main
 from App_Function_Libraries.CLI.research_command import format_markdown
 from App_Function_Libraries.records import ResearchResult
-from Tests.support.make_pdf import pdf_bytes
+from Tests.support.all_sources import (ABSTRACT_ONLY_TITLE, BROKEN_PDF_PATH, FULL_TEXT_TITLE, PDF_PATH,
+                                       install_bee_papers)
 from Tests.support.mini_web import MiniWeb, research_config
-from Tests.support.scholarly_apis import ScholarlyAPIs
 from Tests.support.search_apis import clean_health  # noqa: F401 - autouse: no engine suspension leaks in
-from Tests.support.testworld import Response
 
 pytestmark = pytest.mark.slow
 QUESTION = "How do honey bees communicate the location of food?"
-PDF_LINES = [
-    "Recruitment by dance in honey bee colonies. Full text.",
-    "Honey bee foragers communicate the location of food to nest mates with the waggle dance;",
-    "in our observation hives the duration of each waggle run grew by about one second for every",
-    "kilometre between the hive and the feeder, and the angle of the run matched the feeder's bearing",
-    "relative to the sun. Followers that attended six or more dance circuits found the feeder first.",
-]
-ABSTRACT_ONLY = ("Honey bee scouts communicate the location of food sources by dancing; we recorded that dance "
-                 "followers decode the direction from the waggle angle and reach the food within minutes.")
-
-
-def bee_paper(i: int, title: str, abstract: str, pdf_url: str | None) -> dict:
-    return {"title": title, "doi": f"10.5555/bees.{i}", "abstract": abstract, "authors": [("Karl", "Frisch")],
-            "year": 1967, "month": 5, "day": 1, "venue": "Journal of Bee Behaviour", "id": 7000 + i,
-            "open": pdf_url is not None, "pdf_url": pdf_url}
-
-
-def scholarly_world(world, pdf_path: str) -> ScholarlyAPIs:
-    world.route("GET", "/papers/recruitment.pdf", lambda r: Response(
-        200, pdf_bytes([PDF_LINES], "Recruitment by dance"), {"Content-Type": "application/pdf"}))
-    world.route("GET", "/papers/gone.pdf", lambda r: Response.text("Not Found", 404))
-    library = [
-        bee_paper(1, "Recruitment by dance in honey bee colonies",
-                  "We observed honey bee recruitment to feeders at several distances.", world.url(pdf_path)),
-        bee_paper(2, "How honey bee scouts communicate the location of food", ABSTRACT_ONLY, None)]
-    return ScholarlyAPIs(world, library=lambda query: library if query.strip() else []).install()
 
 
 def run_research(world, make_settings, capsys, pdf_path: str) -> dict:
     web = MiniWeb(world, include_faults=False).install()
-    apis = scholarly_world(world, pdf_path)
+    apis = install_bee_papers(world, pdf_path)
     values = research_config(web, embeddings=True, research={"relevance_embedding_threshold": 0.3})
     values["engines"].update(apis.config()["engines"])
     settings = make_settings(values)
@@ -74,11 +47,10 @@ def assert_citations_valid(result: dict) -> dict[int, dict]:
 
 
 def test_a_paper_pdf_is_read_and_an_abstract_only_paper_is_cited(world, make_settings, capsys):
-    result = run_research(world, make_settings, capsys, "/papers/recruitment.pdf")
+    result = run_research(world, make_settings, capsys, PDF_PATH)
     numbered = assert_citations_valid(result)
     papers = papers_by_title(result)
-    full, abstract = papers["Recruitment by dance in honey bee colonies"], \
-        papers["How honey bee scouts communicate the location of food"]
+    full, abstract = papers[FULL_TEXT_TITLE], papers[ABSTRACT_ONLY_TITLE]
     assert full["engines"] == ["openalex"] and full["paper"]["doi"] == "10.5555/bees.1"
     assert full["paper"]["abstract_only"] is False and "abstract only" not in full["warning"]
     assert full["fetched"] and full["final_url"].endswith("/papers/recruitment.pdf")
@@ -90,14 +62,14 @@ def test_a_paper_pdf_is_read_and_an_abstract_only_paper_is_cited(world, make_set
     assert set(papers) <= cited, cited
     assert "one second for every" in result["report_markdown"] or "decode the direction" in result["report_markdown"]
     listed = format_markdown(ResearchResult.from_dict(result))  # the sources list as the terminal prints it
-    assert f"[{abstract['n']}] How honey bee scouts communicate the location of food" in listed
+    assert f"[{abstract['n']}] {ABSTRACT_ONLY_TITLE}" in listed
     assert "(abstract only: no open-access full text)" in listed
 
 
 def test_a_broken_pdf_link_falls_back_to_the_abstract_and_says_why(world, make_settings, capsys):
-    result = run_research(world, make_settings, capsys, "/papers/gone.pdf")
+    result = run_research(world, make_settings, capsys, BROKEN_PDF_PATH)
     assert_citations_valid(result)
-    broken = papers_by_title(result)["Recruitment by dance in honey bee colonies"]
+    broken = papers_by_title(result)[FULL_TEXT_TITLE]
     assert broken["paper"]["abstract_only"] is True and not broken["failure"]
     assert broken["warning"].startswith("abstract only: the open-access PDF could not be read")
     assert "404" in broken["warning"], broken["warning"]
