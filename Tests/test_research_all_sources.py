@@ -3,40 +3,41 @@ report whose [n] each point at the right kind of source."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from App_Function_Libraries.CLI.main import main
-from App_Function_Libraries.Documents.library import DocumentLibrary
-from App_Function_Libraries.Wikipedia.demo import build_demo_index
 from App_Function_Libraries.Wikipedia.index import forget_wiki_index
-from Tests.support.make_pdf import write_pdf
+from Tests.support.all_sources import set_up_local_sources
 from Tests.support.mini_web import MiniWeb, research_config
+from Tests.support.openai_server import ScriptedLLM
+from Tests.support.research_llm import script_research
 from Tests.support.search_apis import clean_health  # noqa: F401 - autouse: no engine suspension leaks in
 
 pytestmark = pytest.mark.slow
 QUESTION = "How do honey bees communicate the location of food?"
-HIVE_NOTES = [f"Field log {day}: the scouts returned at noon and danced on the comb." for day in range(30)] + [
-    "A honey bee forager communicates the location of food with a waggle dance: the angle of the waggle run "
-    "gives the direction and its length gives the distance."]
 
 
-def run_research(settings, capsys, engines: str) -> dict:
-    code = main(["--config", str(settings.path), "research", QUESTION, "--engine", engines, "--no-llm", "--json",
-                 "--no-save"])
+def run_research(settings, capsys, engines: str, llm: bool = False) -> dict:
+    code = main(["--config", str(settings.path), "research", QUESTION, "--engine", engines, "--json", "--no-save"]
+                + ([] if llm else ["--no-llm"]))
     out = capsys.readouterr().out
     assert code == 0, out
     return json.loads(out)
 
 
-def test_one_report_cites_web_pages_the_encyclopedia_and_documents(world, make_settings, tmp_path, capsys):
+def every_source_set_up(world, make_settings, tmp_path, llm_url: str | None = None):
+    """The mini web, the demo Wikipedia index and a library holding one PDF of hive notes."""
     web = MiniWeb(world, include_faults=False).install()
-    settings = make_settings(research_config(web, embeddings=True, research={"relevance_embedding_threshold": 0.3}))
-    forget_wiki_index()
-    build_demo_index(progress=lambda done, total: None, settings=settings)
-    (tmp_path / "files").mkdir()
-    write_pdf(tmp_path / "files" / "hive.pdf", [HIVE_NOTES[:16], HIVE_NOTES[16:]])
-    DocumentLibrary(settings).add([tmp_path / "files"])
+    settings = make_settings(research_config(web, llm_url, embeddings=True,
+                                             research={"relevance_embedding_threshold": 0.3}))
+    set_up_local_sources(settings, tmp_path)
+    return settings
+
+
+def test_one_report_cites_web_pages_the_encyclopedia_and_documents(world, make_settings, tmp_path, capsys):
+    settings = every_source_set_up(world, make_settings, tmp_path)
     result = run_research(settings, capsys, "searxng,wikipedia,documents")
     numbered = {s["n"]: s for s in result["sources"] if s["n"] is not None}
     assert len(numbered) == len({s["url"] for s in numbered.values()})  # each source numbered once
@@ -64,3 +65,27 @@ def test_local_sources_not_set_up_are_noted_once_and_the_web_answers(world, make
     notes = [e for e in result["errors"] if e.startswith(("wikipedia:", "documents:"))]
     assert len(notes) == 2 and "build --demo" in notes[0] and "docs add" in notes[1]
     assert {s["kind"] for s in result["sources"]} == {"web"} and result["citations"]
+
+
+def test_llm_mode_cites_every_kind_of_source_with_verified_citations(world, make_settings, tmp_path, capsys):
+    script_research(ScriptedLLM(default="?"), ("bee", "honey", "waggle", "forag", "hive"),
+                    invalid_citation=None).install(world)
+    settings = every_source_set_up(world, make_settings, tmp_path, llm_url=world.url("/v1"))
+    result = run_research(settings, capsys, "searxng,wikipedia,documents", llm=True)
+    assert result["mode"] == "llm"
+    numbered = {s["n"]: s for s in result["sources"] if s["n"] is not None}
+    assert len(numbered) == len({s["url"] for s in numbered.values()})  # each source numbered once
+    assert {s["kind"] for s in numbered.values()} == {"web", "wikipedia", "document"}
+    cited_in_text = {int(n) for group in re.findall(r"\[([\d,\s-]+)\]", result["report_markdown"])
+                     for n in re.split(r"[,\s-]+", group) if n}
+    assert cited_in_text and cited_in_text <= set(numbered)  # every [n] names a numbered source
+    assert result["citations"] and result["invalid_citations_removed"] == 0
+    assert {numbered[c["n"]]["kind"] for c in result["citations"]} == {"web", "wikipedia", "document"}
+    for c in result["citations"]:  # verified: the quote is the cited source's own passage
+        src = numbered[c["n"]]
+        assert c["url"] in (src["url"], src["final_url"]) and c["content_hash"] == src["content_hash"]
+        assert c["quote"] in [p["text"] for p in src["passages"]]
+    doc = next(s for s in numbered.values() if s["kind"] == "document")
+    assert "/files/hive.pdf#p" in doc["url"] and doc["engines"] == ["documents"]
+    assert any(s["title"] == "Honey bee" for s in numbered.values() if s["kind"] == "wikipedia")
+    forget_wiki_index()

@@ -8,11 +8,13 @@ refused with the service's own error (NCBI's echoes the key back, as NCBI does).
     settings = make_settings(apis.config())        # the five engines pointed at the world
     apis.rate_limited.add("pubmed")                # that service answers its rate-limit error from now on
     apis.requests_to("pubmed")                     # what it received (both E-utilities endpoints)
+    ScholarlyAPIs(world, library=lambda q: [...])  # papers of our own (dicts as paper() makes; "pdf_url" optional)
 """
 from __future__ import annotations
 
 import json
 import re
+from typing import Callable
 from xml.sax.saxutils import escape
 
 from Tests.support.testworld import Request, Response, TestWorld
@@ -35,6 +37,11 @@ def paper(query: str, i: int) -> dict:
             "open": i % 2 == 0}
 
 
+def pdf_link(p: dict) -> str:
+    """Where a paper's open-access PDF is: its own "pdf_url", else a made-up address."""
+    return p.get("pdf_url") or f"https://oa.example/{p['id']}.pdf"
+
+
 def papers(query: str) -> list[dict]:
     return [] if NOTHING_QUERY in query else [paper(query, i) for i in range(TOTAL)]
 
@@ -45,9 +52,11 @@ def words_of(search_query: str) -> str:
 
 
 class ScholarlyAPIs:
-    def __init__(self, world: TestWorld, key: str = KEY) -> None:
+    def __init__(self, world: TestWorld, key: str = KEY, library: Callable[[str], list[dict]] = papers) -> None:
+        """library: the papers every service knows for a query (default: generated ones)."""
         self.world = world
         self.key = key
+        self.library = library
         self.rate_limited: set[str] = set()
 
     def install(self) -> "ScholarlyAPIs":
@@ -80,7 +89,7 @@ class ScholarlyAPIs:
             return self._atom_error("malformed_query", "malformed query or max_results", status=400)
         if "arxiv" in self.rate_limited:
             return Response.text("Rate exceeded.", status=503)
-        found = papers(words_of(req.arg("search_query")))
+        found = self.library(words_of(req.arg("search_query")))
         entries = "".join(self._atom_entry(p) for p in found[start:start + count])
         return Response(200, self._feed(len(found), start, count, entries), {"Content-Type": "application/atom+xml"})
 
@@ -130,7 +139,7 @@ class ScholarlyAPIs:
         term, start, count = req.arg("term", ""), int(req.arg("retstart", "0")), int(req.arg("retmax", "20"))
         if not term.strip():
             return self._eutils("eSearchResult", "<ERROR>Empty term and query_key - nothing todo</ERROR>")
-        found = papers(term.split(" NOT ")[0].split(" AND ")[0])
+        found = self.library(term.split(" NOT ")[0].split(" AND ")[0])
         ids = "".join(f"<Id>{p['id']}</Id>" for p in found[start:start + count])
         return self._eutils("eSearchResult", f"<Count>{len(found)}</Count><RetMax>{min(count, len(found))}</RetMax>"
                             f"<RetStart>{start}</RetStart><IdList>{ids}</IdList><TranslationSet/>"
@@ -144,7 +153,7 @@ class ScholarlyAPIs:
         if not ids:
             return self._eutils("eFetchResult", "<ERROR>Empty id list - nothing todo</ERROR>")
         term = self._last_term()
-        by_id = {str(p["id"]): p for p in papers(term)}
+        by_id = {str(p["id"]): p for p in self.library(term)}
         body = "".join(self._pubmed_article(by_id[i]) for i in ids if i in by_id)
         return self._eutils("PubmedArticleSet", body, doctype="PubmedArticleSet")
 
@@ -187,7 +196,7 @@ class ScholarlyAPIs:
         limit, offset = int(req.arg("limit", "100")), int(req.arg("offset", "0"))
         if limit > 100:
             return Response.json({"error": "Response would exceed maximum size. Please reduce limit"}, status=400)
-        found = papers(req.arg("query", ""))
+        found = self.library(req.arg("query", ""))
         if offset and offset >= len(found):
             return Response.json({"error": "Requested data for this limit and/or offset is not available"},
                                  status=400)
@@ -195,7 +204,7 @@ class ScholarlyAPIs:
                  "title": p["title"], "abstract": p["abstract"] if p["id"] % 4 != 3 else None, "year": p["year"],
                  "venue": p["venue"], "journal": {"name": p["venue"], "pages": "1-9", "volume": "3"},
                  "externalIds": {"DOI": p["doi"], "CorpusId": p["id"]},
-                 "openAccessPdf": {"url": f"https://oa.example/{p['id']}.pdf", "status": "GREEN", "license": "CCBY"}
+                 "openAccessPdf": {"url": pdf_link(p), "status": "GREEN", "license": "CCBY"}
                  if p["open"] else None, "publicationDate": f"{p['year']}-{p['month']:02d}-{p['day']:02d}",
                  "authors": [{"authorId": str(n), "name": f"{g} {f}"} for n, (g, f) in enumerate(p["authors"])]}
                 for p in found[offset:offset + limit]]
@@ -214,7 +223,7 @@ class ScholarlyAPIs:
         if per_page > 200:
             return Response.json({"error": "Invalid query parameters error.",
                                   "message": "per-page parameter must be between 1 and 200"}, status=400)
-        found = papers(req.arg("search", ""))
+        found = self.library(req.arg("search", ""))
         results = [self._work(p) for p in found[(page - 1) * per_page:page * per_page]]
         return Response.json({"meta": {"count": len(found), "db_response_time_ms": 12, "page": page,
                                        "per_page": per_page, "groups_count": None}, "results": results,
@@ -226,7 +235,7 @@ class ScholarlyAPIs:
         for position, word in enumerate(p["abstract"].split()):
             index.setdefault(word, []).append(position)
         location = {"is_oa": p["open"], "landing_page_url": f"https://doi.org/{p['doi']}",
-                    "pdf_url": f"https://oa.example/{p['id']}.pdf" if p["open"] else None,
+                    "pdf_url": pdf_link(p) if p["open"] else None,
                     "source": {"display_name": p["venue"], "type": "journal"}}
         return {"id": f"https://openalex.org/W{p['id']}", "doi": f"https://doi.org/{p['doi']}",
                 "title": p["title"], "display_name": p["title"], "relevance_score": 100.0 - p["id"] % 100,
@@ -246,7 +255,7 @@ class ScholarlyAPIs:
                 {"type": "integer-not-valid", "value": str(rows), "message": "Integer specified as 1000 is not "
                  "less than 1000"}]}, status=400)
         query = req.arg("query", "")
-        found = papers(query)
+        found = self.library(query)
         items = [self._crossref_item(p) for p in found[offset:offset + rows]]
         return Response(200, json.dumps({"status": "ok", "message-type": "work-list", "message-version": "1.0.0",
                                          "message": {"facets": {}, "total-results": 586628 if found else 0,
@@ -265,5 +274,5 @@ class ScholarlyAPIs:
             item["author"] = [{"given": g, "family": f, "sequence": "first"} for g, f in p["authors"]]
         if p["open"]:
             item["license"] = [{"URL": "https://creativecommons.org/licenses/by/4.0", "content-version": "vor"}]
-            item["link"] = [{"URL": f"https://oa.example/{p['id']}.pdf", "content-type": "application/pdf"}]
+            item["link"] = [{"URL": pdf_link(p), "content-type": "application/pdf"}]
         return item
