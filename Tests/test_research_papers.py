@@ -62,7 +62,10 @@ def test_a_paper_pdf_is_read_and_an_abstract_only_paper_is_cited(world, make_set
     assert set(papers) <= cited, cited
     assert "one second for every" in result["report_markdown"] or "decode the direction" in result["report_markdown"]
     listed = format_markdown(ResearchResult.from_dict(result))  # the sources list as the terminal prints it
-    assert f"[{abstract['n']}] {ABSTRACT_ONLY_TITLE}" in listed
+    assert f"[{abstract['n']}] {ABSTRACT_ONLY_TITLE} — " in listed
+    facts = abstract["paper"]
+    line = next(x for x in listed.splitlines() if x.startswith(f"[{abstract['n']}] "))
+    assert facts["authors"][0] in line and str(facts["year"]) in line and facts["doi"] in line  # cited as a paper
     assert "(abstract only: no open-access full text)" in listed
 
 

@@ -80,13 +80,22 @@ def format_markdown(result) -> str:
     others)."""
     lines = [f"# {one_line(result.question)}", "", result.report_markdown.strip(), "", "## Sources", ""]
     for s in result.cited_sources():
-        lines.append(f"[{s.n}] {one_line(s.title or s.url)} - {one_line(s.final_url or s.url)}"
+        lines.append(f"[{s.n}] {one_line(s.title or s.url)}{_paper_facts(s.paper)} - {one_line(s.final_url or s.url)}"
                      + (f" ({one_line(s.warning)})" if s.warning else ""))
     unused = [s for s in result.sources if s.n is None and s.selected]
     if unused:
         lines += ["", "Selected but not used:"]
         lines += [f"- {one_line(s.title or s.url)} - {one_line(s.url)}: {one_line(_why_unused(s))}" for s in unused]
     return "\n".join(lines)
+
+
+def _paper_facts(paper) -> str:
+    """ — authors, venue, year, DOI of a paper source ("" for any other source)."""
+    if paper is None:
+        return ""
+    authors = ", ".join(paper.authors[:3]) + (" et al." if len(paper.authors) > 3 else "")
+    facts = [authors, paper.venue, str(paper.year or ""), f"doi:{paper.doi}" if paper.doi else ""]
+    return " — " + one_line("; ".join(f for f in facts if f)) if any(facts) else ""
 
 
 def _why_unused(source) -> str:
