@@ -10,7 +10,7 @@ from App_Function_Libraries.DB.markdown_html import EXTERNAL
 from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, render
 from App_Function_Libraries.Gradio_UI.web_search_tab import OPTION_NAMES
 from App_Function_Libraries.LLM.prompts import DEFAULT_AGGREGATION_PROMPT
-from App_Function_Libraries.records import ResearchResult, Source
+from App_Function_Libraries.records import Paper, ResearchResult, Source
 
 
 def test_citations_link_to_web_sources_or_to_their_row():
@@ -73,6 +73,19 @@ def test_source_rows_and_ticks_set_overrides():
     assert [s.selected for s in result.sources] == [False, True, True]
     with pytest.raises(ValueError, match="no longer matches"):
         view.apply_ticks(result, rows[:2])
+
+
+def test_source_rows_show_each_source_kind_and_a_papers_authors_and_year():
+    paper = Paper(authors=["Ann Lee", "Bo Chen", "Cy Diaz", "Di Evans"], year=2021, venue="Apidologie")
+    result = ResearchResult(question="q", sources=[
+        Source("Waggle", "http://a"), Source("Dance study", "http://b", kind="paper", paper=paper),
+        Source("Honey bee", "http://c", kind="wikipedia"), Source("notes.pdf", "file:///d", kind="document")])
+    rows = view.source_rows(result)
+    assert view.SOURCE_HEADERS[-1] == "kind" and len(view.SOURCE_TYPES) == len(view.SOURCE_HEADERS)
+    assert all(len(row) == len(view.SOURCE_HEADERS) for row in rows)
+    assert [row[-1] for row in rows] == ["web", "paper", "wikipedia", "document"]
+    assert rows[1][2] == "Dance study — Ann Lee, Bo Chen, Cy Diaz et al.; 2021"
+    assert [rows[0][2], rows[2][2], rows[3][2]] == ["Waggle", "Honey bee", "notes.pdf"]
 
 
 def test_rounds_show_what_each_searched_added_and_changed():

@@ -154,17 +154,22 @@ def report_body_markdown(data: dict[str, Any], style: str | None = None) -> str:
 # ---------------------------------------------------------------- reports
 
 def export_report(result: Any, fmt: str, secrets: Iterable[str] | None = None,
-                  citation_style: str | None = None) -> str | bytes:
+                  citation_style: str | None = None, exchanges: Iterable[Any] | None = None) -> str | bytes:
     """A research run (ResearchResult or its dict) in one of ALL_FORMATS: text, or bytes for pdf and docx.
-    `citation_style` (numbered, apa, chicago) shapes the sources list; None: the run's own or the default."""
+    `citation_style` (numbered, apa, chicago) shapes the sources list; None: the run's own or the default.
+    `exchanges` (ReportExchanges or their dicts; else the dict's own "exchanges"): the questions asked about
+    the report, shown after it under "Questions about this report" and kept in the JSON under "exchanges"."""
     fmt = _check_format(fmt)
     data = result.to_dict() if hasattr(result, "to_dict") else dict(result)
     data = scrub_result_dict(data, _secrets(secrets))
+    chats = _exchange_dicts(data.pop("exchanges", None) if exchanges is None else exchanges, _secrets(secrets))
+    if chats:
+        data["exchanges"] = chats
     style = _style_of(data, citation_style)
     question = _one_line(data.get("question")) or "Research report"
-    body = str(data.get("report_markdown") or "")
+    body = str(data.get("report_markdown") or "") + exchanges_markdown(chats)
     if fmt == "md":
-        return f"# {_md_escape(question)}\n\n" + report_body_markdown(data, style)
+        return f"# {_md_escape(question)}\n\n" + report_body_markdown({**data, "report_markdown": body}, style)
     if fmt == "json":
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if fmt == "html":
@@ -177,6 +182,23 @@ def export_report(result: Any, fmt: str, secrets: Iterable[str] | None = None,
     if fmt in ("bib", "ris", "csl"):
         return _reference_file(data, fmt)
     return _plain_text(question, body, data, style)
+
+
+def _exchange_dicts(exchanges: Any, secrets: tuple[str, ...]) -> list[dict[str, Any]]:
+    chats = [e.to_dict() if hasattr(e, "to_dict") else e for e in exchanges or []]
+    return scrub([c for c in chats if isinstance(c, dict) and _one_line(c.get("question"))], secrets)
+
+
+def exchanges_markdown(exchanges: list[dict[str, Any]]) -> str:
+    """The questions asked about a report, each followed by its answer (whose [n] are the report's sources),
+    as a section to follow the report; "" when none were asked."""
+    if not exchanges:
+        return ""
+    parts = ["", "", "## Questions about this report"]
+    for chat in exchanges:
+        answer = str(chat.get("answer_markdown") or "").strip() or "(no answer)"
+        parts += ["", f"### {_md_escape(_one_line(chat.get('question')))}", "", answer]
+    return "\n".join(parts) + "\n"
 
 
 def _style_of(data: dict[str, Any], style: str | None) -> str:

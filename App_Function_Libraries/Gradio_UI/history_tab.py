@@ -79,13 +79,17 @@ DOWNLOAD_FORMATS = [("PDF (.pdf)", "pdf"), ("Word (.docx)", "docx"), ("Markdown 
 
 @user_errors
 def download_report(report_id: str | None, fmt: str | None):
-    """The selected report as a file in `fmt` (its sources list in the report's citation style)."""
+    """The selected report as a file in `fmt` (its sources list in the report's citation style), with the
+    questions asked about it."""
     if not report_id or not fmt:
         return gr.DownloadButton(value=None)
     from App_Function_Libraries.DB.export import export_filename, export_report
     from App_Function_Libraries.Gradio_UI.downloads import write_download
-    result = research_store().load_report(report_id)
-    return gr.DownloadButton(value=write_download(export_report(result, fmt), export_filename(result.question, fmt)))
+    store = research_store()
+    result = store.load_report(report_id)
+    path = write_download(export_report(result, fmt, exchanges=store.list_exchanges(report_id)),
+                          export_filename(result.question, fmt))
+    return gr.DownloadButton(value=path)
 
 
 def build_tab(settings, shared: dict | None = None) -> None:

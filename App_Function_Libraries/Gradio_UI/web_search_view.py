@@ -15,8 +15,9 @@ STAGE_LABELS = {"subqueries": "Sub-queries", "search": "Search", "relevance": "R
                 "fetch": "Fetch pages", "extract": "Extract page text", "rank": "Rank passages",
                 "notes": "Write page notes",
                 "report": "Write report", "verify": "Verify citations", "follow_ups": "Follow-up questions"}
-SOURCE_HEADERS = ["use", "n", "title", "url", "engines", "verdict", "reason", "fetched", "round"]
-SOURCE_TYPES = ["bool", "str", "str", "str", "str", "str", "str", "str", "str"]
+# "kind" is last so the columns before it keep their places: web, paper, wikipedia or document (Source.kind)
+SOURCE_HEADERS = ["use", "n", "title", "url", "engines", "verdict", "reason", "fetched", "round", "kind"]
+SOURCE_TYPES = ["bool", "str", "str", "str", "str", "str", "str", "str", "str", "str"]
 FORMAT_NAMES = {"full": "full report", "short": "short answer", "bullets": "bullet brief", "table": "comparison table"}
 MAX_FOLLOW_UPS = 5
 DOWNLOAD_FORMATS = ("md", "json", "html", "bib")
@@ -154,11 +155,22 @@ def fetched_cell(source) -> str:
     return "—"
 
 
+def title_cell(source) -> str:
+    """The title; for a paper also its first authors and year, as the CLI's sources list shows them."""
+    paper = source.paper if source.kind == "paper" else None
+    if paper is None:
+        return source.title
+    authors = ", ".join(paper.authors[:3]) + (" et al." if len(paper.authors) > 3 else "")
+    facts = "; ".join(f for f in (authors, str(paper.year or "")) if f)
+    return f"{source.title} — {one_line(facts, 120)}" if facts else source.title
+
+
 def source_rows(result) -> list[list]:
     if result is None:
         return []
-    return [[s.selected, str(s.n) if s.n is not None else "", s.title, s.url, ", ".join(s.engines), s.verdict,
-             one_line(s.reason, 160), fetched_cell(s), str(s.round) if s.round else ""] for s in result.sources]
+    return [[s.selected, str(s.n) if s.n is not None else "", title_cell(s), s.url, ", ".join(s.engines),
+             s.verdict, one_line(s.reason, 160), fetched_cell(s), str(s.round) if s.round else "", s.kind]
+            for s in result.sources]
 
 
 def apply_ticks(result, rows) -> int:

@@ -31,11 +31,13 @@ def get(report_id: str, settings=None):
 
 def export(report_id: str, fmt: str = "md", settings=None, citation_style: str | None = None) -> str | bytes:
     """A saved report in format `fmt` (md, json, html, bib, ris, csl, txt as text; pdf, docx as bytes), its
-    sources listed in `citation_style` (numbered, apa, chicago; None: the report's own, else the configured)."""
+    sources listed in `citation_style` (numbered, apa, chicago; None: the report's own, else the configured),
+    followed by the questions asked about it (Ask about this report) when there are any."""
     from App_Function_Libraries.DB.export import ExportFormatError, export_report
     result = get(report_id, settings)
+    exchanges = stored(lambda: _store(settings).list_exchanges(result.id))
     try:
-        return export_report(result, fmt, citation_style=citation_style)
+        return export_report(result, fmt, citation_style=citation_style, exchanges=exchanges)
     except ExportFormatError as exc:
         raise BadArgument(None, one_line(exc)) from exc
     except ValueError as exc:
