@@ -44,6 +44,9 @@ async def tools_notes_wiki(client: Client, tag: str) -> None:
     listed = {t.name: t for t in (await client.list_tools()).tools}
     assert set(listed) == TOOLS
     assert listed["research"].input_schema["properties"]["pages"]["anyOf"][0]["type"] == "integer"
+    research_arguments = listed["research"].input_schema["properties"]
+    for name in ("preset", "include_sites", "exclude_sites", "date_range", "country", "search_lang", "safesearch"):
+        assert len(research_arguments[name]["description"]) > 10, name
     assert all(len(t.description or "") > 40 for t in listed.values())
     added = await client.call_tool("notes_add", {"title": f"Bee dances {tag}", "content": "The waggle dance "
                                                  f"points to flowers {tag}.", "keywords": ["bees"]})
@@ -66,11 +69,12 @@ async def research_and_errors(client: Client) -> None:
     async def on_progress(done, total, message):
         progress.append((done, total, message))
 
-    result = await client.call_tool("research", {"question": QUESTION, "no_llm": True, "engines": ["searxng"]},
-                                    progress_callback=on_progress)
+    result = await client.call_tool("research", {"question": QUESTION, "no_llm": True, "engines": ["searxng"],
+                                                 "date_range": "year"}, progress_callback=on_progress)
     assert not result.is_error, result.content
     data = result.structured_content
     assert data["mode"] == "extractive" and data["id"]
+    assert data["search_options"] == {"date_range": "year"}  # the option the run's searches were built with
     numbers = {int(n) for n in re.findall(r"\[(\d+)\]", data["report_markdown"])}
     assert numbers and numbers <= {s["n"] for s in data["sources"]}
     assert all(s["url"].startswith("http") and s["kind"] == "web" for s in data["sources"])
@@ -89,6 +93,11 @@ async def research_and_errors(client: Client) -> None:
     wrong = await client.call_tool("research", {"question": QUESTION, "pages": "many"})
     assert wrong.is_error and wrong.content[0].text.startswith("research: bad argument pages:")
     assert "\n" not in wrong.content[0].text
+    for arguments, message in (({"date_range": "fortnight"}, "date_range 'fortnight' is not understood: use day"),
+                               ({"exclude_sites": ["a b"]}, "exclude_sites entry 'a b' is not a domain"),
+                               ({"safesearch": "none"}, "research: bad argument safesearch:")):
+        wrong = await client.call_tool("research", {"question": QUESTION, **arguments})
+        assert wrong.is_error and wrong.content[0].text.startswith(message), wrong.content
     missing = await client.call_tool("history_get", {"id": "no-such-report"})
     assert missing.is_error and missing.content[0].text == "no saved report with id 'no-such-report'"
     assert not (await client.call_tool("history_list", {})).is_error  # still answering

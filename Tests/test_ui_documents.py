@@ -1,4 +1,5 @@
 """Documents and Wikipedia tab helpers that need no model: uploads kept safely, options applied per question."""
+import gradio as gr
 import pytest
 
 from App_Function_Libraries.Gradio_UI import documents_tab, wikipedia_tab
@@ -52,3 +53,27 @@ def test_skipped_files_and_warnings_show_as_text():
         assert not re.search(r"(?<!\\)[<>`]", text), text
         assert "a\\` \\<img src=x:a\\> \\`.pdf" in text
     assert '\\<img src="//ev.il/b"\\>' in added_markdown(report)
+
+
+def test_the_tab_research_and_the_facade_share_one_library(make_settings):
+    """One open library per index folder: the tab's, the facade's (quarry.docs.library) and research's."""
+    from App_Function_Libraries import quarry
+    from App_Function_Libraries.Research.local_sources import document_library
+    settings = make_settings({})
+    assert documents_tab.library() is quarry.docs.library() is document_library(settings)
+    with pytest.warns(UserWarning, match="the collection is empty"):
+        assert documents_tab.ask("anything?", 5) == gr.skip()
+
+
+@pytest.mark.slow
+def test_a_question_in_the_tab_is_asked_through_the_facade(make_settings, tmp_path, monkeypatch):
+    from App_Function_Libraries import quarry
+    make_settings({})
+    (tmp_path / "files").mkdir()
+    (tmp_path / "files" / "coffee.md").write_text("# Brewing\n\nA French press needs coarse grounds and four "
+                                                  "minutes of steeping.\n", encoding="utf-8")
+    documents_tab.library().add([tmp_path / "files"])
+    asked, real = [], quarry.docs.ask
+    monkeypatch.setattr(quarry.docs, "ask", lambda *a, **kw: asked.append(kw["shared"]) or real(*a, **kw))
+    html, rows = documents_tab.ask("How long should coffee steep?", 3, progress=lambda *a, **kw: None)
+    assert asked == [True] and "French press" in html and rows[0][1] == "coffee.md"

@@ -128,3 +128,26 @@ def test_import_messages_show_what_the_file_says_as_text(notes, tmp_path):
     assert "2 skipped" not in text and "3 skipped" in text, text
     assert not re.search(r"(?<!\\)[<>`]", text), text  # every <, > and backtick escaped for Markdown
     assert "\\<img src=//ev.il/b\\>" in text and "\\<b\\>x\\<i\\>.zip" in text
+
+
+def test_search_open_and_add_go_through_the_python_facade(notes, monkeypatch):
+    """The tab calls quarry.notes like the CLI, MCP tools and HTTP API do, so the front doors cannot drift."""
+    from App_Function_Libraries import quarry
+    calls = []
+
+    def spy(name):
+        real = getattr(quarry.notes, name)
+
+        def call(*args, **kwargs):
+            calls.append(name)
+            return real(*args, **kwargs)
+        monkeypatch.setattr(quarry.notes, name, call)
+    for name in ("search", "get", "add"):
+        spy(name)
+    rows, ids = notes_tab.find_notes("waggle", None, False)
+    opened = notes_tab.open_note(ids, "md", Select(0))
+    created = notes_tab.save_note(dict(notes_tab.NO_NOTE), "Hives", "bees", "Hives hold combs.", "md")
+    assert calls == ["search", "get", "add"]
+    assert rows[0][0] == opened[0] == "Bee dances" and created[0] == "Hives"
+    with pytest.warns(UserWarning, match="title is empty"):
+        assert notes_tab.save_note(dict(notes_tab.NO_NOTE), " ", "", "text", "md") == gr.skip()

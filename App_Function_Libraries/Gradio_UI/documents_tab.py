@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-import threading
 from pathlib import Path
 
 import gradio as gr
@@ -21,22 +20,12 @@ COLLECTION_HEADERS = ["id", "name", "type", "pages", "words", "chunks", "added",
 SOURCE_HEADERS = ["n", "file", "where", "score", "text"]
 UPLOAD_FOLDER = "uploads"
 
-_libraries: dict[str, object] = {}
-_lock = threading.Lock()
-
 
 def library():
-    """The DocumentLibrary of the configured index folder (one per folder and settings in use)."""
-    from App_Function_Libraries.Documents.library import DocumentLibrary
-    settings = current_settings()
-    folder = str(settings.resolve_path(settings.documents.index_dir))
-    with _lock:
-        lib = _libraries.get(folder)
-        if lib is None or lib.settings is not settings:
-            if lib is not None:
-                lib.close()
-            lib = _libraries[folder] = DocumentLibrary(settings)
-        return lib
+    """The DocumentLibrary of the configured index folder: the facade's shared one (quarry.docs.library), the
+    same one research and the questions asked here use."""
+    from App_Function_Libraries import quarry
+    return quarry.docs.library(current_settings())
 
 
 # ---------------------------------------------------------------- the collection
@@ -160,7 +149,8 @@ def ask(question: str, k: int, progress=gr.Progress()):
     if not lib.list():
         raise ValueError("the collection is empty: add files or a folder first")
     progress(0.1, desc="Searching your documents")
-    answer = lib.ask(question.strip(), k=int(k))
+    from App_Function_Libraries import quarry
+    answer = quarry.docs.ask(question.strip(), k=int(k), settings=lib.settings, shared=True)
     rows = [[n, h.name, h.location, round(float(h.score), 4), one_line(h.text, 300)]
             for n, h in enumerate(answer.sources, 1)]
     return answer_view(answer), rows

@@ -2,7 +2,8 @@
 export (one note or all) and import.
 
 Edits are version-checked: a note changed elsewhere since it was opened is not overwritten (the user is told
-to reload it). Everything goes through DB/notes_store.py and DB/notes_io.py, imported inside callbacks.
+to reload it). Search, open and add go through the Python facade (quarry.notes), like the CLI, the MCP tools
+and the HTTP API; the rest through DB/notes_store.py and DB/notes_io.py, imported inside callbacks.
 """
 from __future__ import annotations
 
@@ -42,7 +43,8 @@ def find_notes(query: str, keyword: str | None, trash: bool) -> tuple[list, list
     from App_Function_Libraries.DB.snippets import as_markdown
     keyword = None if keyword in (None, "", ALL_KEYWORDS) else keyword
     if query and query.strip():
-        hits = store().search_notes(query, limit=LIST_LIMIT, include_deleted=trash)
+        from App_Function_Libraries import quarry
+        hits = quarry.notes.search(query, limit=LIST_LIMIT, include_deleted=trash, settings=current_settings())
         hits = [h for h in hits if h.note.deleted == trash]
         if keyword:
             hits = [h for h in hits if fold_keyword(keyword) in {fold_keyword(k) for k in h.note.keywords}]
@@ -96,17 +98,18 @@ def open_note(ids: list[str], fmt: str, evt: gr.SelectData):
     row = evt.index[0] if isinstance(evt.index, (list, tuple)) else evt.index
     if not ids or row is None or row >= len(ids):
         return gr.skip()
-    return note_outputs(store().get_note(ids[row]), fmt)
+    from App_Function_Libraries import quarry
+    return note_outputs(quarry.notes.get(ids[row], settings=current_settings()), fmt)
 
 
 @user_errors
 def save_note(state: dict, title: str, keywords: str, content: str, fmt: str):
-    notes = store()
+    from App_Function_Libraries import quarry
     if state.get("id"):
-        note = notes.update_note(state["id"], state["version"], title=title, content=content, keywords=keywords)
+        note = store().update_note(state["id"], state["version"], title=title, content=content, keywords=keywords)
         gr.Info(toast_text(f"Saved “{one_line(note.title, 60)}”."))
     else:
-        note = notes.add_note(title, content, keywords)
+        note = quarry.notes.add(title, content, keywords, settings=current_settings())
         gr.Info(toast_text(f"Created “{one_line(note.title, 60)}”."))
     return note_outputs(note, fmt)
 

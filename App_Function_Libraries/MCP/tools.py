@@ -13,6 +13,8 @@ from pydantic import Field
 from App_Function_Libraries.quarry import plain as shapes
 
 ReportFormat = Literal["full", "short", "bullets", "table"]
+SafeSearch = Literal["off", "moderate", "strict"]
+SEARCH_ARGUMENTS = {"site_blacklist": "exclude_sites"}  # a search option's name -> its argument's name here
 
 
 class Tools:
@@ -66,6 +68,16 @@ def progress_bridge(ctx, cancel: threading.Event):
     return on_progress
 
 
+def research_params(quarry, settings, **options):
+    """quarry.research_params; a wrong search option is named as this tool's argument (exclude_sites)."""
+    try:
+        return quarry.research_params(settings, **options)
+    except quarry.BadArgument as exc:
+        if exc.argument not in SEARCH_ARGUMENTS:
+            raise
+        raise quarry.BadArgument(SEARCH_ARGUMENTS[exc.argument], exc.reason) from exc
+
+
 def register(server, settings) -> None:
     """Add every Quarry tool to the MCPServer `server`."""
     from App_Function_Libraries import quarry
@@ -90,16 +102,31 @@ def register(server, settings) -> None:
             length: Annotated[int | None, Field(description="rough report length in words (50-10000)")] = None,
             rounds: Annotated[int, Field(ge=0, le=5, description="dig deeper this many times")] = 0,
             follow_up_of: Annotated[str | None, Field(description="id of a saved report this follows up")] = None,
+            preset: Annotated[str | None, Field(description="a saved report preset (the report writer's "
+                                                            "instructions) by name; default: the built-in")] = None,
+            include_sites: Annotated[list[str] | None, Field(description="keep web results to these domains, "
+                                                                         "e.g. [\"nature.com\"]")] = None,
+            exclude_sites: Annotated[list[str] | None, Field(description="domains to leave out")] = None,
+            date_range: Annotated[str | None, Field(description="day, week, month, year or YYYY-MM-DD..YYYY-MM-DD "
+                                                                "(either end may be left out)")] = None,
+            country: Annotated[str | None, Field(description="two-letter country code the results are for, "
+                                                             "e.g. US")] = None,
+            search_lang: Annotated[str | None, Field(description="language of the searches, e.g. en (lang is the "
+                                                                 "report's)")] = None,
+            safesearch: Annotated[SafeSearch | None, Field(description="filter adult results")] = None,
     ) -> dict[str, Any]:
         cancel = threading.Event()
         on_progress = progress_bridge(ctx, cancel)
+        options = {"include_sites": include_sites, "site_blacklist": exclude_sites, "date_range": date_range,
+                   "country": country, "search_lang": search_lang, "safesearch": safesearch}
 
         def work():
             try:
-                result = quarry.research(question, rounds=rounds, on_progress=on_progress, cancel=cancel,
-                                         settings=settings, engines=engines, pages=pages, no_llm=no_llm,
+                params = research_params(quarry, settings, engines=engines, pages=pages, no_llm=no_llm,
                                          report_format=report_format, tone=tone, lang=lang, length=length,
-                                         follow_up_of=follow_up_of)
+                                         preset=preset, follow_up_of=follow_up_of, search_options=options)
+                result = quarry.research(question, params, rounds=rounds, on_progress=on_progress, cancel=cancel,
+                                         settings=settings)
             finally:
                 if cancel.is_set():
                     print("quarry mcp: research cancelled; the run stopped", file=sys.stderr, flush=True)

@@ -10,16 +10,28 @@ from App_Function_Libraries.quarry.errors import QuarryError, one_line
 METHODS = ("hybrid", "bm25", "vector")
 
 
-def _with_library(work, settings=None):
-    """Run work(library) and close it; documents, embedding and database failures become QuarryError."""
+def library(settings=None):
+    """The DocumentLibrary of the configured index folder that stays open for the process (one per folder and
+    settings, the same one research and keep_sources use): for a long-running front door such as the UI."""
+    from App_Function_Libraries.Research.local_sources import document_library
+    settings = settings_or_current(settings)
+    with library_errors(settings):
+        return document_library(settings)
+
+
+def _with_library(work, settings=None, shared: bool = False):
+    """Run work(library) on a library opened for this call and closed after it, or (shared) on the one that
+    stays open; documents, embedding and database failures become QuarryError."""
     from App_Function_Libraries.Documents.library import DocumentLibrary
     settings = settings_or_current(settings)
     with library_errors(settings):
-        library = DocumentLibrary(settings)
+        if shared:
+            return work(library(settings))
+        opened = DocumentLibrary(settings)
         try:
-            return work(library)
+            return work(opened)
         finally:
-            library.close()
+            opened.close()
 
 
 @contextmanager
@@ -47,13 +59,19 @@ def _check(query, k, method=None):
     return query, k
 
 
-def search(query: str, k: int = 20, *, group: str = "fine", filters=None, method: str = "hybrid", settings=None):
-    """The best matching chunks (with their file, page and scores), best first."""
+def search(query: str, k: int = 20, *, group: str = "fine", filters=None, method: str = "hybrid", settings=None,
+           shared: bool = False):
+    """The best matching chunks (with their file, page and scores), best first. shared: use library(), which
+    stays open (its models and indexes stay loaded), instead of opening the index for this call."""
     query, k = _check(query, k, method)
-    return _with_library(lambda lib: lib.search(query, group=group, k=k, filters=filters, method=method), settings)
+    return _with_library(lambda lib: lib.search(query, group=group, k=k, filters=filters, method=method), settings,
+                         shared)
 
 
-def ask(query: str, k: int = 20, *, group: str = "fine", filters=None, use_llm: bool = True, settings=None):
-    """A cited answer from the best chunks (extractive without an LLM, or with use_llm False)."""
+def ask(query: str, k: int = 20, *, group: str = "fine", filters=None, use_llm: bool = True, settings=None,
+        shared: bool = False):
+    """A cited answer from the best chunks (extractive without an LLM, or with use_llm False); shared as in
+    search."""
     query, k = _check(query, k)
-    return _with_library(lambda lib: lib.ask(query, group=group, k=k, filters=filters, use_llm=use_llm), settings)
+    return _with_library(lambda lib: lib.ask(query, group=group, k=k, filters=filters, use_llm=use_llm), settings,
+                         shared)

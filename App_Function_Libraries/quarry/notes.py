@@ -23,12 +23,14 @@ def _store(settings=None):
     return get_notes_store(settings_or_current(settings))
 
 
-def search(query: str, limit: int = 20, offset: int = 0, settings=None):
-    """NoteHits (note, snippet with the matches marked, score), best first. Any text is a safe query."""
+def search(query: str, limit: int = 20, offset: int = 0, *, include_deleted: bool = False, settings=None):
+    """NoteHits (note, snippet with the matches marked, score), best first. Any text is a safe query.
+    include_deleted: the notes in the trash are searched too."""
     query = text_argument("query", query)
     limit = count_argument("limit", limit, 1, 1000) or 20
     offset = count_argument("offset", offset, 0) or 0
-    return stored(lambda: _store(settings).search_notes(query, limit=limit, offset=offset))
+    return stored(lambda: _store(settings).search_notes(query, limit=limit, offset=offset,
+                                                        include_deleted=bool(include_deleted)))
 
 
 def get(note_id: str, settings=None):

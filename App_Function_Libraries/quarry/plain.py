@@ -19,13 +19,21 @@ def safe_message(text: str, settings) -> str:
 
 
 def research_out(result, saved: bool) -> dict[str, Any]:
-    """The report, its numbered sources (URL and kind), its citations with their supporting quotes."""
+    """The report, its numbered sources (URL and kind), its citations with their supporting quotes, the search
+    options it ran with."""
     sources = [{"n": s.n, "title": s.title, "url": s.final_url or s.url, "kind": getattr(s, "kind", "web")}
                for s in result.cited_sources()]
     citations = [{"n": c.n, "sentence": c.sentence, "url": c.url, "quote": c.quote} for c in result.citations]
     return {"question": result.question, "report_markdown": result.report_markdown, "mode": result.mode,
             "sources": sources, "citations": citations, "errors": list(result.errors),
-            "follow_up_questions": list(result.follow_ups or []), "id": result.id if saved else None}
+            "follow_up_questions": list(result.follow_ups or []), "search_options": _search_options(result),
+            "id": result.id if saved else None}
+
+
+def _search_options(result) -> dict[str, Any]:
+    """The web search options the run used that differ from the engines' own defaults, under their labels."""
+    from App_Function_Libraries.Research.params import ResearchParams
+    return ResearchParams.from_dict(result.params or {}).search_options()
 
 
 def search_out(merged) -> dict[str, Any]:

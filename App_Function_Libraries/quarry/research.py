@@ -14,8 +14,11 @@ REPORT_FORMATS = ("full", "short", "bullets", "table")
 def research_params(settings=None, *, engines=None, pages: int | None = None, no_llm: bool = False,
                     subqueries: bool = True, relevance: bool = True, report_format: str | None = None,
                     tone: str | None = None, lang: str | None = None, length: int | None = None,
-                    preset: str | None = None, use_cache: bool = True, follow_up_of: str | None = None):
-    """ResearchParams from the settings with these overrides; BadArgument names a wrong one."""
+                    preset: str | None = None, use_cache: bool = True, follow_up_of: str | None = None,
+                    search_options: dict | None = None):
+    """ResearchParams from the settings with these overrides; BadArgument names a wrong one. `search_options`:
+    web search options by their SearchOptions names (country, search_lang, date_range, safesearch,
+    site_blacklist, include_sites, ...); one left None takes its [search] default."""
     from App_Function_Libraries.config import ENGINES, LOCAL_SOURCES
     from App_Function_Libraries.Research.params import ResearchParams
     settings = settings_or_current(settings)
@@ -29,7 +32,7 @@ def research_params(settings=None, *, engines=None, pages: int | None = None, no
     if report_format is not None and report_format not in REPORT_FORMATS:
         raise BadArgument("report_format", f"must be one of {', '.join(REPORT_FORMATS)}")
     overrides = {"engines": chosen, "pages_max": pages, "report_format": report_format, "tone": tone,
-                 "report_language": lang, "length_words": length}
+                 "report_language": lang, "length_words": length, **search_overrides(search_options, settings)}
     if preset:
         from App_Function_Libraries.Research.presets import load_preset, sanitize_name
         try:
@@ -44,6 +47,24 @@ def research_params(settings=None, *, engines=None, pages: int | None = None, no
     except ValueError as exc:
         raise BadArgument(None, one_line(exc)) from exc
     return _follow_up(follow_up_of, params, settings) if follow_up_of else params
+
+
+def search_overrides(values: dict | None, settings) -> dict:
+    """The search options set in `values` (SearchOptions names), each checked as the search will use it;
+    BadArgument names a wrong one."""
+    from App_Function_Libraries.Search.errors import InvalidOption
+    from App_Function_Libraries.Search.options import SearchOptions
+    values = {k: v for k, v in (values or {}).items() if v not in (None, "", [], ())}
+    for name, value in values.items():
+        if name not in SearchOptions.names():
+            raise BadArgument(name, f"is no search option; they are {', '.join(SearchOptions.names())}")
+        try:
+            SearchOptions.build(None, settings, **{name: value})
+        except InvalidOption as exc:  # "date_range 'x' is not understood: ..." (the option's name or label first)
+            first, _, rest = one_line(exc).partition(" ")
+            named = first in (name, SearchOptions.label(name)) and rest
+            raise BadArgument(name, rest if named else f"is not valid: {one_line(exc)}") from exc
+    return values
 
 
 def _follow_up(report_id: str, params, settings):
