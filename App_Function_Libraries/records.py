@@ -33,6 +33,16 @@ class Paper:
     pdf_url: str = ""  # an open-access PDF, when the service names one
     abstract_only: bool = False
 
+    def authors_line(self, most: int = 3) -> str:
+        """The first `most` authors, then "et al." when there are more."""
+        return ", ".join(self.authors[:most]) + (" et al." if len(self.authors) > most else "")
+
+    def facts(self, most_authors: int = 3) -> list[str]:
+        """What is known of authors, year, venue and DOI, in that order (a one-line citation's parts)."""
+        known = [self.authors_line(most_authors), str(self.year or ""), self.venue,
+                 f"doi:{self.doi}" if self.doi else ""]
+        return [fact for fact in known if fact]
+
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> "Paper | None":
         if not data:

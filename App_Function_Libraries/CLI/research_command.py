@@ -90,12 +90,9 @@ def format_markdown(result) -> str:
 
 
 def _paper_facts(paper) -> str:
-    """ — authors, venue, year, DOI of a paper source ("" for any other source)."""
-    if paper is None:
-        return ""
-    authors = ", ".join(paper.authors[:3]) + (" et al." if len(paper.authors) > 3 else "")
-    facts = [authors, paper.venue, str(paper.year or ""), f"doi:{paper.doi}" if paper.doi else ""]
-    return " — " + one_line("; ".join(f for f in facts if f)) if any(facts) else ""
+    """ — authors, year, venue, DOI of a paper source ("" for any other source)."""
+    facts = paper.facts() if paper is not None else []
+    return " — " + one_line("; ".join(facts)) if facts else ""
 
 
 def _why_unused(source) -> str:

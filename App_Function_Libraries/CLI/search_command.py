@@ -106,8 +106,4 @@ def _print_result(n: int, hit, engines: list[str]) -> None:
 
 def _paper_facts(paper) -> str:
     """A paper's facts on one line: authors, year, venue, DOI, and whether an open-access PDF exists."""
-    names = paper.authors or []
-    who = ", ".join(names[:3]) + (" et al." if len(names) > 3 else "")
-    facts = [who, str(paper.year or ""), paper.venue or "", f"doi:{paper.doi}" if paper.doi else "",
-             "open-access PDF" if paper.pdf_url else "abstract only"]
-    return " · ".join(f for f in facts if f)
+    return " · ".join(paper.facts() + ["open-access PDF" if paper.pdf_url else "abstract only"])

@@ -160,8 +160,7 @@ def title_cell(source) -> str:
     paper = source.paper if source.kind == "paper" else None
     if paper is None:
         return source.title
-    authors = ", ".join(paper.authors[:3]) + (" et al." if len(paper.authors) > 3 else "")
-    facts = "; ".join(f for f in (authors, str(paper.year or "")) if f)
+    facts = "; ".join(f for f in (paper.authors_line(), str(paper.year or "")) if f)
     return f"{source.title} — {one_line(facts, 120)}" if facts else source.title
 
 

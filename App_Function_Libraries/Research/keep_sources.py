@@ -81,11 +81,8 @@ def _text_of(source: Source, page_cache) -> str:
 
 def _as_markdown(source: Source, text: str) -> str:
     lines = [f"# {_one_line(source.title) or source.url}", "", f"Source: {source.url}"]
-    paper = source.paper
-    if paper is not None:
-        facts = [", ".join(paper.authors[:6]), str(paper.year or ""), paper.venue,
-                 f"doi:{paper.doi}" if paper.doi else ""]
-        lines.append("Paper: " + "; ".join(f for f in facts if f))
+    if source.paper is not None and source.paper.facts(most_authors=6):
+        lines.append("Paper: " + "; ".join(source.paper.facts(most_authors=6)))
     return "\n".join(lines) + "\n\n" + text.strip() + "\n"
 
 
