@@ -56,14 +56,6 @@ class LocalSearch:
     runs: list[LocalRun] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # one per local source skipped, saying why
 
-    def texts(self) -> dict[str, LocalFind]:
-        """Every find by URL (the first finding of each)."""
-        out: dict[str, LocalFind] = {}
-        for run in self.runs:
-            for find in run.finds:
-                out.setdefault(find.url, find)
-        return out
-
 
 def split_engines(names: Iterable[str]) -> tuple[list[str], list[str]]:
     """(web engines, local sources), each in the order given."""

@@ -306,17 +306,21 @@ def load_source(source: Source, cfg: StreamConfig, on_extracting: Callable[[], N
     hand = cfg.in_hand.get(source.url, "")
     pdf = source.paper.pdf_url if source.paper is not None else ""
     if hand and not pdf:
-        if source.paper is not None:
-            source.paper.abstract_only = True
-        return LoadedPage(url=source.url, final_url=source.url, text=hand, content_hash=content_hash(hand),
-                          warning="abstract only: no open-access full text" if source.paper is not None else "")
+        return _in_hand(source, hand, "abstract only: no open-access full text" if source.paper else "")
     page = load_page_safely(pdf or source.url, cfg, on_extracting, on_downloaded)
+    if source.paper is not None and page.failure and hand:
+        return _in_hand(source, hand, f"abstract only: the open-access PDF could not be read ({page.failure})")
     if source.paper is not None:
-        source.paper.abstract_only = bool(page.failure and hand)
-        if page.failure and hand:
-            return LoadedPage(url=source.url, final_url=source.url, text=hand, content_hash=content_hash(hand),
-                              warning=f"abstract only: the open-access PDF could not be read ({page.failure})")
+        source.paper.abstract_only = False
     return page
+
+
+def _in_hand(source: Source, text: str, warning: str) -> LoadedPage:
+    """The page of a source read from the text found with it (a paper's: its abstract)."""
+    if source.paper is not None:
+        source.paper.abstract_only = True
+    return LoadedPage(url=source.url, final_url=source.url, text=text, content_hash=content_hash(text),
+                      warning=warning)
 
 
 def load_page_safely(url: str, cfg: StreamConfig, on_extracting: Callable[[], None] | None = None,
