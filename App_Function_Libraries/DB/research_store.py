@@ -156,6 +156,7 @@ def _names_of_their_own(db) -> None:
 
 _JSON_SOURCE_FIELDS = ("engines", "queries", "passages")
 _EXTRA_SOURCE_FIELDS = ("kind", "paper")  # kept in the results row's `extra` JSON, not in columns of their own
+_DERIVED_SOURCE_FIELDS = ("error",)  # in a source's dict (to_dict) for readers, made again on load: not stored
 _SOURCE_COLUMNS = [f.name for f in fields(Source) if f.name not in _EXTRA_SOURCE_FIELDS]
 _SOURCE_DEFAULTS = {f.name: f.default_factory() if f.default_factory is not MISSING else
                     ("" if f.default is MISSING else f.default) for f in fields(Source)}
@@ -372,7 +373,8 @@ def _result_row(rid: str, position: int, source: dict[str, Any]) -> dict[str, An
         elif name == "verdict" and value not in VERDICTS:
             value = "unjudged"
         row[name] = value
-    row["extra"] = _dumps({k: v for k, v in source.items() if k not in _SOURCE_COLUMNS and k != "error"})
+    row["extra"] = _dumps({k: v for k, v in source.items()
+                           if k not in _SOURCE_COLUMNS and k not in _DERIVED_SOURCE_FIELDS})
     return row
 
 

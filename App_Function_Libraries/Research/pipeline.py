@@ -272,11 +272,9 @@ def search_sources(run: Run, params: ResearchParams, queries: list[str],
     count = params.count or settings.search.search_result_max_per_query
     searching = threading.Thread(target=lambda: found_local.append(
         search_local(local, queries, settings, count, run.cancel)), name="local-sources", daemon=True)
-    if local:
-        searching.start()  # beside the web engines, which wait on the network
+    searching.start()  # beside the web engines, which wait on the network (no local source: nothing to do)
     found = _search_web(run, params, web, queries) if web else MultiSearch([], [], [], [])
-    if local:
-        searching.join()
+    searching.join()
     for label, message in found.errors.items():
         run.result.errors.append(f"search {label}: {message}")
     local_found = found_local[0] if found_local else LocalSearch()
