@@ -1,0 +1,71 @@
+"""Plans and durable runs: the plan a research would follow (nothing searched), the runs that did not finish
+(interrupted, cancelled, failed), and resuming one from its last completed stage.
+
+    plan = quarry.runs.plan("How do bees find food?", engines="searxng")      # a ResearchPlan
+    result = quarry.research(plan.question, plan=plan)                         # run it (edited or not)
+    quarry.runs.unfinished()                                                   # RunRecords, newest first
+    quarry.runs.resume("3fa2")                                                 # continue, then saved
+"""
+from __future__ import annotations
+
+import threading
+from typing import Callable
+
+from App_Function_Libraries.quarry._common import count_argument, settings_or_current, text_argument
+from App_Function_Libraries.quarry.errors import BadArgument, QuarryError, one_line
+from App_Function_Libraries.quarry.research import finish_run, read_plan, research_params
+
+
+def plan(question: str, params=None, *, settings=None, services=None, **options):
+    """The ResearchPlan a research of `question` would follow: stage 1 (sub-queries) only, nothing searched.
+    `params` or research_params(**options) as for quarry.research."""
+    from App_Function_Libraries.Research.plan import make_plan
+    settings = settings_or_current(settings)
+    question = text_argument("question", question)
+    params = params if params is not None else research_params(settings, **options)
+    try:
+        return make_plan(question, params, services)
+    except ValueError as exc:
+        raise QuarryError(f"plan failed: {one_line(exc)}") from exc
+
+
+def unfinished(settings=None, limit: int = 50):
+    """The runs that did not finish (interrupted, cancelled, failed, still running), newest first."""
+    from App_Function_Libraries.DB.run_store import get_run_store
+    return get_run_store(settings_or_current(settings)).list_runs(unfinished=True, limit=limit)
+
+
+def get(run_id: str, settings=None):
+    """A run (RunRecord) by id or its start; BadArgument when there is none."""
+    from App_Function_Libraries.DB.connection import StoreError
+    from App_Function_Libraries.DB.run_store import get_run_store
+    store = get_run_store(settings_or_current(settings))
+    try:
+        return store.get_run(store.resolve_run_id(text_argument("run_id", run_id)))
+    except StoreError as exc:
+        raise BadArgument("run_id", one_line(exc)) from exc
+
+
+def resume(run_id: str, *, rounds: int = 0, save: bool = True, on_progress: Callable | None = None,
+           cancel: threading.Event | None = None, on_report_delta: Callable[[str], None] | None = None,
+           settings=None, services=None):
+    """Continue an interrupted, cancelled or failed run from its last completed stage (nothing it has searched
+    or read is done again); the finished ResearchResult, saved under the run's id (with `save`)."""
+    from App_Function_Libraries.DB.run_store import RESUMABLE, get_run_store
+    from App_Function_Libraries.Research.durable import execute
+    settings = settings_or_current(settings)
+    count_argument("rounds", rounds, 0, 5)
+    record = get(run_id, settings)
+    if record.status not in RESUMABLE:
+        why = "has finished" if record.status == "done" else "is still running (in another process)"
+        raise BadArgument("run_id", f"run {record.id[:8]} {why}; only interrupted, cancelled or failed runs resume")
+    cancel = cancel or threading.Event()
+    try:
+        result = execute(record.question, None, resume=record, store=get_run_store(settings),
+                         on_progress=on_progress, cancel=cancel, on_report_delta=on_report_delta, services=services)
+    except ValueError as exc:
+        raise QuarryError(f"resume failed: {one_line(exc)}") from exc
+    return finish_run(result, rounds, cancel, save, settings, on_progress)
+
+
+__all__ = ["get", "plan", "read_plan", "resume", "unfinished"]
