@@ -206,8 +206,9 @@ class RunStore:
                 for r in self._db().query("SELECT * FROM watch_seen WHERE watch_id = ?", [watch_id])}
 
     def record_watch_run(self, watch_id: str, run_id: str, seen: dict[str, dict[str, Any]], new: int,
-                         changed: int, notified: bool, ran_at: float | None = None) -> None:
-        """One run of a watch: what it read becomes seen, the run is linked, the next run is scheduled."""
+                         changed: int, notified: bool, ran_at: float | None = None, schedule: bool = True) -> None:
+        """One run of a watch: what it read becomes seen, the run is linked, and (`schedule`) the next run is
+        due `every_seconds` from now (the watched report itself is recorded with schedule=False)."""
         ran_at = time.time() if ran_at is None else ran_at
         db = self._db()
         with write_transaction(db):
@@ -217,8 +218,9 @@ class RunStore:
                                         pk=("watch_id", "url_key"))
             db["watch_runs"].upsert({"watch_id": watch_id, "run_id": run_id, "ran_at": ran_at, "new_sources": new,
                                      "changed_sources": changed, "notified": int(notified)}, pk=("watch_id", "run_id"))
-            db.conn.execute("UPDATE watches SET last_run_at = ?, next_due = ? + every_seconds WHERE id = ?",
-                            [ran_at, ran_at, watch_id])
+            db.conn.execute("UPDATE watches SET last_run_at = ? WHERE id = ?", [ran_at, watch_id])
+            if schedule:
+                db.conn.execute("UPDATE watches SET next_due = ? + every_seconds WHERE id = ?", [time.time(), watch_id])
 
     def watch_runs(self, watch_id: str) -> list[WatchRun]:
         return [WatchRun(r["watch_id"], r["run_id"], r["ran_at"], r["new_sources"], r["changed_sources"],
