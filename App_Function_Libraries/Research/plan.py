@@ -86,13 +86,16 @@ class ResearchPlan:
         return list(dict.fromkeys(e for q in self.queries for e in q.engines))
 
     def apply(self, params: ResearchParams) -> ResearchParams:
-        """The run's params with the plan's sites, dates, budget and engines (and the plan itself)."""
+        """The run's params with the plan's sites, dates, budget and engines (and the plan itself, with the
+        budget the run has). A budget the plan leaves at 0 is the run's own (options, [research] budget_*)."""
+        budget = Budget(self.budget.seconds or params.budget_seconds, self.budget.pages or params.budget_pages,
+                        self.budget.llm_tokens or params.budget_llm_tokens)
         return dataclasses.replace(
             params, engines=self.engines(), include_sites=list(self.include_sites) or None,
             site_blacklist=list(self.exclude_sites) or None, date_range=self.date_range,
-            budget_seconds=self.budget.seconds, budget_pages=self.budget.pages,
-            budget_llm_tokens=self.budget.llm_tokens, max_queries=max(params.max_queries, len(self.queries)),
-            plan=self.to_dict())
+            budget_seconds=budget.seconds, budget_pages=budget.pages, budget_llm_tokens=budget.llm_tokens,
+            max_queries=max(params.max_queries, len(self.queries)),
+            plan=dataclasses.replace(self, budget=budget).to_dict())
 
 
 def _sites(value: Any, name: str) -> list[str]:
