@@ -114,7 +114,8 @@ def run_show(args) -> int:
             raise
         return _show_unfinished(args)
     if args.format in ("md", "txt"):
-        text = text.rstrip("\n") + "\n" + run_facts(args.id)
+        facts = quarry.runs.facts_markdown(args.id)
+        text = text.rstrip("\n") + ("\n\n" + facts + "\n" if facts else "\n")
     write_output(text, args.output, args.format)
     return 0
 
@@ -132,22 +133,6 @@ def _show_unfinished(args) -> int:
             + plan_markdown((run.state.get("params") or {}).get("plan") or run.plan))
     write_output(text, args.output, args.format)
     return 0
-
-
-def run_facts(report_id: str) -> str:
-    """The plan a saved report's run followed and the watches it belongs to, as Markdown ("" if none)."""
-    from App_Function_Libraries import quarry
-    from App_Function_Libraries.DB.run_store import get_run_store
-    from App_Function_Libraries.Research.plan import plan_markdown
-    result = quarry.history.get(report_id)
-    parts = [plan_markdown((result.params or {}).get("plan") or {})]
-    for watch, runs in get_run_store().watches_of_report(result.id):
-        lines = [f"## Watch {watch.id[:8]} (every {watch.every_seconds / 3600:g} h; python app.py watch list)", ""]
-        lines += [f"- {when(r.ran_at)}  run {r.run_id[:8]}: {r.new_sources} new, {r.changed_sources} changed"
-                  + ("  (this report)" if r.run_id == result.id else "") for r in runs]
-        parts.append("\n".join(lines))
-    text = "\n\n".join(p for p in parts if p)
-    return "\n" + text + "\n" if text else ""
 
 
 @guarded

@@ -68,4 +68,24 @@ def resume(run_id: str, *, rounds: int = 0, save: bool = True, on_progress: Call
     return finish_run(result, rounds, cancel, save, settings, on_progress)
 
 
-__all__ = ["get", "plan", "read_plan", "resume", "unfinished"]
+def facts_markdown(report_id: str, settings=None) -> str:
+    """The plan a saved report's run followed and the watches it belongs to (with their runs), as Markdown
+    ("" when it has neither)."""
+    import time as _time
+
+    from App_Function_Libraries.DB.run_store import get_run_store
+    from App_Function_Libraries.quarry import history
+    from App_Function_Libraries.Research.plan import plan_markdown
+    settings = settings_or_current(settings)
+    result = history.get(report_id, settings)
+    parts = [plan_markdown((result.params or {}).get("plan") or {})]
+    for watch, runs in get_run_store(settings).watches_of_report(result.id):
+        lines = [f"## Watch {watch.id[:8]} (every {watch.every_seconds / 3600:g} h; python app.py watch list)", ""]
+        lines += [f"- {_time.strftime('%Y-%m-%d %H:%M', _time.localtime(r.ran_at))}  run {r.run_id[:8]}: "
+                  f"{r.new_sources} new, {r.changed_sources} changed" + ("  (this report)" if r.run_id == result.id
+                                                                         else "") for r in runs]
+        parts.append("\n".join(lines))
+    return "\n\n".join(p for p in parts if p)
+
+
+__all__ = ["facts_markdown", "get", "plan", "read_plan", "resume", "unfinished"]
