@@ -35,23 +35,28 @@ def config_values(web: MiniWeb, db: Path) -> dict:
     return values
 
 
-def kept_pages(db: Path) -> tuple[str, list[str]]:
-    """(the run's id, the URLs it has kept) as the database file holds them now (("", []) before it begins)."""
+def kept_pages(db: Path, after: float = 0.0) -> tuple[str, list[str]]:
+    """(the id of the newest run started after `after`, the URLs it has kept) as the database file holds them
+    now (("", []) before it begins)."""
     if not db.exists():
         return "", []
     try:
         with sqlite3.connect(db, timeout=5) as conn:
-            run = conn.execute("SELECT id FROM runs").fetchone()
-            urls = [r[0] for r in conn.execute("SELECT url FROM run_pages")]
+            run = conn.execute("SELECT id FROM runs WHERE started_at > ? ORDER BY started_at DESC LIMIT 1",
+                               [after]).fetchone()
+            urls = [r[0] for r in conn.execute("SELECT url FROM run_pages WHERE run_id = ?", [run[0] if run else ""])]
     except sqlite3.OperationalError:  # the schema is not there yet
         return "", []
     return (run[0] if run else ""), urls
 
 
-def start_and_kill(config_path: Path, db: Path, world: TestWorld, fast_pages: int,
-                   timeout: float = 60.0) -> tuple[str, list[str]]:
+def start_and_kill(config_path: Path, db: Path, world: TestWorld, fast_pages: int, timeout: float = 60.0,
+                   newest: bool = False) -> tuple[str, list[str]]:
     """Run the research in a child process; SIGKILL it once `fast_pages` pages are kept and every HELD page has
-    been asked for. Returns (run id, URLs kept before the kill)."""
+    been asked for (`newest`: since this call; the file may hold earlier runs). Returns (run id, URLs kept
+    before the kill)."""
+    after = time.time() if newest else 0.0
+    asked = {p: len(world.requests_to(p)) for p in HELD}
     for path in HELD:
         world.fault(path, hang=True)
     env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
@@ -60,11 +65,11 @@ def start_and_kill(config_path: Path, db: Path, world: TestWorld, fast_pages: in
     try:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            run_id, urls = kept_pages(db)
-            if len(urls) >= fast_pages and all(world.requests_to(p) for p in HELD):
+            run_id, urls = kept_pages(db, after)
+            if len(urls) >= fast_pages and all(len(world.requests_to(p)) > asked[p] for p in HELD):
                 proc.send_signal(signal.SIGKILL)
                 proc.wait(10)
-                return run_id, kept_pages(db)[1]
+                return run_id, kept_pages(db, after)[1]
             if proc.poll() is not None:
                 raise RuntimeError(f"the run ended before it was killed: {proc.stderr.read()[-2000:]!r}")
             time.sleep(0.02)
