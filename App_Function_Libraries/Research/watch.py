@@ -95,10 +95,16 @@ class WatchHooks:
             if source.n is None:  # the same page as another source: not numbered
                 continue
             sentences = [t for p in source.passages for t in split_sentences(p.text)]
-            fresh = [t for t in sentences if t not in old.get(id(source), set())]
+            fresh = [_without_title(t, source.title) for t in sentences if t not in old.get(id(source), set())]
             self.findings += [f"{t} [{source.n}]" for t in list(dict.fromkeys(fresh))[:MAX_FINDINGS_PER_SOURCE]]
         lines += ["New or changed findings:"] + [f"- {f}" for f in self.findings]
         result.report_markdown = "\n".join(lines) + "\n\n---\n\n" + result.report_markdown
+
+
+def _without_title(sentence: str, title: str) -> str:
+    """A passage's first sentence carries the page's heading before it (no full stop between): left out."""
+    rest = sentence[len(title):].strip() if title and sentence.startswith(title + " ") else ""
+    return rest or sentence
 
 
 @dataclass
