@@ -103,3 +103,30 @@ def test_without_a_budget_every_selected_page_is_read(world, make_settings, caps
     data = json.loads(capsys.readouterr().out)
     assert len([r for r in world.requests if r.path.startswith("/web/")]) > 3
     assert "## Left undone" not in data["report_markdown"]
+
+
+def test_a_time_budget_stops_reading_and_the_report_says_so(world, make_settings, capsys):
+    web = MiniWeb(world, include_faults=False).install()
+    world.fault("/web/bees/history", delay=20)  # one page that would hold the run up
+    settings = make_settings(research_config(web, fetch={"read_timeout_seconds": 30, "total_timeout_seconds": 30}))
+    code = main(["--config", str(settings.path), "research", QUESTION, "--no-llm", "--json", "--no-cache",
+                 "--budget-seconds", "3"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["timings"]["total"] < 15
+    left = data["report_markdown"].split("## Left undone", 1)[1]
+    assert "its time budget of 3 s" in left and web.url("bees/history") in left
+    assert data["report_markdown"].split("## Left undone")[0].count("[") >= 1  # a report from what was read
+
+
+def test_a_token_budget_stops_the_llm_and_the_report_is_extractive(world, make_settings, capsys):
+    from Tests.support.openai_server import ScriptedLLM
+    from Tests.support.research_llm import script_research
+    web = MiniWeb(world, include_faults=False).install()
+    script_research(ScriptedLLM(default="?"), ("bee", "honey", "waggle")).install(world)
+    settings = make_settings(research_config(web, world.url("/v1")))
+    code = main(["--config", str(settings.path), "research", QUESTION, "--json", "--no-cache",
+                 "--budget-tokens", "50"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["mode"] == "extractive"
+    assert "its budget of 50 LLM tokens" in data["report_markdown"]
+    assert "the report is an extractive brief" in data["report_markdown"]
