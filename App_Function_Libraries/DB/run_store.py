@@ -19,7 +19,7 @@ from typing import Any, Iterable
 from App_Function_Libraries.DB.connection import NotFoundError, open_store_database, shared_store, write_transaction
 from App_Function_Libraries.DB.file_errors import report_file_errors
 from App_Function_Libraries.DB.redact import configured_secrets, content_secrets, scrub, scrub_result_dict
-from App_Function_Libraries.DB.research_store import COMPONENT, MIGRATIONS
+from App_Function_Libraries.DB.research_store import COMPONENT, MIGRATIONS, _escape_like
 
 RUN_STATUSES = ("running", "interrupted", "cancelled", "failed", "done")
 RESUMABLE = ("interrupted", "cancelled", "failed")
@@ -142,12 +142,16 @@ class RunStore:
         return [_run(r) for r in self._db().query(sql, [max(0, int(limit))])]
 
     def resolve_run_id(self, prefix: str) -> str:
-        rows = self._db().execute("SELECT id FROM runs WHERE id LIKE ? ESCAPE '\\' LIMIT 2",
+        return self._by_prefix("runs", prefix, "run")
+
+    def _by_prefix(self, table: str, prefix: str, what: str) -> str:
+        """The full id in `table` that starts with `prefix` (ids as printed, shortened); NotFoundError."""
+        rows = self._db().execute(f"SELECT id FROM {table} WHERE id LIKE ? ESCAPE '\\' LIMIT 2",
                                   [_escape_like(prefix.strip()) + "%"]).fetchall()
         if not prefix.strip() or not rows:
-            raise NotFoundError(f"no run with id {prefix!r}")
+            raise NotFoundError(f"no {what} with id {prefix!r}")
         if len(rows) > 1:
-            raise NotFoundError(f"id {prefix!r} matches several runs; give more characters")
+            raise NotFoundError(f"id {prefix!r} matches several {table}; give more characters")
         return rows[0][0]
 
     def save_page(self, run_id: str, url: str, page: dict[str, Any]) -> None:
@@ -179,13 +183,8 @@ class RunStore:
         return [_watch(r) for r in self._db().query("SELECT * FROM watches ORDER BY created_at, id")]
 
     def get_watch(self, prefix: str) -> WatchRecord:
-        rows = list(self._db().query("SELECT * FROM watches WHERE id LIKE ? ESCAPE '\\' LIMIT 2",
-                                     [_escape_like(prefix.strip()) + "%"]))
-        if not prefix.strip() or not rows:
-            raise NotFoundError(f"no watch with id {prefix!r}")
-        if len(rows) > 1:
-            raise NotFoundError(f"id {prefix!r} matches several watches; give more characters")
-        return _watch(rows[0])
+        watch_id = self._by_prefix("watches", prefix, "watch")
+        return _watch(next(iter(self._db().query("SELECT * FROM watches WHERE id = ?", [watch_id]))))
 
     def remove_watch(self, prefix: str) -> WatchRecord:
         watch = self.get_watch(prefix)
@@ -249,10 +248,6 @@ def _watch(row: dict[str, Any]) -> WatchRecord:
                        plan=json.loads(row["plan"]), params=json.loads(row["params"]),
                        every_seconds=row["every_seconds"], next_due=row["next_due"], created_at=row["created_at"],
                        last_run_at=row["last_run_at"])
-
-
-def _escape_like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def get_run_store(settings=None) -> RunStore:
