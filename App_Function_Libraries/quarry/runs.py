@@ -43,7 +43,7 @@ def get(run_id: str, settings=None):
     try:
         return store.get_run(store.resolve_run_id(text_argument("run_id", run_id)))
     except StoreError as exc:
-        raise BadArgument("run_id", one_line(exc)) from exc
+        raise BadArgument(None, one_line(exc)) from exc
 
 
 def resume(run_id: str, *, rounds: int = 0, save: bool = True, on_progress: Callable | None = None,
@@ -58,7 +58,7 @@ def resume(run_id: str, *, rounds: int = 0, save: bool = True, on_progress: Call
     record = get(run_id, settings)
     if record.status not in RESUMABLE:
         why = "has finished" if record.status == "done" else "is still running (in another process)"
-        raise BadArgument("run_id", f"run {record.id[:8]} {why}; only interrupted, cancelled or failed runs resume")
+        raise BadArgument(None, f"run {record.id[:8]} {why}; only interrupted, cancelled or failed runs resume")
     cancel = cancel or threading.Event()
     try:
         result = execute(record.question, None, resume=record, store=get_run_store(settings),
