@@ -107,14 +107,14 @@ def test_without_a_budget_every_selected_page_is_read(world, make_settings, caps
 
 def test_a_time_budget_stops_reading_and_the_report_says_so(world, make_settings, capsys):
     web = MiniWeb(world, include_faults=False).install()
-    world.fault("/web/bees/history", delay=20)  # one page that would hold the run up
-    settings = make_settings(research_config(web, fetch={"read_timeout_seconds": 30, "total_timeout_seconds": 30}))
+    world.fault("/web/bees/history", delay=60)  # one page that would hold the run up
+    settings = make_settings(research_config(web, fetch={"read_timeout_seconds": 90, "total_timeout_seconds": 90}))
     code = main(["--config", str(settings.path), "research", QUESTION, "--no-llm", "--json", "--no-cache",
-                 "--budget-seconds", "3"])
+                 "--budget-seconds", "10"])
     data = json.loads(capsys.readouterr().out)
-    assert code == 0 and data["timings"]["total"] < 15
+    assert code == 0 and data["timings"]["total"] < 40
     left = data["report_markdown"].split("## Left undone", 1)[1]
-    assert "its time budget of 3 s" in left and web.url("bees/history") in left
+    assert "its time budget of 10 s" in left and web.url("bees/history") in left
     assert data["report_markdown"].split("## Left undone")[0].count("[") >= 1  # a report from what was read
 
 

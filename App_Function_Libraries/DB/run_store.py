@@ -123,11 +123,16 @@ class RunStore:
                             [stage, _dumps(self._scrub_state(state)), time.time(), run_id])
 
     def set_status(self, run_id: str, status: str) -> None:
+        """A run's new status. "done" (its report is saved) also drops what resuming needed: its checkpoint
+        and kept pages (the report has the one; the page cache the other)."""
         if status not in RUN_STATUSES:
             raise ValueError(f"unknown run status {status!r}")
         db = self._db()
         with write_transaction(db):
             db.conn.execute("UPDATE runs SET status = ?, updated_at = ? WHERE id = ?", [status, time.time(), run_id])
+            if status == "done":
+                db.conn.execute("UPDATE runs SET state = '{}' WHERE id = ?", [run_id])
+                db.conn.execute("DELETE FROM run_pages WHERE run_id = ?", [run_id])
 
     def get_run(self, run_id: str) -> RunRecord:
         rows = list(self._db().query("SELECT * FROM runs WHERE id = ?", [run_id]))

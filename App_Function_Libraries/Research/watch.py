@@ -132,8 +132,9 @@ class WatchOutcome:
             f" ({self.problem})" if self.problem else "")
 
 
-def run_watch(watch, settings, *, services=None, on_progress=None, cancel=None) -> WatchOutcome:
-    """Run one watch now: its plan again (caches off), only what is new reported, saved, linked, notified."""
+def run_watch(watch, settings, *, services=None, on_progress=None, cancel=None, resume=None) -> WatchOutcome:
+    """Run one watch now (or, with `resume`, a run_store.RunRecord of it, continue that run): its plan again
+    (caches off), only what is new reported, saved, linked, notified."""
     from App_Function_Libraries.DB.research_store import get_research_store
     from App_Function_Libraries.DB.run_store import get_run_store
     from App_Function_Libraries.Research import notify
@@ -147,9 +148,10 @@ def run_watch(watch, settings, *, services=None, on_progress=None, cancel=None) 
     hooks = WatchHooks(store.seen(watch.id), since)
     outcome = WatchOutcome(watch.id)
     try:
-        result: ResearchResult = execute(watch.question, params, plan=plan, store=store, hooks=hooks,
+        result: ResearchResult = execute(watch.question, params, plan=plan, store=store, hooks=hooks, resume=resume,
                                          watch_id=watch.id, on_progress=on_progress, cancel=cancel,
                                          services=services)
+        seen = seen_of(result.sources, store.run_pages(result.id))
         get_research_store(settings).save_research(result)
         store.set_status(result.id, "done")
     except Exception as exc:  # noqa: BLE001 - one watch failing does not stop the others
@@ -164,7 +166,6 @@ def run_watch(watch, settings, *, services=None, on_progress=None, cancel=None) 
         failed = notify.send(notice, settings)
         outcome.notified = bool(notify.notify_urls(settings)) and not failed
         outcome.problem = failed
-    store.record_watch_run(watch.id, result.id, seen_of(result.sources, store.run_pages(result.id)),
-                           outcome.new_sources,
-                           outcome.changed_sources, outcome.notified)
+    store.record_watch_run(watch.id, result.id, seen, outcome.new_sources, outcome.changed_sources,
+                           outcome.notified)
     return outcome

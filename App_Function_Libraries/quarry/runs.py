@@ -60,12 +60,29 @@ def resume(run_id: str, *, rounds: int = 0, save: bool = True, on_progress: Call
         why = "has finished" if record.status == "done" else "is still running (in another process)"
         raise BadArgument(None, f"run {record.id[:8]} {why}; only interrupted, cancelled or failed runs resume")
     cancel = cancel or threading.Event()
+    if record.watch_id:  # a watched run: resumed as one (New since, linked, notified)
+        return _resume_watched(record, settings, services, on_progress, cancel)
     try:
         result = execute(record.question, None, resume=record, store=get_run_store(settings),
                          on_progress=on_progress, cancel=cancel, on_report_delta=on_report_delta, services=services)
     except ValueError as exc:
         raise QuarryError(f"resume failed: {one_line(exc)}") from exc
     return finish_run(result, rounds, cancel, save, settings, on_progress)
+
+
+def _resume_watched(record, settings, services, on_progress, cancel):
+    from App_Function_Libraries.DB.connection import StoreError
+    from App_Function_Libraries.DB.run_store import get_run_store
+    from App_Function_Libraries.quarry import history
+    from App_Function_Libraries.Research.watch import run_watch
+    try:
+        watch = get_run_store(settings).get_watch(record.watch_id)
+    except StoreError as exc:
+        raise BadArgument(None, f"run {record.id[:8]} belongs to a watch that was removed") from exc
+    outcome = run_watch(watch, settings, services=services, on_progress=on_progress, cancel=cancel, resume=record)
+    if not outcome.run_id:
+        raise QuarryError(f"resume failed: {outcome.problem}")
+    return history.get(outcome.run_id, settings)
 
 
 def facts_markdown(report_id: str, settings=None) -> str:

@@ -37,9 +37,22 @@ def add(report_id: str, every="1d", settings=None):
     params = ResearchParams.from_dict(result.params)
     plan = params.plan or plan_from(result.question, result.sub_queries, params).to_dict()
     watch = runs.add_watch(result.id, result.question, plan, params.to_dict(), seconds)
-    runs.record_watch_run(watch.id, result.id, seen_of(result.sources, runs.run_pages(result.id)), 0, 0, False,
-                          ran_at=result.created_at, schedule=False)
+    runs.record_watch_run(watch.id, result.id, seen_of(result.sources, _page_texts(research, result.sources)), 0, 0,
+                          False, ran_at=result.created_at, schedule=False)
     return runs.get_watch(watch.id)
+
+
+def _page_texts(research, sources) -> dict:
+    """url -> {"text": the page as the report read it}, from the page cache where it still holds that page."""
+    texts = {}
+    for source in sources:
+        try:
+            page = research.get_page(source.url, float("inf")) if source.fetched else None
+        except Exception:  # noqa: BLE001 - without it the watch remembers the report's passages instead
+            page = None
+        if page is not None and page.content_hash == source.content_hash:
+            texts[source.url] = {"text": page.text}
+    return texts
 
 
 def list(settings=None):  # noqa: A001 - quarry.watch.list(), as quarry.history.list()
