@@ -93,3 +93,18 @@ def test_every_is_checked(make_settings, capsys):
     settings = make_settings()
     assert main(["--config", str(settings.path), "watch", "add", "abc", "--every", "soon"]) == 1
     assert "not understood" in capsys.readouterr().err
+
+
+def test_a_failed_notification_is_one_line_without_the_url(world, make_settings, caplog):
+    """The Apprise URL holds a password: a failure names neither (the test world answers 500)."""
+    import logging
+
+    from App_Function_Libraries.Research import notify
+    world.route("POST", "/notify", lambda req: Response.text("no", 500))
+    settings = make_settings({"watch": {"notify_urls": f"json://me:pw-7f3a9c1e@127.0.0.1:{world.port}/notify"}})
+    caplog.set_level(logging.DEBUG)
+    said = notify.send(notify.compose("Q?", "2026-11-25", ["A finding [1]"], 1, 0, "abcdef12-0000"), settings)
+    assert said == "notify: sending to [watch] notify_urls failed (of 1 URL(s))"
+    assert len(world.requests_to("/notify")) == 1 and "pw-7f3a9c1e" not in caplog.text
+    body = world.requests_to("/notify")[0].json()
+    assert "- A finding [1]" in body["message"] and "history show abcdef12" in body["message"]
