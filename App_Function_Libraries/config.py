@@ -215,6 +215,10 @@ class ResearchSettings:
     output_lang: str = _f("")  # empty: the language of the question
     citation_style: str = _f("numbered", choices=("numbered", "apa", "chicago"))  # the sources list in exports
     follow_up_count: int = _f(5, min=0, max=5)  # follow-up questions suggested after a report (0: none)
+    # a run's budget (0: none); reaching it stops reading pages and writes the report from what was read
+    budget_seconds: float = _f(0.0, min=0, max=86400)
+    budget_pages: int = _f(0, min=0, max=100)
+    budget_llm_tokens: int = _f(0, min=0, max=100_000_000)
 
 
 @dataclass
@@ -267,11 +271,20 @@ class MCPSettings:
     token: str = _f("", secret=True, check=_token_check)  # required for a non-loopback host (Bearer header)
 
 
+@dataclass
+class WatchSettings:
+    # Apprise URLs (https://github.com/caronc/apprise/wiki), comma- or space-separated: where a watched research
+    # that found something new says so (mailto://, ntfy://, matrix://, slack://, json://, ...). They hold
+    # credentials: kept secret like API keys (QUARRY_NOTIFY_URLS overrides).
+    notify_urls: str = _f("", secret=True)
+    notify_timeout_seconds: float = _f(20.0, min=1, max=600)
+
+
 SECTION_TYPES: dict[str, type] = {
     "search": SearchSettings, "engines": EngineSettings, "llm": LLMSettings,
     "embeddings": EmbeddingSettings, "fetch": FetchSettings, "research": ResearchSettings,
     "databases": DatabaseSettings, "wikipedia": WikipediaSettings, "documents": DocumentSettings,
-    "ui": UISettings, "mcp": MCPSettings,
+    "ui": UISettings, "mcp": MCPSettings, "watch": WatchSettings,
 }
 ROLE_SECTION_PREFIX = "llm_"
 
@@ -290,6 +303,7 @@ class Settings:
     documents: DocumentSettings
     ui: UISettings
     mcp: MCPSettings = field(default_factory=MCPSettings)
+    watch: WatchSettings = field(default_factory=WatchSettings)
     roles: dict[str, LLMSettings] = field(default_factory=dict)
 
     def llm_for(self, role: str) -> LLMSettings:
@@ -404,6 +418,8 @@ def _env_overrides(env: dict[str, str]) -> dict[str, dict[str, str]]:
             value = env.get(f"QUARRY_{engine.upper()}_API_{kind.upper()}")
             if value:
                 out.setdefault("engines", {})[f"{engine}_api_{kind}"] = value
+    if env.get("QUARRY_NOTIFY_URLS"):
+        out.setdefault("watch", {})["notify_urls"] = env["QUARRY_NOTIFY_URLS"]
     if env.get("QUARRY_MCP_TOKEN"):
         out.setdefault("mcp", {})["token"] = env["QUARRY_MCP_TOKEN"]
     if env.get("QUARRY_LLM_API_KEY"):

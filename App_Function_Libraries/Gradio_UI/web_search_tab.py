@@ -12,7 +12,7 @@ import gradio as gr
 
 from App_Function_Libraries.config import ENGINES, LLM_ROLES, LOCAL_SOURCES
 from App_Function_Libraries.Gradio_UI import report_chat_view as chat
-from App_Function_Libraries.Gradio_UI import report_options
+from App_Function_Libraries.Gradio_UI import plan_review, report_options
 from App_Function_Libraries.Gradio_UI import web_search_params as wp
 from App_Function_Libraries.Gradio_UI import web_search_view as view
 from App_Function_Libraries.Gradio_UI.answer_view import md_text
@@ -72,8 +72,8 @@ RESULT_OUTPUTS = 13 + view.MAX_FOLLOW_UPS + PANELS
 
 def save_to_history(result, settings) -> None:
     try:
-        from App_Function_Libraries.DB.research_store import get_research_store
-        get_research_store(settings).save_research(result)
+        from App_Function_Libraries import quarry
+        quarry.save_result(result, settings)  # a durable run is marked done
     except Exception as exc:  # noqa: BLE001 - the report is still shown; saving is a convenience
         log.warning("could not save the research run: %s", exc)
         gr.Warning(toast_text(f"The report could not be saved to History: {one_line(exc, 160)}"))
@@ -126,7 +126,7 @@ def _research(question: str, previous: dict | None, values):
     services = wp.build_services(settings, form, params)
 
     def work(on_progress, cancel, on_delta):  # saved by stream_outputs, with the tab's own messages
-        return quarry.research(question, params, save=False, on_progress=on_progress, cancel=cancel,
+        return quarry.research(question, params, save=False, durable=True, on_progress=on_progress, cancel=cancel,
                                on_report_delta=on_delta, settings=settings, services=services)
     yield from stream_outputs(work, settings)
 
@@ -279,7 +279,9 @@ def build_tab(settings, shared: dict | None = None) -> None:
                               scale=6, lines=1, max_lines=4, autofocus=True, elem_id="ws-question")
         with gr.Column(scale=1, min_width=140):
             search = gr.Button("Search", variant="primary", elem_id="ws-search")
+            review, plan_button = plan_review.build_toggle()
             cancel = gr.Button("Cancel", variant="stop", size="sm", elem_id="ws-cancel")
+    plan_panel, plan_code, run_plan = plan_review.build_panel()
     options = build_options(settings)
     with gr.Row():
         with gr.Column(scale=1, min_width=260):
@@ -327,6 +329,8 @@ def build_tab(settings, shared: dict | None = None) -> None:
                       rounds, chat_log, chat_question, chat_panel, next_panel, sources_panel, keep_panel]
     run_outputs = [run_id, progress, *result_outputs]
     search.click(run_search, inputs=[question, *option_inputs], outputs=run_outputs)
+    plan_review.wire(review, plan_button, search, question, plan_panel, plan_code, run_plan, OPTION_NAMES,
+                     option_inputs, run_outputs, stream_outputs)
     question.submit(run_search, inputs=[question, *option_inputs], outputs=run_outputs)
     for button in follow_buttons:  # the question box shows the follow-up, then it is researched
         button.click(lambda text: text, inputs=button, outputs=question).then(

@@ -122,6 +122,7 @@ class Run:
         self._memo: MemoEmbedder | None = None
         self.in_hand: dict[str, str] = {}  # URL -> text found with it (local sources, paper abstracts): not fetched
         self.usage_before = {role: _usage(c) for role, c in self.llms.items() if c is not None}
+        self.page_log = None  # a durable run's pages (Research/durable.py): read once, kept as they are read
 
     def llm(self, role: str) -> LLMClient | None:
         """The role's client; None without an LLM, or once the run has given up on its server."""
@@ -376,7 +377,7 @@ def stage_pages(run: Run, params: ResearchParams, sources: list[Source]) -> None
                           settings.research.passage_words_max),
         cache=services.page_store() if params.use_cache else None, cache_ttl=settings.fetch.cache_ttl_seconds,
         embedder=run.embedder(), cross_encoder=_cross_encoder(run), llm=run.llm("extraction"),
-        in_hand=run.in_hand,
+        in_hand=run.in_hand, page_log=run.page_log,
         progress=lambda stage, done, total: run.progress(stage, done, total), cancel=run.cancel)
     for stage in PAGE_STAGES:
         run.progress(stage, 0, len(chosen))
