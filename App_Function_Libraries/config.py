@@ -31,16 +31,21 @@ SCHOLARLY_ENGINES = ("arxiv", "pubmed", "semanticscholar", "openalex", "crossref
 LOCAL_SOURCES = ("wikipedia", "documents")  # searched beside the engines by a research (Research/local_sources.py)
 LLM_ROLES = ("subquery", "relevance", "extraction", "final_answer")
 LLM_PROVIDERS = ("none", "openai", "llamacpp")
+# Ollama serves the OpenAI API: `provider = ollama` is provider = openai at Ollama's address unless base_url says
+OLLAMA_BASE_URL = "http://127.0.0.1:11434/v1"
+PROVIDER_ALIASES = {"ollama": "openai"}
 
 
 class ConfigError(QuarryError, ValueError):
     """A config value is missing or not allowed. str() is the one-line message shown to the user."""
 
 
-def _f(default, *, choices=None, min=None, max=None, secret=False, path=False, check=None):
+def _f(default, *, choices=None, min=None, max=None, secret=False, path=False, check=None, aliases=None):
     """A settings field with its validation rules stored in metadata. `check(value)` raises ValueError
-    (whose text says what is allowed) for a value of the right type that is still not allowed."""
-    meta = {"choices": choices, "min": min, "max": max, "secret": secret, "path": path, "check": check}
+    (whose text says what is allowed) for a value of the right type that is still not allowed; `aliases` maps
+    another name of a choice to it."""
+    meta = {"choices": choices, "min": min, "max": max, "secret": secret, "path": path, "check": check,
+            "aliases": aliases or {}}
     if isinstance(default, list):
         return field(default_factory=lambda: list(default), metadata=meta)
     return field(default=default, metadata=meta)
@@ -52,7 +57,9 @@ def _source_names(value: Any) -> None:
     names = [n.strip() for n in str(value).split(",") if n.strip()]
     unknown = [n for n in names if n not in known]
     if not names or unknown:
-        raise ValueError(f"engines or local sources separated by commas, from: {', '.join(known)}")
+        what = "is not an engine or local source" if len(unknown) == 1 else "are not engines or local sources"
+        bad = f"{', '.join(map(repr, unknown))} {what}; expected " if unknown else ""
+        raise ValueError(f"{bad}engines or local sources separated by commas, from: {', '.join(known)}")
 
 
 def _search_option(kind: str):
@@ -158,7 +165,7 @@ class EngineSettings:
 @dataclass
 class LLMSettings:
     """Default LLM; each role section ([llm_subquery] …) overrides any of these keys."""
-    provider: str = _f("none", choices=LLM_PROVIDERS)
+    provider: str = _f("none", choices=LLM_PROVIDERS, aliases=PROVIDER_ALIASES)
     model: str = _f("")
     base_url: str = _f("")
     api_key: str = _f("", secret=True)
@@ -329,8 +336,11 @@ def _convert(raw: str, ftype: Any, meta: dict, where: str) -> Any:
     except ValueError as exc:
         raise ConfigError(f"{where} = {raw!r}: {exc}") from None
     value = _as_true_false_choice(value, meta.get("choices"))
+    aliases = meta.get("aliases") or {}
+    value = aliases.get(value.lower(), value) if isinstance(value, str) else value
     if meta.get("choices") and value not in meta["choices"]:
-        raise ConfigError(f"{where} = {raw!r}: allowed values are {', '.join(meta['choices'])}")
+        allowed = ", ".join([*meta["choices"], *(f"{a} (= {c})" for a, c in aliases.items())])
+        raise ConfigError(f"{where} = {raw!r}: allowed values are {allowed}")
     if meta.get("check"):
         try:
             meta["check"](value)
@@ -377,6 +387,13 @@ def _typed(raw: str, ftype: Any) -> Any:
         raw = raw.strip("[]")
         return [item.strip().strip("\"'") for item in re.split(r"[,\n]", raw) if item.strip().strip("\"'")]
     return raw
+
+
+def _ollama_address(values: dict[str, str]) -> dict[str, str]:
+    """An LLM section's values with `provider = ollama` given Ollama's own base_url when it names none."""
+    if values.get("provider", "").strip().strip("\"'").lower() == "ollama" and not values.get("base_url", "").strip():
+        return {**values, "base_url": OLLAMA_BASE_URL}
+    return values
 
 
 def _build_section(cls: type, values: dict[str, str], where_prefix: str, base: Any = None) -> Any:
@@ -459,6 +476,7 @@ def load_settings(path: str | os.PathLike | None = None, env: dict[str, str] | N
             values = dict(parser[name]) if parser.has_section(name) else {}
             _unknown_keys(cls, values, f"[{name}]")
             values.update(overrides.get(name, {}))
+            values = _ollama_address(values) if cls is LLMSettings else values
             sections[name] = _build_section(cls, values, f"[{name}]")
         roles = {}
         for role in LLM_ROLES:
@@ -467,7 +485,7 @@ def load_settings(path: str | os.PathLike | None = None, env: dict[str, str] | N
             _unknown_keys(LLMSettings, values, f"[{sec}]")
             values = {k: v for k, v in values.items() if v.strip() != ""}
             values.update(overrides.get(sec, {}))
-            roles[role] = _build_section(LLMSettings, values, f"[{sec}]", base=sections["llm"])
+            roles[role] = _build_section(LLMSettings, _ollama_address(values), f"[{sec}]", base=sections["llm"])
     except ConfigError as exc:
         msg = str(exc)
         raise ConfigError(f"config error: {cfg_path}: {msg}") from None

@@ -12,6 +12,7 @@
 """
 from __future__ import annotations
 
+import argparse
 import sys
 
 from App_Function_Libraries.CLI.notes_command import guarded, note_from_report, when, write_output
@@ -19,13 +20,14 @@ from App_Function_Libraries.CLI.terminal import json_text, one_line, say
 
 
 def register(sub) -> None:
-    p = sub.add_parser("history", help="past searches and reports: list, show, save as a note, delete")
+    p = sub.add_parser("history", help="past searches and reports: list, show, export, save as a note, ask about, "
+                                       "keep the sources, delete")
     _list_args(p)
     p.set_defaults(func=run_list)
     actions = p.add_subparsers(dest="history_action", metavar="ACTION")
 
     a = actions.add_parser("list", help="past searches, newest first")
-    _list_args(a)
+    _list_args(a, keep_given=True)  # `history --json list` is `history list --json`
     a.set_defaults(func=run_list)
 
     a = actions.add_parser("show", help="print a past report")
@@ -72,11 +74,17 @@ def _style_arg(parser) -> None:
                                                  "own, else [research] citation_style)")
 
 
-def _list_args(parser) -> None:
-    parser.add_argument("--search", help="only searches whose question or report contains this text")
-    parser.add_argument("--limit", type=int, default=30, help="most searches shown (default 30)")
-    parser.add_argument("--offset", type=int, default=0, help="skip this many first")
-    parser.add_argument("--json", action="store_true", help="print JSON")
+def _list_args(parser, keep_given: bool = False) -> None:
+    """The list's options, on `history` and on `history list`. On the latter (keep_given) they default to
+    SUPPRESS: argparse would otherwise write its defaults over the options given before `list`."""
+    defaults = {"search": None, "limit": 30, "offset": 0, "json": False}
+    if keep_given:
+        defaults = dict.fromkeys(defaults, argparse.SUPPRESS)
+    parser.add_argument("--search", default=defaults["search"],
+                        help="only searches whose question or report contains this text")
+    parser.add_argument("--limit", type=int, default=defaults["limit"], help="most searches shown (default 30)")
+    parser.add_argument("--offset", type=int, default=defaults["offset"], help="skip this many first")
+    parser.add_argument("--json", action="store_true", default=defaults["json"], help="print JSON")
 
 
 def _store():

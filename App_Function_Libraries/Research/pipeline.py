@@ -6,7 +6,9 @@ Stages, each in its own module (the names are STAGES, used in progress events an
   3 relevance    relevance.judge_with_llm / _embeddings            rank (rank.py), notes (page_notes.py)
   7 report       report.write_report / extractive_brief, then verify: report.verify_report; follow_ups
 `rerun_from_fetch(result, params)` redoes stages 4-7 on a result whose verdicts the user has overridden
-(pages come from the page cache). Progress is reported as ProgressEvent(stage, done, total); setting the
+(pages come from the page cache). The embedding model loads when a stage first has text to encode, never in a
+run with nothing to rank; a run that has to wait for it shows the wait as the stage `embedding_model`.
+Progress is reported as ProgressEvent(stage, done, total); setting the
 `cancel` event stops pending work promptly and returns what was done, with "cancelled" among the errors.
 Without an LLM every stage still works: relevance by embedding similarity, notes are the top passages, and
 the report is an extractive brief. A run whose LLM server stops answering (see LLM/breaker.py) gives it up
@@ -23,7 +25,7 @@ from typing import Any, Callable, Protocol
 from App_Function_Libraries.config import Settings, get_settings
 from App_Function_Libraries.LLM.base import LLMClient, LLMError, LLMUnavailable
 from App_Function_Libraries.LLM.breaker import LLMHealth, guarded
-from App_Function_Libraries.Retrieval.embeddings import TextEncoder
+from App_Function_Libraries.Retrieval.embeddings import ModelOnFirstUse, TextEncoder
 from App_Function_Libraries.Retrieval.fusion import reciprocal_rank_fusion
 from App_Function_Libraries.Retrieval.rerank import PairScorer, get_cross_encoder
 from App_Function_Libraries.Research import coverage, relevance, report
@@ -39,8 +41,10 @@ from App_Function_Libraries.Search.errors import InvalidOption
 from App_Function_Libraries.Search.many import MultiSearch, search_many
 from App_Function_Libraries.Search.options import SearchOptions
 
-STAGES = ("subqueries", "search", "relevance", "fetch", "extract", "rank", "notes", "report", "verify",
+LOAD_STAGE = "embedding_model"  # waiting for the embedding model to load: where a stage first needs it
+STAGES = ("subqueries", "search", LOAD_STAGE, "relevance", "fetch", "extract", "rank", "notes", "report", "verify",
           "follow_ups")
+SEARCH_STAGES = ("subqueries", "search", "relevance")  # stages 1-3: a re-run from the fetch keeps their timings
 PAGE_STAGES = ("fetch", "extract", "rank", "notes")  # stages 4-6, one stream (page_stream.py)
 # "extraction" is the role that writes the page notes: named so in users' config files ([llm_extraction])
 LLM_ROLES = ("subquery", "relevance", "extraction", "final_answer")
@@ -83,6 +87,15 @@ class Services:
         llms = {role: (get_llm(role, settings) if use_llm else None) for role in LLM_ROLES}
         return cls(settings=settings, llms=llms, fetcher=PageFetcher(settings.fetch))
 
+    def embedder_ready(self) -> bool:
+        """Whether embedder() answers at once: the model is loaded (by an earlier run, or a preload)."""
+        if self._embedder is not None:
+            return True
+        if self.embedder_factory is not None or not self.settings.research.use_embeddings:
+            return False
+        from App_Function_Libraries.Retrieval.embeddings import get_embedder
+        return get_embedder(self.settings).loaded
+
     def embedder(self) -> TextEncoder | None:
         """The embedding model (loaded once, in whichever thread asks first), or None when turned off."""
         if not self.settings.research.use_embeddings:
@@ -90,11 +103,12 @@ class Services:
         with self._embedder_lock:
             if self._embedder is None:
                 if self.embedder_factory is not None:
-                    self._embedder = self.embedder_factory()
+                    model = self.embedder_factory()
                 else:
                     from App_Function_Libraries.Retrieval.embeddings import get_embedder
-                    self._embedder = get_embedder(self.settings)
-                self._embedder.encode(["warm up"])  # load the weights now, not in a later stage
+                    model = get_embedder(self.settings)
+                model.encode(["warm up"])  # the weights and the first call's set-up, now
+                self._embedder = model  # only now: embedder_ready() means loaded
             return self._embedder
 
     def page_store(self) -> PageCache | None:
@@ -130,11 +144,24 @@ class Run:
         return None if self.health.is_down(client) else client
 
     def embedder(self) -> MemoEmbedder | None:
-        """The run's embedder: each text is encoded once in the whole run."""
-        if self._memo is None:
-            model = self.services.embedder()
-            self._memo = MemoEmbedder(model) if model is not None else None
+        """The run's embedder (None when embeddings are turned off): each text is encoded once in the whole run,
+        and the model loads when the first text is encoded."""
+        if self._memo is None and self.services.settings.research.use_embeddings:
+            self._memo = MemoEmbedder(ModelOnFirstUse(self.load_embedder))
         return self._memo
+
+    def load_embedder(self) -> TextEncoder:
+        """The embedding model; when it is not loaded yet, the wait shows as the stage LOAD_STAGE (progress and
+        timing)."""
+        if self.services.embedder_ready():
+            return self.services.embedder()
+        self.progress(LOAD_STAGE, 0, 1, "loading the embedding model")
+        t0 = time.monotonic()
+        model = self.services.embedder()
+        waited = time.monotonic() - t0
+        self.result.timings[LOAD_STAGE] = round(waited, 3)
+        self.progress(LOAD_STAGE, 1, 1, f"loaded in {waited:.1f} s")
+        return model
 
     def progress(self, stage: str, done: int, total: int, message: str = "") -> None:
         if self.on_progress:
@@ -177,10 +204,10 @@ def process_question(question: str, params: ResearchParams | None = None, on_pro
     params.check_report_options()
     services = services or Services.from_settings(use_llm=params.use_llm)
     run = Run(ResearchResult(question=question, params=params.to_dict()), services, params, on_progress, cancel)
-    _warm_embedder(services)
     queries = run.timed("subqueries", lambda: _stage_subqueries(run, params))
     if not run.cancelled("search"):
         run.timed("search", lambda: _stage_search(run, params, queries))
+    _warm_embedder(services, run.result.sources)
     if not run.cancelled("relevance"):
         run.timed("relevance", lambda: stage_relevance(run, params, run.result.sources))
     _stages_pages_and_report(run, params, on_report_delta)
@@ -197,10 +224,10 @@ def rerun_from_fetch(result: ResearchResult, params: ResearchParams | None = Non
     services = services or Services.from_settings(use_llm=params.use_llm)
     fresh = ResearchResult(question=result.question, params=params.to_dict(), sub_queries=list(result.sub_queries),
                            sources=[_reset_source(s) for s in result.sources],
-                           timings={k: v for k, v in result.timings.items() if k in STAGES[:3]})
+                           timings={k: v for k, v in result.timings.items() if k in SEARCH_STAGES})
     run = Run(fresh, services, params, on_progress, cancel)
     run.in_hand.update(_texts_in_hand(result))
-    _warm_embedder(services)
+    _warm_embedder(services, [s for s in fresh.sources if s.selected])
     _stages_pages_and_report(run, params, on_report_delta)
     return run.finish()
 
@@ -447,8 +474,12 @@ def stage_follow_ups(run: Run, params: ResearchParams) -> None:
 
 # ---------------------------------------------------------------- helpers
 
-def _warm_embedder(services: Services) -> threading.Thread:
-    """Load the embedding model in the background while the first stages wait on the network."""
+def _warm_embedder(services: Services, sources: list[Source]) -> threading.Thread | None:
+    """Start loading the embedding model in the background once there are sources to rank (an LLM's relevance
+    check or the page downloads overlap the load); none for a run that found nothing."""
+    if not sources or not services.settings.research.use_embeddings or services.embedder_ready():
+        return None
+
     def load():
         try:
             services.embedder()
