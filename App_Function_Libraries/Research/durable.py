@@ -81,6 +81,7 @@ class _Steps:
         self.run.result.sources += search_plan(self.run, self.params, plan)
 
     def relevance(self) -> None:
+        _warm_embedder(self.run.services, self.run.result.sources)  # only once there is something to rank
         stage_relevance(self.run, self.params, self.run.result.sources)
 
     def pages(self) -> None:
@@ -165,7 +166,6 @@ def execute(question: str, params: ResearchParams, *, plan: ResearchPlan | None 
     if store is not None:
         run.page_log = RunPageLog(store, result.id)
         store.start_run(result.id, result.question, _state(run, watch), params.plan, watch.budget.to_dict(), watch_id)
-    _warm_embedder(services)
     watch.start()
     try:
         _run_steps(run, steps, STEPS[STEPS.index(done) + 1:] if done else STEPS, store, watch)
