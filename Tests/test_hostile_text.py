@@ -67,7 +67,7 @@ def test_research_over_surrogates_from_the_engine_and_the_llm_saves_and_exports(
     llm = script_research(ScriptedLLM(default="?"), BEE_WORDS, invalid_citation=None,
                           missing="The sources leave out \ud800 how far the dance reaches.").install(world)
     settings = make_settings(research_config(web, llm and world.url("/v1"),
-                                             engines={"searxng_api_url": hostile.base("surrogate")},
+                                             engines={"searxng_api_url": hostile.base("text-surrogate")},
                                              search={"search_cache_ttl_seconds": 0}))
     result = quarry.research(QUESTION, settings=settings)
     assert not [e for e in result.errors if "save" in e]

@@ -121,3 +121,51 @@ def test_cancel_stops_a_research_stuck_in_the_search_stage(world, hostile, make_
     assert any(e.startswith("search brave|") and e.endswith(": cancelled") for e in result.errors)
     assert any(e.startswith("cancelled") for e in result.errors)
     assert not left_over(before)
+
+
+def test_a_cancelled_mcp_research_on_a_dripping_engine_stops_at_once_and_is_saved(world, hostile, tmp_path):
+    """Over MCP (streamable HTTP, a server process of its own): cancelling a research stuck in the search stage
+    on a dripping engine stops the run there and then; it is saved, marked cancelled; the server goes on."""
+    import asyncio
+
+    import anyio
+    from mcp import Client
+
+    from Tests.support.mcp_world import start_mcp_http, write_config
+    web = MiniWeb(world, include_faults=False).install()
+    config = write_config(tmp_path, web, {"search": {"search_timeout_seconds": 120, "search_cache_ttl_seconds": 0},
+                                          "engines": {"brave_api_url": hostile.base("drip-body") + "/search",
+                                                      "brave_api_key": "brave-key-1234"}})
+    proc, url = start_mcp_http(config)
+
+    async def scenario() -> float:
+        async with Client(url) as client:
+            searching = anyio.Event()
+
+            async def on_progress(done, total, message):  # the sub-queries are done: the search begins
+                searching.set()
+
+            async with anyio.create_task_group() as group:
+                async def call():
+                    await client.call_tool("research", {"question": QUESTION, "no_llm": True,
+                                                        "engines": ["searxng", "brave"]}, progress_callback=on_progress)
+                group.start_soon(call)
+                with anyio.fail_after(60):
+                    await searching.wait()
+                await anyio.sleep(1.5)  # SearXNG has answered, the dripping engine holds the stage
+                group.cancel_scope.cancel()
+            cancelled_at = time.monotonic()
+            with anyio.fail_after(30):
+                while not (listed := (await client.call_tool("history_list", {"query": "honey bees"}))
+                           .structured_content["reports"]):
+                    await anyio.sleep(0.1)
+            took = time.monotonic() - cancelled_at
+            saved = (await client.call_tool("history_get", {"id": listed[0]["id"]})).structured_content
+            assert any(e.startswith("search brave|") and e.endswith(": cancelled") for e in saved["errors"])
+            assert not (await client.call_tool("history_list", {})).is_error  # still answering
+            return took
+    try:
+        assert asyncio.run(scenario()) < SLACK
+    finally:
+        proc.terminate()
+        proc.wait(10)

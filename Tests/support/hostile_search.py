@@ -6,6 +6,8 @@ asks <base>/search; any other engine's API URL may name <base>/search itself):
     drip-redirect  a 302 at once to drip-headers
     surrogate      a SearXNG answer whose JSON holds lone surrogate escapes (\\ud800, \\udfff) in a title, a
                    snippet and a URL, beside results on the mini web (when one is given)
+    text-surrogate the same with the surrogates in titles and snippets only (a URL that cannot be encoded
+                   made the old engine fail as a whole; this one reached the save and the exports)
     big-number     a SearXNG answer whose score is a 400-digit integer
 
     hostile = HostileSearch(world, delay=1.0).install()
@@ -45,7 +47,8 @@ class HostileSearch:
     def install(self) -> "HostileSearch":
         routes = {"drip-body": self._drip_body, "drip-headers": self._drip_headers,
                   "drip-redirect": lambda req: Response.redirect(self.base("drip-headers") + "/search"),
-                  "surrogate": self._surrogate, "big-number": self._big_number}
+                  "surrogate": self._surrogate, "big-number": self._big_number,
+                  "text-surrogate": lambda req: self._surrogate(req, in_url=False)}
         for name, handler in routes.items():
             self.world.route("GET", f"/hostile/{name}", handler, prefix=True)
             self.world.route("POST", f"/hostile/{name}", handler, prefix=True)
@@ -62,8 +65,9 @@ class HostileSearch:
     def _drip_headers(self, req: Request) -> Response:
         return Response(raw=(bytes([b]) for b in self._head() + b" " * DRIP_BYTES), chunk_delay=self.delay)
 
-    def _surrogate(self, req: Request) -> Response:
-        odd = [{"url": "https://surrogate.example/a\ud800b", "title": "Waggle \ud800 dance \udfff",
+    def _surrogate(self, req: Request, in_url: bool = True) -> Response:
+        odd = [{"url": "https://surrogate.example/a" + ("\ud800" if in_url else "") + "b",
+                "title": "Waggle \ud800 dance \udfff",
                 "content": "Honey bees dance \ud800 to tell the way to food.", "engine": "odd"},
                {"url": "https://surrogate.example/plain", "title": "Bees \ud83d\udc1d (a pair, kept)",
                 "content": "A lone low \udc00 surrogate in a snippet.", "engine": "odd"}]
