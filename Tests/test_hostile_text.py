@@ -115,3 +115,22 @@ def test_a_control_character_in_a_doi_or_url_does_not_break_the_word_export():
     with zipfile.ZipFile(io.BytesIO(data)) as z:
         document = z.read("word/document.xml").decode("utf-8") + z.read("word/_rels/document.xml.rels").decode()
     assert "10.1000/bee" in document and "\x01" not in document and "\x1b" not in document
+
+
+def test_a_lone_surrogate_in_a_wikipedia_dump_is_made_valid_where_it_is_read(tmp_path):
+    from App_Function_Libraries.Wikipedia.readers import iter_passages
+    dump = tmp_path / "dump.jsonl"
+    dump.write_text('{"title": "Bees \\ud800", "text": "Bees dance \\udfff to tell the way."}\n', encoding="utf-8")
+    passage = next(iter(iter_passages(dump)))
+    assert (passage.title, passage.text) == ("Bees \ufffd", "Bees dance \ufffd to tell the way.")
+
+
+def test_a_lone_surrogate_in_a_note_file_is_made_valid_and_the_note_imported(tmp_path, make_settings):
+    settings = make_settings({})
+    notes = tmp_path / "notes.json"
+    notes.write_text('[{"title": "Dance \\ud800", "content": "Waggle \\udc00 runs."}]', encoding="utf-8")
+    from App_Function_Libraries.DB.notes_io import import_notes
+    from App_Function_Libraries.DB.notes_store import get_notes_store
+    summary = import_notes(get_notes_store(settings), notes)
+    found = quarry.notes.search("Waggle", settings=settings)
+    assert [(h.note.title, h.note.content) for h in found] == [("Dance \ufffd", "Waggle \ufffd runs.")], summary

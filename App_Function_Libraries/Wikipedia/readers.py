@@ -102,7 +102,7 @@ def _read_jsonl(path: Path) -> Iterator[InputPassage]:
 
 def _read_squad(path: Path) -> Iterator[InputPassage]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))["data"]
+        data = loads_json(path.read_text(encoding="utf-8"))["data"]
     except (ValueError, KeyError, TypeError) as exc:
         raise BuildInputError(f"{path}: not a SQuAD file (expected {{\"data\": [articles]}}): {exc}") from None
     position = 0
