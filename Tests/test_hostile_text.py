@@ -8,8 +8,6 @@ import io
 import json
 import zipfile
 
-import pytest
-
 from App_Function_Libraries import quarry
 from App_Function_Libraries.DB.export import ALL_FORMATS, export_note, export_report
 from App_Function_Libraries.DB.markdown_html import markdown_to_html

@@ -235,8 +235,9 @@ def _connection_reason(exc: Exception) -> str:
 def decode_answer(response: requests.Response, module: ModuleType, most: int = 0) -> Any:
     """The JSON (or, for an engine whose answers are XML, the root element) of a successful answer, or the
     typed error a failed one stands for. With `most`, an XML answer is parsed only up to its `most`-th item
-    (SPEC.answer_items: a feed of 60,000 entries costs what 10 cost when 10 were asked for). An error body is given to the engine as JSON when it is JSON (NCBI
-    answers a 429 in JSON whatever was asked), else as XML for an XML engine (arXiv's Atom error feed)."""
+    (SPEC.answer_items: a feed of 60,000 entries costs what 10 cost when 10 were asked for). An error body is
+    given to the engine as JSON when it is JSON (NCBI answers a 429 in JSON whatever was asked), else as XML for
+    an XML engine (arXiv's Atom error feed)."""
     label, status = module.SPEC.label, response.status_code
     text = response.content.decode("utf-8-sig", errors="replace")
     xml = getattr(module.SPEC, "answer_format", "json") == "xml"
