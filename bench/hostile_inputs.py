@@ -2,7 +2,8 @@
 and gigabytes (Tests/support/hostile_files.py), against the fetcher, a research run, the research page stream,
 `python app.py extract` and `python app.py docs add`. One summary line per case.
 
-    python bench/hostile_inputs.py [--cases drip,research,stream,extract,docs] [--cap 120] [--after 30]
+    python bench/hostile_inputs.py [--cases drip,research,stream,extract,docs,items] [--cap 120] [--after 30]
+                                   [--before REV] [--item-cap 60]
 
 drip      PageFetcher.fetch of a page that drips its body / its headers / headers behind a redirect (a byte every
           0.5 s), [fetch] total_timeout_seconds = 5: seconds until the fetch ends
@@ -16,6 +17,12 @@ extract   `python app.py extract` on a file with a 100k-attribute tag and one wi
           settings): seconds, and the peak RSS of its process tree
 docs      `python app.py docs add` on the same two files (default settings, and parse_timeout_seconds = 20
           where that setting exists): seconds and peak RSS of the process tree (the embedding model included)
+items     issue 23's hostile search answers and outside bytes (bench/hostile_search_cases.py: a dripping search
+          API, Cancel during the search stage, lone surrogates, a 5,000-digit citation, huge abstracts, a
+          60,000-entry arXiv feed, control characters in a DOI/URL, a 400-digit number), each in a process of
+          its own: seconds, peak tree RSS and its outcome; with --before REV each case runs on that git revision
+          too (extracted to a temporary folder), in the same run, killed at --item-cap seconds;
+          `--cases items:7-arxiv,items:1-search` runs only those
 
 Every subprocess is killed at --cap seconds (reported as "still running after").
 """
@@ -209,9 +216,30 @@ def case_docs(workdir: Path, cap: float) -> None:
             print(f"docs add {path.name} ({setting}): {state}, peak tree RSS {mb(peak)}; {outcome}", flush=True)
 
 
+def case_items(before: str | None, cap: float, only: list[str]) -> None:
+    """Every case of hostile_search_cases.py (or those in `only`) on this tree, and first on `before`'s."""
+    from bench.hostile_search_cases import CASES
+    script = str(ROOT / "bench" / "hostile_search_cases.py")
+    with tempfile.TemporaryDirectory(prefix="hostile-before-") as old:
+        trees = [("after", str(ROOT))]
+        if before:
+            archive = subprocess.run(["git", "archive", before], cwd=ROOT, capture_output=True, check=True).stdout
+            subprocess.run(["tar", "-x", "-C", old], input=archive, check=True)
+            trees.insert(0, (f"before ({before})", old))
+        for name in [c for c in CASES if not only or c in only]:
+            for label, tree in trees:
+                seconds, peak, code, out, err = run_measured([sys.executable, script, tree, name], cap)
+                said = [line[len("RESULT "):] for line in out.splitlines() if line.startswith("RESULT ")]
+                state = f"{seconds:.1f} s (exit {code})" if code is not None else f"still running after {seconds:.0f} s"
+                outcome = said[0] if said else (err or "no result")
+                print(f"item {name} {label}: {state}, peak tree RSS {mb(peak)}; {outcome[:200]}", flush=True)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", default="drip,research,stream,extract,docs")
+    parser.add_argument("--cases", default="drip,research,stream,extract,docs,items")
+    parser.add_argument("--before", help="git revision whose code the items cases also run on (e.g. main)")
+    parser.add_argument("--item-cap", type=float, default=60, help="seconds before an items case is killed")
     parser.add_argument("--cap", type=float, default=120, help="seconds before a case is called hung and killed")
     parser.add_argument("--after", type=float, default=30, help="seconds watched after a page is given up")
     args = parser.parse_args(argv)
@@ -235,6 +263,9 @@ def main(argv: list[str]) -> int:
             case_extract(workdir, args.cap)
         if "docs" in cases:
             case_docs(workdir, args.cap)
+        only = [c.split(":", 1)[1] for c in cases if c.startswith("items:")]
+        if "items" in cases or only:
+            case_items(args.before, args.item_cap, only)
     return 0
 
 

@@ -23,6 +23,12 @@ def _xml_text(text: str) -> str:
     return _XML_BAD.sub("", text)
 
 
+def _xml_target(url: str) -> str:
+    """A link target XML can hold: a control character percent-encoded (as a browser sends it), any other
+    character XML forbids left out. A stored report whose source URL or DOI has one still exports."""
+    return _XML_BAD.sub(lambda m: f"%{ord(m.group(0)):02X}" if m.group(0) < " " else "", url)
+
+
 def docx_bytes(doc: Printable) -> bytes:
     from docx import Document
     word = Document()
@@ -79,7 +85,7 @@ def add_hyperlink(para, target: str, text: str, bold: bool = False, italic: bool
     if internal:
         link.set(qn("w:anchor"), internal.group(1))
     else:
-        link.set(qn("r:id"), para.part.relate_to(target, RT.HYPERLINK, is_external=True))
+        link.set(qn("r:id"), para.part.relate_to(_xml_target(target), RT.HYPERLINK, is_external=True))
     run = OxmlElement("w:r")
     props = OxmlElement("w:rPr")
     style = OxmlElement("w:rStyle")

@@ -166,9 +166,10 @@ def register(server, settings) -> None:
             date_range: Annotated[str | None, Field(description="day, week, month, year or A..B dates")] = None,
             exclude_sites: Annotated[list[str] | None, Field(description="domains to leave out")] = None,
     ) -> dict[str, Any]:
+        cancel = threading.Event()
         return await tools.call(lambda: shapes.search_out(quarry.search(
             query, engines, count=count, country=country, search_lang=lang, date_range=date_range,
-            site_blacklist=exclude_sites, settings=settings)))
+            site_blacklist=exclude_sites, settings=settings, cancel=cancel)), cancel=cancel)
 
     @server.tool(description="Passages of the local Wikipedia index nearest to a question (title, url, text, "
                              "score), best first. Use wiki_ask for a cited answer.")

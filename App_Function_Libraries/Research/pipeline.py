@@ -62,10 +62,11 @@ ProgressFn = Callable[[ProgressEvent], None]
 
 class SearchFn(Protocol):
     """How the pipeline searches (Search/many.search_many, or a test's stand-in): every query on every engine,
-    merged."""
+    merged; `cancel` set breaks it off (every request under way ends at once)."""
 
     def __call__(self, engines: list[str], queries: list[str], options: SearchOptions, *,
-                 settings: Settings | None = None, use_cache: bool = True) -> MultiSearch: ...
+                 settings: Settings | None = None, use_cache: bool = True,
+                 cancel: threading.Event | None = None) -> MultiSearch: ...
 
 
 @dataclass
@@ -317,7 +318,7 @@ def _search_web(run: Run, params: ResearchParams, engines: list[str], queries: l
     try:
         options = SearchOptions.build(None, run.services.settings, **params.search_values())
         return run.services.search_fn()(engines, queries, options, settings=run.services.settings,
-                                        use_cache=params.use_cache)
+                                        use_cache=params.use_cache, cancel=run.cancel)
     except InvalidOption as exc:  # every engine refuses it alike, for every query
         return MultiSearch.refused(engines, queries, str(exc))
 
