@@ -116,7 +116,22 @@ def test_a_local_program_cannot_index_a_folder_by_fn_index(app):
     status, _, _ = request(app, "POST", "/gradio_api/run/docs_ask", {"data": [None, str(app["secret"])],
                                                                       "fn_index": index})
     assert status == 403
-    assert not (app["dir"] / "docs").exists() or not any((app["dir"] / "docs").rglob("*secret*"))
+    assert not (app["dir"] / "docs").exists()  # no document library was made: nothing was indexed
+    assert children(app["proc"].pid) == []  # and nothing runs for it (no parse worker, no indexing process)
+
+
+def children(pid: int) -> list[int]:
+    """The live child processes of `pid` (Linux /proc)."""
+    import os
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                if int(fh.read().rsplit(b")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry))
+        except (OSError, IndexError, ValueError):
+            pass
+    return found
 
 
 @pytest.mark.parametrize("path", ["/gradio_api/call/save_settings", "/gradio_api/call/v2/save_settings",
