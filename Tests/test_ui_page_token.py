@@ -36,8 +36,8 @@ def join(fn_index) -> bytes:
     ("/gradio_api/api/research", join(7), True), ("/gradio_api/run/save_settings", b'{"data": []}', False),
     ("/gradio_api/run/research", b"junk", False), ("/gradio_api/cancel", join(7), True),
     ("/gradio_api/cancel", join(3), False), ("/gradio_api/reset", b"", True), ("/login", b"", True),
-    ("/gradio_api/upload", b"", False), ("/gradio_api/stream/x", b"", False), ("/gradio_api/queue/join/", join(7), False),
-    ("/anything", b"", False)])
+    ("/gradio_api/upload", b"", False), ("/gradio_api/stream/x", b"", False),
+    ("/gradio_api/queue/join/", join(7), False), ("/anything", b"", False)])
 def test_only_calls_of_public_endpoints_pass_without_the_token(path, body, public):
     assert public_call(path, body, NAMES, IDS) == public
 

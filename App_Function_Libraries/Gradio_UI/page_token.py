@@ -23,6 +23,8 @@ import secrets
 from http.cookies import CookieError, SimpleCookie
 from typing import Any, Iterable
 
+from App_Function_Libraries.Gradio_UI.host_guard import refuse
+
 log = logging.getLogger("quarry.ui")
 
 PREFIX = "/gradio_api"
@@ -167,18 +169,11 @@ _logged: set[str] = set()
 
 
 async def _refuse(kind: str, send, path: str) -> None:
-    reason = "only the UI's own page may run this (reload the page); programs call the public endpoints"
     if path not in _logged and len(_logged) < 100:
         _logged.add(path)
         log.warning("refused a request without the page token: %s", path[:120])
-    if kind == "websocket":
-        await send({"type": "websocket.close", "code": 1008, "reason": "page token required"})
-        return
-    body = f"Quarry refused this request: {reason}.\n".encode("utf-8")
-    await send({"type": "http.response.start", "status": 403,
-                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
-                            (b"content-length", str(len(body)).encode("ascii"))]})
-    await send({"type": "http.response.body", "body": body})
+    await refuse(kind, send, "only the UI's own page may run this (reload the page); programs call the public "
+                             "endpoints")
 
 
 def page_token_middleware(app, public: Iterable[str]) -> list:
