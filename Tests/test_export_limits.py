@@ -21,12 +21,19 @@ def table_markdown(rows: int, cols: int) -> str:
     return head + "".join("|" + "|".join(f"r{r}c{c} [1]" for c in range(cols)) + "|\n" for r in range(rows - 1))
 
 
-def nothing_left_running(threads_before: set[threading.Thread]) -> None:
-    """No worker is busy, every live child process is an idle warm worker, no new thread is left."""
+def running() -> tuple[set[threading.Thread], set[int]]:
+    """The threads and child processes alive now."""
+    return set(threading.enumerate()), {p.pid for p in multiprocessing.active_children()}
+
+
+def nothing_left_running(before: tuple[set[threading.Thread], set[int]]) -> None:
+    """No worker is busy, every child process started since `before` is an idle warm worker, no new thread is
+    left."""
+    threads_before, children_before = before
     pool = _default_pool()
     assert pool.busy == 0
     idle = {w.proc.pid for w in pool.idle}
-    assert {p.pid for p in multiprocessing.active_children()} <= idle
+    assert {p.pid for p in multiprocessing.active_children()} - children_before <= idle
     deadline = time.monotonic() + 10  # a retired worker's stop() thread ends once the kill is reaped
     while time.monotonic() < deadline and set(threading.enumerate()) - threads_before:
         time.sleep(0.1)
@@ -51,7 +58,7 @@ def test_word_table_cells_are_laid_out_once(cells, monkeypatch):
 
 
 def test_a_2000_cell_table_exports_to_word_within_the_deadline():
-    threads = set(threading.enumerate())
+    before = running()
     result = {"question": "Table", "report_markdown": table_markdown(100, 20),
               "sources": [{"n": 1, "title": "A", "url": "https://example.org/a"}], "created_at": 0}
     started = time.monotonic()
@@ -62,11 +69,11 @@ def test_a_2000_cell_table_exports_to_word_within_the_deadline():
     import docx
     document = docx.Document(io.BytesIO(data))
     assert len(document.tables[0].rows) == 100 and document.tables[0].rows[99].cells[19].text.startswith("r98c19")
-    nothing_left_running(threads)
+    nothing_left_running(before)
 
 
 def test_a_pdf_too_large_to_print_stops_at_the_deadline(monkeypatch):
-    threads = set(threading.enumerate())
+    before = running()
     monkeypatch.setattr(export_render, "RENDER_LIMITS", ParseLimits(seconds=6, memory_mb=1024))
     note = {"title": "Citations", "content": "[1] " * 50_000, "report": {"sources": [
         {"n": 1, "title": "A", "url": "https://example.org/a"}]}}
@@ -77,7 +84,7 @@ def test_a_pdf_too_large_to_print_stops_at_the_deadline(monkeypatch):
     assert str(caught.value) == ("the PDF was not made: the document is too large to print (gave up after 6 s); "
                                  "export it as Markdown or HTML")
     assert seconds < 6 + 60, seconds  # the deadline, plus starting a worker on a busy machine
-    nothing_left_running(threads)
+    nothing_left_running(before)
 
 
 def test_a_document_over_the_size_limit_is_refused_at_once():
@@ -91,7 +98,7 @@ def test_a_document_over_the_size_limit_is_refused_at_once():
 
 
 def test_a_pdf_over_the_memory_cap_gets_the_clear_line(monkeypatch):
-    threads = set(threading.enumerate())
+    before = running()
     monkeypatch.setattr(export_render, "RENDER_LIMITS", ParseLimits(seconds=120, memory_mb=64))
     body = "\n\n".join(["Honey bees communicate the location of food with a dance [1]. " * 8] * 600)
     with pytest.raises(ExportTooLarge, match=r"the PDF was not made: (the document is too large to print \(it "
@@ -99,7 +106,7 @@ def test_a_pdf_over_the_memory_cap_gets_the_clear_line(monkeypatch):
                                              r"cap; the document may be too large to print)"):
         export_report({"question": "Big", "report_markdown": body, "created_at": 0,
                        "sources": [{"n": 1, "title": "A", "url": "https://example.org/a"}]}, "pdf", secrets=())
-    nothing_left_running(threads)
+    nothing_left_running(before)
 
 
 def test_a_small_report_still_prints():
