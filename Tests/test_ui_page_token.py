@@ -179,3 +179,35 @@ def test_uploads_are_capped_and_the_documents_handler_checks_sizes(app, tmp_path
     monkeypatch.setattr(documents_tab, "current_settings", lambda: pytest.fail("must refuse before anything"))
     with pytest.raises(ValueError, match=r"too large to add \(at most 200 MB a file\): big.pdf \(300 MB\)"):
         documents_tab.check_upload_sizes([big])
+
+
+def test_an_upload_over_200_mb_is_refused(app):
+    """The page's own upload (with its cookie) of a 201 MB file: 413 (gradio's max_file_size)."""
+    cookie = page_token_cookie(app)
+    boundary = "quarryboundary"
+    head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"files\"; filename=\"big.txt\"\r\n"
+            "Content-Type: text/plain\r\n\r\n").encode()
+    tail = f"\r\n--{boundary}--\r\n".encode()
+    size, chunk = 201_000_000, b"a" * 1_000_000
+
+    def body():
+        yield head
+        for _ in range(size // len(chunk)):
+            yield chunk
+        yield tail
+    conn = http.client.HTTPConnection("127.0.0.1", app["port"], timeout=120)
+    try:
+        conn.putrequest("POST", "/gradio_api/upload")
+        for name, value in {"Cookie": cookie, "Content-Type": f"multipart/form-data; boundary={boundary}",
+                            "Content-Length": str(len(head) + size + len(tail))}.items():
+            conn.putheader(name, value)
+        conn.endheaders()
+        try:
+            for part in body():
+                conn.send(part)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the server answered before the whole body was sent
+        resp = conn.getresponse()
+        assert resp.status == 413 and b"maximum allowed size" in resp.read()
+    finally:
+        conn.close()
