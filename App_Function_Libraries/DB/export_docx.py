@@ -170,10 +170,10 @@ class _Body:
             return
         grid = self.word.add_table(rows=len(rows), cols=width)
         grid.style = "Table Grid"
-        for r, row in enumerate(rows):
-            for c, children in enumerate(row):
-                cell_para = grid.cell(r, c).paragraphs[0]
-                self._inline(cell_para, children, bold=r == 0)
+        # row by row: grid.cell(r, c) lays out the whole table on every call (quadratic in cells)
+        for r, (grid_row, row) in enumerate(zip(grid.rows, rows)):
+            for cell, children in zip(grid_row.cells, row):
+                self._inline(cell.paragraphs[0], children, bold=r == 0)
 
     def _inline(self, para, children, bold: bool = False) -> None:
         state = {"bold": bold, "italic": False, "strike": False, "code": False}
