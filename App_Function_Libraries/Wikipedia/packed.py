@@ -16,9 +16,16 @@ At open it is checked against the faiss file: the header must match, the size mu
 SAMPLE_BLOCKS blocks spread over the file are packed again from the faiss file and compared. A missing,
 stale, truncated or corrupt file is rebuilt (a temporary file renamed into place); where none can be
 written (a read-only folder, a full disk) the codes are packed in memory, as every open did before.
+
+Memory: a later open maps the cache and holds no copy of the codes. The open that writes the cache reads
+the faiss file with plain reads a chunk at a time (never through a map), writes each chunk packed, then maps
+the file it wrote, and gives the heap memory the packing freed back to the system (glibc keeps it
+otherwise: 40 MiB after packing a million 384-bit rows), so it ends holding what a later open holds.
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import hashlib
 import json
 import logging
@@ -27,7 +34,7 @@ import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import numpy as np
 
@@ -98,10 +105,44 @@ def pack_rows(codes: np.ndarray) -> np.ndarray:
     return faiss.rev_swig_ptr(packed.codes.get(), size).copy()
 
 
-def packed_chunks(codes: np.ndarray) -> Iterator[np.ndarray]:
-    """The fast-scan blocks of all rows, PACK_ROWS rows at a time."""
+def packed_chunks(chunks: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
+    """The fast-scan blocks of (rows, width) chunks of codes (all but the last a multiple of BLOCK_ROWS rows)."""
+    for chunk in chunks:
+        yield pack_rows(np.ascontiguousarray(chunk))
+
+
+def array_chunks(codes: np.ndarray) -> Iterator[np.ndarray]:
+    """The rows of (rows, width) codes, PACK_ROWS at a time."""
     for start in range(0, len(codes), PACK_ROWS):
-        yield pack_rows(np.ascontiguousarray(codes[start:start + PACK_ROWS]))
+        yield codes[start:start + PACK_ROWS]
+
+
+def file_chunks(faiss_path: Path, rows: int, width: int) -> Iterator[np.ndarray]:
+    """The rows of the faiss file's codes, PACK_ROWS at a time, read with plain reads: its pages stay in the
+    page cache and are never mapped into the process (a memory map would hold them all resident while the
+    codes are packed)."""
+    with faiss_path.open("rb", buffering=0) as fh:
+        fh.seek(FLAT_BINARY_HEADER.size)
+        for start in range(0, rows, PACK_ROWS):
+            count = min(PACK_ROWS, rows - start)
+            data = fh.read(count * width)
+            if len(data) != count * width:
+                raise OSError(f"{faiss_path} ends inside its codes (row {start + len(data) // width} of {rows})")
+            yield np.frombuffer(data, np.uint8).reshape(count, width)
+
+
+def release_free_memory() -> None:
+    """Give the heap memory freed after packing back to the system (glibc's malloc_trim). faiss and numpy
+    allocate and free a few MiB per chunk packed; glibc keeps most of what they freed (about the size of the
+    packed codes of a million rows) as the process's anonymous memory, which would otherwise stay resident
+    beside the mapped cache for as long as the index is open."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):  # not glibc: nothing to do
+        return
+    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
+    trim(0)
 
 
 def aligned_empty(nbytes: int) -> np.ndarray:
@@ -115,7 +156,7 @@ def pack_in_memory(codes: np.ndarray) -> PackedCodes:
     rows, width = codes.shape
     data = aligned_empty(blocks(rows) * block_bytes(width))
     at = 0
-    for chunk in packed_chunks(codes):
+    for chunk in packed_chunks(array_chunks(codes)):
         data[at:at + len(chunk)] = chunk
         at += len(chunk)
     return PackedCodes(data, rows, width, "memory")
@@ -125,8 +166,15 @@ def pack_in_memory(codes: np.ndarray) -> PackedCodes:
 
 def load_packed(codes: np.ndarray, faiss_path: Path | None) -> PackedCodes:
     """The packed codes of `codes` (the rows of the faiss file at faiss_path): memory-mapped from the cache
-    next to it when that is valid, else packed now and written there, else (no path, or the cache cannot
-    be written) packed in memory."""
+    next to it when that is valid, else packed now from the faiss file and written there, then mapped, else
+    (no path, or the cache cannot be written) packed in memory. The memory packing used is given back."""
+    try:
+        return _load_packed(codes, faiss_path)
+    finally:
+        release_free_memory()
+
+
+def _load_packed(codes: np.ndarray, faiss_path: Path | None) -> PackedCodes:
     if faiss_path is None or len(codes) == 0:
         return pack_in_memory(codes)
     cache = packed_path(faiss_path)
@@ -136,7 +184,7 @@ def load_packed(codes: np.ndarray, faiss_path: Path | None) -> PackedCodes:
         return PackedCodes(mapped, len(codes), codes.shape[1], "cache")
     if cache.exists():
         log.info("wikipedia: %s does not match %s (stale or damaged); packing the codes again", cache, faiss_path)
-    if write_cache(cache, codes, header):
+    if write_cache(cache, faiss_path, header):
         mapped = _map_valid(cache, faiss_path, header)
         if mapped is not None:
             return PackedCodes(mapped, len(codes), codes.shape[1], "written")
@@ -167,13 +215,14 @@ def _header_bytes(header: dict) -> bytes:
     return text.ljust(HEADER_BYTES, b"\0")
 
 
-def write_cache(cache: Path, codes: np.ndarray, header: dict) -> bool:
-    """Pack all rows into `cache` (a temporary file renamed into place); False when it cannot be written."""
+def write_cache(cache: Path, faiss_path: Path, header: dict) -> bool:
+    """Pack all rows of the faiss file into `cache` (a temporary file renamed into place), a chunk at a time;
+    False when it cannot be written."""
     tmp = cache.with_name(f".{cache.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
         with tmp.open("xb") as fh:
             fh.write(_header_bytes(header))
-            for chunk in packed_chunks(codes):
+            for chunk in packed_chunks(file_chunks(faiss_path, header["rows"], header["width"])):
                 fh.write(chunk)
             fh.flush()
             os.fsync(fh.fileno())
