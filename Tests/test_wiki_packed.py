@@ -240,7 +240,7 @@ def test_a_write_that_fails_midway_leaves_no_file(folder, monkeypatch):
         raise OSError(errno.ENOSPC, "No space left on device")
     monkeypatch.setattr(packed, "packed_chunks", full_disk)
     monkeypatch.setattr(packed, "pack_in_memory", lambda codes: packed.PackedCodes(
-        np.concatenate(list(real(packed.array_chunks(codes)))), len(codes), codes.shape[1], "memory"))
+        np.concatenate([c.copy() for c in real(packed.array_chunks(codes))]), len(codes), codes.shape[1], "memory"))
     scan = open_scan(path, calib)
     assert scan.packed.origin == "memory"
     assert sorted(p.name for p in path.iterdir()) == [FAISS_FILE, USEARCH_FILE]
@@ -274,21 +274,32 @@ def test_the_first_open_packs_from_the_faiss_file_not_from_the_codes_in_hand(fol
 
 BIG_ROWS, BIG_WIDTH = 300_000, 48  # 384-bit codes, 13.7 MiB packed
 # Opens the scan of the faiss file argv[1] in this fresh process (argv[2] "cached": through the cache next to
-# it) and prints the anonymous memory the process gained, the codes' origin, and the KiB of each file mapped
+# it) and prints the anonymous memory the process gained (and the most it held while packing), the codes'
+# origin, and the KiB of each file mapped
 OPEN_IN_A_FRESH_PROCESS = """
 import json, sys
 from pathlib import Path
 import numpy as np
 from App_Function_Libraries.Wikipedia.signscan import SignScan
 from App_Function_Libraries.Wikipedia.vector_files import map_binary_codes
+from App_Function_Libraries.Wikipedia import packed
 from Tests.test_wiki_packed import anonymous_bytes, mapped_kib
 faiss_path = Path(sys.argv[1])
+packing = packed.packed_chunks
+most = [0]  # the most anonymous memory seen while packing, after each chunk
+
+
+def watched(chunks):
+    for chunk in packing(chunks):
+        most[0] = max(most[0], anonymous_bytes() - before)
+        yield chunk
+packed.packed_chunks = watched
 before = anonymous_bytes()
 scan = SignScan(map_binary_codes(faiss_path), np.ones(384, np.float32), 2,
                 faiss_path if sys.argv[2] == "cached" else None)
 gain = anonymous_bytes() - before
 scan.search(np.ones(384, np.float32), 10)  # reads every packed block
-print(json.dumps({"gain": gain, "origin": scan.packed.origin, "size": int(scan.packed.data.size),
+print(json.dumps({"gain": gain, "packing": most[0], "origin": scan.packed.origin, "size": int(scan.packed.data.size),
                   "cache_kib": mapped_kib(faiss_path.with_suffix(".fastscan").resolve()),
                   "faiss_kib": mapped_kib(faiss_path.resolve())}))
 """
@@ -328,6 +339,8 @@ def test_the_first_and_later_opens_map_the_packed_codes_and_keep_no_copy(big_fai
     first = open_in_a_fresh_process(big_faiss_file)  # packs the codes into the cache, gives the memory back
     later = open_in_a_fresh_process(big_faiss_file)  # maps the cache
     assert (first["origin"], later["origin"]) == ("written", "cache")
+    chunk = packed.PACK_ROWS * BIG_WIDTH
+    assert 0 < first["packing"] < 4 * chunk  # packing holds three chunks at most, whatever the number of rows
     for opened in (first, later):
         assert opened["gain"] < opened["size"] / 4
         assert opened["cache_kib"] * 1024 >= opened["size"] and opened["faiss_kib"] == 0

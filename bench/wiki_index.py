@@ -86,7 +86,8 @@ def memory() -> dict[str, int]:
 
 
 def peak_rss() -> int:
-    """Bytes: the process's highest resident set so far (VmHWM)."""
+    """Bytes: the process's highest resident set so far (VmHWM; read after an open, the open's peak when it
+    is higher than anything before)."""
     line = next(x for x in Path("/proc/self/status").read_text().splitlines() if x.startswith("VmHWM"))
     return int(line.split()[1]) * 1024
 
@@ -323,9 +324,13 @@ def float_runs(index, threads: int) -> dict:
     return runs
 
 
+SCAN_ONLY = "quarry sign scan only, {} threads"
+
+
 def quarry_runs(folder: Path, n: int, dim: int, threads: int) -> dict:
-    """Quarry's default search with 1 and with `threads` sign-scan threads, and the issue's two-stage design
-    (Hamming top 10 x 4 or 100 x 4, int8 rescoring), single-threaded, for reference."""
+    """Quarry's default search with 1 and with `threads` sign-scan threads, its sign scan alone with `threads`
+    threads (the profile: the rest of a query is the int8 stage and the merge), and the issue's two-stage
+    design (Hamming top 10 x 4 or 100 x 4, int8 rescoring), single-threaded, for reference."""
     import faiss
 
     from App_Function_Libraries.Wikipedia.index import SearchParams
@@ -337,6 +342,7 @@ def quarry_runs(folder: Path, n: int, dim: int, threads: int) -> dict:
         vectors = open_quarry(folder, n, dim, count)
         runs[f"quarry default, {count} thread{'s' if count > 1 else ''}"] = \
             lambda q, v=vectors: v.search(q, d.top_k, int8_rows)[0]
+    runs[SCAN_ONLY.format(threads)] = lambda q, v=vectors: sign_scan_only(v, q, int8_rows)
     design = hamming_then_int8(faiss.read_index_binary(str(folder / FAISS_FILE)), vectors.int8, vectors.calib)
     runs["two-stage 10x4 (design)"] = lambda q: design(q, 10, 40)
     runs["two-stage 100x4 (design)"] = lambda q: design(q, 100, 400)
@@ -360,12 +366,12 @@ def measure(kind: str, folder: Path, threads: int) -> dict:
     before = memory()
     t = time.perf_counter()
     index = open_float(folder, n, dim) if kind == "float" else open_quarry(folder, n, dim, threads)
-    out = {"open_s": time.perf_counter() - t, "opened": growth(before, memory())}
+    out = {"open_s": time.perf_counter() - t, "opened": growth(before, memory()), "peak": peak_rss() - before["rss"]}
     if kind != "float":
         d = SearchParams()
         for q in queries:
             index.search(q, d.top_k, d.int8_rows(d.top_k))
-        out.update(origin=index.scan.packed.origin, searched=growth(before, memory()), peak=peak_rss() - before["rss"])
+        out.update(origin=index.scan.packed.origin, searched=growth(before, memory()))
         return out
     runs = {**float_runs(index, threads), **quarry_runs(folder, n, dim, threads)}
     timed = time_interleaved(runs, queries)
@@ -439,10 +445,28 @@ def print_scale(s: dict, dim: int) -> None:
               f"after the searches rss {searched['rss'] / mib:.1f} = anon {searched['anon'] / mib:.1f} + file "
               f"{searched['file'] / mib:.1f} (packed codes {searched['faiss-ubinary.fastscan'] / mib:.1f}, faiss file "
               f"{searched['faiss-ubinary.index'] / mib:.1f}, int8 pages {searched['usearch-int8.index'] / mib:.1f}); "
-              f"peak {m['peak'] / mib:.1f}; index resident (rss less int8 pages) {resident(searched) / mib:.1f}, "
+              f"peak while opening {m['peak'] / mib:.1f}; index resident (rss less int8 pages) {resident(searched) / mib:.1f}, "
               f"ratio {s['float_ram'] / max(resident(searched), 1):.1f}x")
+    print_profile(s, dim)
     print(f"  disk: float32 {s['float_disk'] / mib:.1f} MiB, quarry {s['quarry_disk'] / mib:.1f} MiB "
           f"(faiss, usearch and packed-codes files)")
+
+
+def print_profile(s: dict, dim: int) -> None:
+    """Where a query's time goes at `threads` threads, and the sign scan against the memory-bandwidth limit:
+    the float32 baseline's read rate (its rows' bytes over its time: it streams them, so at least the
+    bandwidth this machine gave it) applied to the packed codes' bytes."""
+    threads, runs = s["threads"], s["runs"]
+    full = runs[f"quarry default, {threads} thread{'s' if threads > 1 else ''}"]["ms"]
+    scan = runs[SCAN_ONLY.format(threads)]["ms"] if threads > 1 else None
+    if scan is None:
+        return
+    rate = s["n"] * dim * 4 / s["baseline_ms"]  # bytes per ms
+    codes = s["n"] * dim / 8
+    print(f"  profile, {threads} threads: sign scan {scan:.2f} ms of {full:.2f} ms ({scan / full:.0%}), int8 "
+          f"stage and merge {full - scan:.2f} ms; float32 baseline read {rate / 1e6:.1f} GB/s, at which one "
+          f"scan of the {codes / 1e6:.0f} MB of codes takes {codes / rate:.2f} ms: the scan runs at "
+          f"{codes / rate / scan:.0%} of that bandwidth limit, a whole query at {codes / rate / full:.0%}")
 
 
 def summary(q: dict, s: dict) -> str:
@@ -475,7 +499,7 @@ def main(argv=None) -> int:
     ap.add_argument("--data", type=Path, default=DATA, help=f"the SQuAD dev files (default {DATA})")
     ap.add_argument("--skip-quality", action="store_true")
     ap.add_argument("--skip-scale", action="store_true")
-    ap.add_argument("--measure", choices=("quarry", "float"), help=argparse.SUPPRESS)  # the child processes
+    ap.add_argument("--measure", choices=("first", "steady", "float"), help=argparse.SUPPRESS)  # the child processes
     args = ap.parse_args(argv)
     import faiss
     faiss.omp_set_num_threads(1)  # idle OpenMP workers spin; the float runs set their own count

@@ -51,9 +51,6 @@ HEADER_BYTES = 4096  # the packed blocks start on a page boundary
 HASH_BYTES = 65_536
 SAMPLE_BLOCKS = 256
 ALIGN = 64  # bytes: the start of codes faiss reads with SIMD loads
-# byte -> the same byte with its nibbles swapped: faiss reads a code byte's low nibble first, packbits
-# puts the first of 8 dimensions in the high bits
-_NIBBLE_SWAP = ((np.arange(256) & 0x0F) << 4 | (np.arange(256) >> 4)).astype(np.uint8)
 
 
 @dataclass
@@ -89,26 +86,60 @@ def packed_path(faiss_path: Path) -> Path:
 def pack_rows(codes: np.ndarray) -> np.ndarray:
     """The fast-scan blocks of (rows, width) packed sign bits, as faiss packs them (rows padded with zero
     codes to a multiple of 32), 1-D uint8."""
-    import faiss
     rows, width = codes.shape
     if rows == 0:
         return np.zeros(0, np.uint8)
-    flat = faiss.IndexPQ(width * 8, width * 2, 4, faiss.METRIC_INNER_PRODUCT)
-    flat.is_trained = True
-    flat.codes.resize(rows * width)
-    np.take(_NIBBLE_SWAP, codes, out=faiss.rev_swig_ptr(flat.codes.data(), rows * width).reshape(rows, width))
-    flat.ntotal = rows
-    packed = faiss.IndexPQFastScan(flat, BLOCK_ROWS)
-    size = blocks(rows) * block_bytes(width)
-    if packed.codes.size() != size:
-        raise RuntimeError(f"faiss packed {rows} rows into {packed.codes.size()} bytes, expected {size}")
-    return faiss.rev_swig_ptr(packed.codes.get(), size).copy()
+    packed = _pack(_staging(width), codes)  # held until the copy is made: the blocks are its memory
+    return _blocks(packed).copy()
 
 
 def packed_chunks(chunks: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
-    """The fast-scan blocks of (rows, width) chunks of codes (all but the last a multiple of BLOCK_ROWS rows)."""
+    """The fast-scan blocks of (rows, width) chunks of codes (all but the last a multiple of BLOCK_ROWS rows).
+    A chunk's blocks are a view of faiss's memory, valid until the next is asked for: write or copy them
+    first. One staging table serves every chunk, so packing holds about three chunks' worth of memory
+    whatever the number of rows."""
+    staging = None
     for chunk in chunks:
-        yield pack_rows(np.ascontiguousarray(chunk))
+        if staging is None or staging.pq.M != chunk.shape[1] * 2:
+            staging = _staging(chunk.shape[1])
+        packed = _pack(staging, chunk)
+        yield _blocks(packed)
+        del packed
+        release_free_memory()  # each chunk's faiss tables are freed a little apart: glibc would keep them all
+
+
+def _staging(width: int):
+    """A faiss IndexPQ (4-bit sub-quantizers) whose code table _pack fills with the rows to pack."""
+    import faiss
+    flat = faiss.IndexPQ(width * 8, width * 2, 4, faiss.METRIC_INNER_PRODUCT)
+    flat.is_trained = True
+    return flat
+
+
+def _pack(staging, codes: np.ndarray):
+    """faiss's IndexPQFastScan of the (rows, width) codes, staged through `staging`: its codes are the packed
+    blocks."""
+    import faiss
+    rows, width = codes.shape
+    staging.codes.resize(rows * width)  # the same size or smaller after the first chunk: no new memory
+    staged = faiss.rev_swig_ptr(staging.codes.data(), rows * width).reshape(rows, width)
+    # each byte's nibbles swapped: faiss reads a code byte's low nibble first, packbits puts the first of 8
+    # dimensions in the high bits (uint8 shifts: a 256-entry table lookup would first widen the codes to
+    # 8-byte indices, 25 MiB per chunk of 65,536 384-bit rows, which the heap then kept)
+    np.left_shift(codes, 4, out=staged)
+    staged |= codes >> 4
+    staging.ntotal = rows
+    packed = faiss.IndexPQFastScan(staging, BLOCK_ROWS)
+    size = blocks(rows) * block_bytes(width)
+    if packed.codes.size() != size:
+        raise RuntimeError(f"faiss packed {rows} rows into {packed.codes.size()} bytes, expected {size}")
+    return packed
+
+
+def _blocks(packed) -> np.ndarray:
+    """The packed blocks of an IndexPQFastScan, a view of its memory (valid while it lives)."""
+    import faiss
+    return faiss.rev_swig_ptr(packed.codes.get(), packed.codes.size())
 
 
 def array_chunks(codes: np.ndarray) -> Iterator[np.ndarray]:
@@ -121,14 +152,15 @@ def file_chunks(faiss_path: Path, rows: int, width: int) -> Iterator[np.ndarray]
     """The rows of the faiss file's codes, PACK_ROWS at a time, read with plain reads: its pages stay in the
     page cache and are never mapped into the process (a memory map would hold them all resident while the
     codes are packed)."""
+    buffer = np.empty(min(rows, PACK_ROWS) * width, np.uint8)  # reused: a chunk is valid until the next
     with faiss_path.open("rb", buffering=0) as fh:
         fh.seek(FLAT_BINARY_HEADER.size)
         for start in range(0, rows, PACK_ROWS):
             count = min(PACK_ROWS, rows - start)
-            data = fh.read(count * width)
-            if len(data) != count * width:
-                raise OSError(f"{faiss_path} ends inside its codes (row {start + len(data) // width} of {rows})")
-            yield np.frombuffer(data, np.uint8).reshape(count, width)
+            got = fh.readinto(memoryview(buffer)[:count * width])
+            if got != count * width:
+                raise OSError(f"{faiss_path} ends inside its codes (row {start + got // width} of {rows})")
+            yield buffer[:count * width].reshape(count, width)
 
 
 def release_free_memory() -> None:
