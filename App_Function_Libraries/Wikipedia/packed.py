@@ -19,13 +19,15 @@ written (a read-only folder, a full disk) the codes are packed in memory, as eve
 
 Memory: a later open maps the cache and holds no copy of the codes. The open that writes the cache reads
 the faiss file with plain reads a chunk at a time (never through a map), writes each chunk packed, then maps
-the file it wrote, and gives the heap memory the packing freed back to the system (glibc keeps it
-otherwise: 40 MiB after packing a million 384-bit rows), so it ends holding what a later open holds.
+the file it wrote, and gives the heap memory the packing freed back to the system after each chunk (glibc
+would keep it: about 40 MiB after packing a million 384-bit rows before the packing used less), so it holds
+a few chunks while packing and then what a later open holds.
 """
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import hashlib
 import json
 import logging
@@ -164,17 +166,23 @@ def file_chunks(faiss_path: Path, rows: int, width: int) -> Iterator[np.ndarray]
 
 
 def release_free_memory() -> None:
-    """Give the heap memory freed after packing back to the system (glibc's malloc_trim). faiss and numpy
-    allocate and free a few MiB per chunk packed; glibc keeps most of what they freed (about the size of the
-    packed codes of a million rows) as the process's anonymous memory, which would otherwise stay resident
-    beside the mapped cache for as long as the index is open."""
+    """Give the heap memory freed by packing back to the system. faiss and numpy allocate and free a few MiB
+    per chunk packed, and glibc keeps what is freed (tens of MiB over a million rows) as the process's
+    anonymous memory, which would stay resident beside the mapped cache for as long as the index is open."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim():
+    """glibc's malloc_trim, or None where the C library has none."""
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim = libc.malloc_trim
-    except (OSError, AttributeError):  # not glibc: nothing to do
-        return
+        trim = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
     trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
-    trim(0)
+    return trim
 
 
 def aligned_empty(nbytes: int) -> np.ndarray:
