@@ -43,9 +43,14 @@ def full_packings(monkeypatch):
     calls = []
     real = packed.packed_chunks
 
-    def counting(codes):
-        calls.append(len(codes))
-        return real(codes)
+    def counting(chunks):
+        calls.append(0)
+
+        def rows():
+            for chunk in chunks:
+                calls[-1] += len(chunk)
+                yield chunk
+        return real(rows())
     monkeypatch.setattr(packed, "packed_chunks", counting)
     return calls
 
@@ -229,13 +234,13 @@ def test_a_write_that_fails_midway_leaves_no_file(folder, monkeypatch):
     path, calib = folder
     real = packed.packed_chunks
 
-    def full_disk(codes):
-        chunks = real(codes)
-        yield next(chunks)
+    def full_disk(chunks):
+        packing = real(chunks)
+        yield next(packing)
         raise OSError(errno.ENOSPC, "No space left on device")
     monkeypatch.setattr(packed, "packed_chunks", full_disk)
     monkeypatch.setattr(packed, "pack_in_memory", lambda codes: packed.PackedCodes(
-        np.concatenate(list(real(codes))), len(codes), codes.shape[1], "memory"))
+        np.concatenate([c.copy() for c in real(packed.array_chunks(codes))]), len(codes), codes.shape[1], "memory"))
     scan = open_scan(path, calib)
     assert scan.packed.origin == "memory"
     assert sorted(p.name for p in path.iterdir()) == [FAISS_FILE, USEARCH_FILE]
@@ -253,6 +258,99 @@ def test_the_build_writes_the_packing_and_the_first_open_reads_it(tmp_path, full
     assert index.vectors.scan.packed.origin == "cache" and full_packings == [40]
     assert index.vectors.search(v[7], 3, 12)[0][0] == 7
     index.close()
+
+
+def test_the_first_open_packs_from_the_faiss_file_not_from_the_codes_in_hand(folder):
+    """The cache is written from plain reads of the faiss file, so the codes' memory map is never read whole
+    (its pages would be resident in the process beside the packed codes while they are packed)."""
+    path, _ = folder
+    codes = map_binary_codes(path / FAISS_FILE)
+    written = packed.load_packed(np.zeros_like(codes), path / FAISS_FILE)  # right shape, wrong bytes
+    assert written.origin == "written"
+    assert np.array_equal(written.data, packed.pack_in_memory(codes).data)
+
+
+# ---------------------------------------------------------------- the process's memory when an index is open
+
+BIG_ROWS, BIG_WIDTH = 300_000, 48  # 384-bit codes, 13.7 MiB packed
+# Opens the scan of the faiss file argv[1] in this fresh process (argv[2] "cached": through the cache next to
+# it) and prints the anonymous memory the process gained (and the most it held while packing), the codes'
+# origin, and the KiB of each file mapped
+OPEN_IN_A_FRESH_PROCESS = """
+import json, sys
+from pathlib import Path
+import numpy as np
+from App_Function_Libraries.Wikipedia.signscan import SignScan
+from App_Function_Libraries.Wikipedia.vector_files import map_binary_codes
+from App_Function_Libraries.Wikipedia import packed
+from Tests.test_wiki_packed import anonymous_bytes, mapped_kib
+faiss_path = Path(sys.argv[1])
+packing = packed.packed_chunks
+most = [0]  # the most anonymous memory seen while packing, after each chunk
+
+
+def watched(chunks):
+    for chunk in packing(chunks):
+        most[0] = max(most[0], anonymous_bytes() - before)
+        yield chunk
+packed.packed_chunks = watched
+before = anonymous_bytes()
+scan = SignScan(map_binary_codes(faiss_path), np.ones(384, np.float32), 2,
+                faiss_path if sys.argv[2] == "cached" else None)
+gain = anonymous_bytes() - before
+scan.search(np.ones(384, np.float32), 10)  # reads every packed block
+print(json.dumps({"gain": gain, "packing": most[0], "origin": scan.packed.origin, "size": int(scan.packed.data.size),
+                  "cache_kib": mapped_kib(faiss_path.with_suffix(".fastscan").resolve()),
+                  "faiss_kib": mapped_kib(faiss_path.resolve())}))
+"""
+
+
+def anonymous_bytes() -> int:
+    for line in Path("/proc/self/smaps_rollup").read_text().splitlines():
+        if line.startswith("Anonymous:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no Anonymous line in smaps_rollup")
+
+
+@pytest.fixture
+def big_faiss_file(tmp_path):
+    bits = np.random.default_rng(11).integers(0, 256, (BIG_ROWS, BIG_WIDTH), dtype=np.uint8)
+    vector_files.write_flat_binary(tmp_path / FAISS_FILE, bits)
+    return tmp_path / FAISS_FILE
+
+
+def open_in_a_fresh_process(faiss_path: Path, cached: bool = True) -> dict:
+    """Heap reuse makes memory growth meaningful only in a fresh process (as a user's open is)."""
+    import json
+    import subprocess
+    import sys
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-c", OPEN_IN_A_FRESH_PROCESS, str(faiss_path),
+                           "cached" if cached else "memory"], cwd=root, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+linux_only = pytest.mark.skipif(not Path("/proc/self/smaps_rollup").exists(), reason="reads /proc/self (Linux)")
+
+
+@linux_only
+def test_the_first_and_later_opens_map_the_packed_codes_and_keep_no_copy(big_faiss_file):
+    first = open_in_a_fresh_process(big_faiss_file)  # packs the codes into the cache, gives the memory back
+    later = open_in_a_fresh_process(big_faiss_file)  # maps the cache
+    assert (first["origin"], later["origin"]) == ("written", "cache")
+    chunk = packed.PACK_ROWS * BIG_WIDTH
+    assert 0 < first["packing"] < 4 * chunk  # packing holds three chunks at most, whatever the number of rows
+    for opened in (first, later):
+        assert opened["gain"] < opened["size"] / 4
+        assert opened["cache_kib"] * 1024 >= opened["size"] and opened["faiss_kib"] == 0
+
+
+@linux_only
+def test_control_codes_packed_in_memory_are_seen_as_anonymous_memory(big_faiss_file):
+    """The sibling's measure can fail: without the cache, the packed codes are anonymous memory."""
+    opened = open_in_a_fresh_process(big_faiss_file, cached=False)
+    assert opened["origin"] == "memory" and opened["gain"] >= opened["size"] * 0.9 and opened["cache_kib"] == 0
 
 
 # ---------------------------------------------------------------- the int8 file's pages in the process

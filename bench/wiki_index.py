@@ -3,6 +3,7 @@
     python bench/wiki_index.py                 # both parts, 1,000,000 vectors for the scale part
     python bench/wiki_index.py --scale 100000  # a smaller scale run while developing
     python bench/wiki_index.py --skip-scale    # quality only
+    python bench/wiki_index.py --data DIR      # the SQuAD dev files elsewhere than ../shared/data/wiki_qa
 
 Quality: the 2,067 SQuAD dev paragraphs are indexed with Quarry's real builder (MiniLM embeddings, cached
 under bench/out/), each of the 10,570 questions is searched, and recall@1/5/10 of its gold paragraph is
@@ -24,11 +25,15 @@ measured against the exact top 10.
 The full size (41 million passages, built in bounded memory, opened from the packed-codes cache) is
 simulated by bench/wiki_full.py.
 
-Memory: each index is opened and queried in a fresh child process, and its resident memory is the growth
-of that process's anonymous resident memory (RssAnon in /proc/self/status) while the index is opened. Quarry's int8 vectors stay in a memory-mapped file: the
-pages a query touches are file-backed page cache that the kernel may drop at any time, so they are not
-resident memory the index needs; the script prints that file-backed figure (RssFile growth over all
-queries) separately so nothing is hidden. Disk is the size of the index files.
+Memory: each index is opened and queried in a fresh child process, and its memory is what that process's
+resident set (Rss in /proc/self/smaps_rollup) gains: split into anonymous memory (Anonymous) and file-backed
+pages (Rss - Anonymous), the latter by index file (/proc/self/smaps). Quarry is measured twice: on a first
+open (its packed-codes cache removed before, as after a build or an upgrade: the open packs the codes and
+writes the cache) and on a steady-state open (a later one: the cache is mapped), each after searching every
+query. Its resident memory is the gain less the int8 file's pages: those are page cache the kernel may drop
+(a few hundred random rows per query), shown apart so nothing is hidden; the packed codes' mapped pages count,
+since every query reads them all. The `ram_ratio` of the last line is float32's over Quarry's steady state;
+`ram_ratio_first_open` the first open's. Disk is the size of the index files.
 """
 from __future__ import annotations
 
@@ -58,22 +63,46 @@ KS = (1, 5, 10)
 
 # ---------------------------------------------------------------- process memory
 
-def rss_kib() -> dict[str, int]:
-    values = {}
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith(("RssAnon", "RssFile", "VmRSS")):
-            name, rest = line.split(":", 1)
-            values[name] = int(rest.split()[0])
-    return values
+INDEX_FILES = ("faiss-ubinary.index", "faiss-ubinary.fastscan", "usearch-int8.index")
+
+
+def memory() -> dict[str, int]:
+    """Bytes resident in this process: rss and anon from /proc/self/smaps_rollup (Rss, Anonymous), file =
+    rss - anon, and the pages mapped from each index file (from /proc/self/smaps), by file name."""
+    out = dict.fromkeys(("rss", "anon") + INDEX_FILES, 0)
+    for line in Path("/proc/self/smaps_rollup").read_text().splitlines():
+        name, _, rest = line.partition(":")
+        if name in ("Rss", "Anonymous"):
+            out["rss" if name == "Rss" else "anon"] = int(rest.split()[0]) * 1024
+    out["file"] = out["rss"] - out["anon"]
+    mapped = None
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        head = line.split()
+        if head and not head[0].endswith(":"):  # a mapping's first line: address perms offset dev inode [path]
+            mapped = Path(head[5]).name if len(head) > 5 and Path(head[5]).name in INDEX_FILES else None
+        elif mapped and head and head[0] == "Rss:":
+            out[mapped] += int(head[1]) * 1024
+    return out
+
+
+def peak_rss() -> int:
+    """Bytes: the process's highest resident set so far (VmHWM; read after an open, the open's peak when it
+    is higher than anything before)."""
+    line = next(x for x in Path("/proc/self/status").read_text().splitlines() if x.startswith("VmHWM"))
+    return int(line.split()[1]) * 1024
+
+
+def growth(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    return {k: after[k] - before.get(k, 0) for k in after}
 
 
 # ---------------------------------------------------------------- SQuAD data and cached embeddings
 
-def load_squad() -> tuple[list[dict], list[str], np.ndarray]:
+def load_squad(data: Path = DATA) -> tuple[list[dict], list[str], np.ndarray]:
     """Paragraphs ({id, title, text}), questions, and each question's gold paragraph index."""
     paragraphs, questions, gold = [], [], []
     for name in SQUAD_FILES:
-        for article in json.loads((DATA / name).read_text(encoding="utf-8"))["data"]:
+        for article in json.loads((data / name).read_text(encoding="utf-8"))["data"]:
             for i, para in enumerate(article["paragraphs"]):
                 for qa in para["qas"]:
                     questions.append(qa["question"])
@@ -242,12 +271,14 @@ def neighbour_recall(found: np.ndarray, exact: np.ndarray) -> float:
 
 
 def open_quarry(folder: Path, n: int, dim: int, threads: int):
+    """The vector part of the index as WikiIndex.open opens it: the packed codes mapped from the cache next to
+    the faiss file (packed and written there first when it is missing or stale)."""
     from App_Function_Libraries.Wikipedia.layout import FAISS_FILE, USEARCH_FILE
     from App_Function_Libraries.Wikipedia.vector_files import map_binary_codes
     from App_Function_Libraries.Wikipedia.vectors import PositionalInt8Store, VectorIndex
     calib = quantize.Calibration.from_dict(json.loads((folder / "calibration.json").read_text()))
     int8 = PositionalInt8Store(folder / USEARCH_FILE, n, dim)
-    return VectorIndex(map_binary_codes(folder / FAISS_FILE), int8, calib, threads)
+    return VectorIndex(map_binary_codes(folder / FAISS_FILE), int8, calib, threads, folder / FAISS_FILE)
 
 
 def open_float(folder: Path, n: int, dim: int):
@@ -293,9 +324,13 @@ def float_runs(index, threads: int) -> dict:
     return runs
 
 
+SCAN_ONLY = "quarry sign scan only, {} threads"
+
+
 def quarry_runs(folder: Path, n: int, dim: int, threads: int) -> dict:
-    """Quarry's default search with 1 and with `threads` sign-scan threads, and the issue's two-stage design
-    (Hamming top 10 x 4 or 100 x 4, int8 rescoring), single-threaded, for reference."""
+    """Quarry's default search with 1 and with `threads` sign-scan threads, its sign scan alone with `threads`
+    threads (the profile: the rest of a query is the int8 stage and the merge), and the issue's two-stage
+    design (Hamming top 10 x 4 or 100 x 4, int8 rescoring), single-threaded, for reference."""
     import faiss
 
     from App_Function_Libraries.Wikipedia.index import SearchParams
@@ -307,6 +342,7 @@ def quarry_runs(folder: Path, n: int, dim: int, threads: int) -> dict:
         vectors = open_quarry(folder, n, dim, count)
         runs[f"quarry default, {count} thread{'s' if count > 1 else ''}"] = \
             lambda q, v=vectors: v.search(q, d.top_k, int8_rows)[0]
+    runs[SCAN_ONLY.format(threads)] = lambda q, v=vectors: sign_scan_only(v, q, int8_rows)
     design = hamming_then_int8(faiss.read_index_binary(str(folder / FAISS_FILE)), vectors.int8, vectors.calib)
     runs["two-stage 10x4 (design)"] = lambda q: design(q, 10, 40)
     runs["two-stage 100x4 (design)"] = lambda q: design(q, 100, 400)
@@ -314,20 +350,28 @@ def quarry_runs(folder: Path, n: int, dim: int, threads: int) -> dict:
 
 
 def measure(kind: str, folder: Path, threads: int) -> dict:
-    """Run in a fresh process: the resident memory one index adds when opened. The "float" child then also
-    opens Quarry's index and times every method on the same queries, interleaved."""
+    """Run in a fresh process. "first": the first open of the index, its packed-codes cache removed before
+    (as after a build of the vector files or an upgrade): it packs the sign codes and writes the cache.
+    "steady": a later open, which maps the cache. Both search every query with the default settings and
+    report the resident memory the process gained by the open and by the open and the searches (see
+    memory()), its peak, and the opening time. "float": the float32 index's memory; that child then opens
+    Quarry's index again (steady state) and times every method on the same queries, interleaved."""
     from App_Function_Libraries.Wikipedia.index import SearchParams
+    from App_Function_Libraries.Wikipedia.layout import FAISS_FILE
+    from App_Function_Libraries.Wikipedia.packed import packed_path
     queries = np.load(folder / "queries.npy")
     n, dim = json.loads((folder / "done.json").read_text())["n"], queries.shape[1]
-    before = rss_kib()
+    if kind == "first":
+        packed_path(folder / FAISS_FILE).unlink(missing_ok=True)
+    before = memory()
+    t = time.perf_counter()
     index = open_float(folder, n, dim) if kind == "float" else open_quarry(folder, n, dim, threads)
-    opened = rss_kib()
-    out = {"ram": (opened["RssAnon"] - before["RssAnon"]) * 1024}
-    if kind == "quarry":  # the int8 pages all default searches touch: file-backed page cache, shown apart
+    out = {"open_s": time.perf_counter() - t, "opened": growth(before, memory()), "peak": peak_rss() - before["rss"]}
+    if kind != "float":
         d = SearchParams()
         for q in queries:
             index.search(q, d.top_k, d.int8_rows(d.top_k))
-        out["page_cache"] = (rss_kib()["RssFile"] - opened["RssFile"]) * 1024
+        out.update(origin=index.scan.packed.origin, searched=growth(before, memory()))
         return out
     runs = {**float_runs(index, threads), **quarry_runs(folder, n, dim, threads)}
     timed = time_interleaved(runs, queries)
@@ -337,18 +381,31 @@ def measure(kind: str, folder: Path, threads: int) -> dict:
     return out
 
 
+def resident(m: dict) -> int:
+    """The memory an index holds: the anonymous memory its process gained, and the pages it maps of its sign
+    codes (the packed-codes cache; the faiss file, which only an open that packs reads). Every query reads
+    all the packed codes, so their pages count though they are page cache. Not counted, and shown apart:
+    the int8 file's pages (page cache the kernel may drop; a few hundred random rows per query) and other
+    file pages (the libraries' code that searching pages in, in any process that searches)."""
+    return m["anon"] + m["faiss-ubinary.fastscan"] + m["faiss-ubinary.index"]
+
+
+def other_file(m: dict) -> int:
+    return m["file"] - sum(m[name] for name in INDEX_FILES)
+
+
 def scale(P, Q, n: int, n_queries: int, threads: int) -> dict:
     import subprocess
 
     from App_Function_Libraries.Wikipedia.index import SearchParams
-    from App_Function_Libraries.Wikipedia.layout import FAISS_FILE, USEARCH_FILE
+    from App_Function_Libraries.Wikipedia.layout import FAISS_FILE, PACKED_FILE, USEARCH_FILE
     folder = OUT / f"wiki_scale_{n}"
     t = time.time()
     path = sample_gaussian(P, Q, n, folder)
     print(f"scale: {n:,} vectors ready in {folder} ({time.time() - t:.0f} s)")
     np.save(folder / "queries.npy", Q[np.random.default_rng(1).choice(len(Q), n_queries, replace=False)])
     results = {}
-    for kind in ("quarry", "float"):  # each in a fresh process, so memory growth is that index's alone
+    for kind in ("first", "steady", "float"):  # each in a fresh process, so memory growth is that index's alone
         cmd = [sys.executable, str(Path(__file__).resolve()), "--measure", kind, "--scale", str(n),
                "--threads", str(threads)]
         proc = subprocess.run(cmd, capture_output=True, text=True, check=True)
@@ -359,9 +416,9 @@ def scale(P, Q, n: int, n_queries: int, threads: int) -> dict:
         r["speedup"] = baseline[0] / r["ms"]
     d = SearchParams()
     return {"n": n, "queries": n_queries, "threads": threads, "baseline": baseline[1], "baseline_ms": baseline[0],
-            "float_ram": results["float"]["ram"], "quarry_ram": results["quarry"]["ram"],
-            "quarry_page_cache": results["quarry"]["page_cache"], "float_disk": path.stat().st_size,
-            "quarry_disk": (folder / FAISS_FILE).stat().st_size + (folder / USEARCH_FILE).stat().st_size,
+            "float_ram": results["float"]["opened"]["anon"], "float_rss": results["float"]["opened"]["rss"], "first": results["first"], "steady": results["steady"],
+            "float_disk": path.stat().st_size,
+            "quarry_disk": sum((folder / name).stat().st_size for name in (FAISS_FILE, USEARCH_FILE, PACKED_FILE)),
             "stage_sizes": {"int8": d.int8_rows(d.top_k), "top_k": d.top_k}, "runs": runs}
 
 
@@ -384,10 +441,39 @@ def print_scale(s: dict, dim: int) -> None:
     for name, r in s["runs"].items():
         print(f"  {name:38} {r['ms']:8.2f} ms/query  speedup {r['speedup']:6.1f}x  "
               f"neighbour recall@10 {r['neighbour_recall10']:.3f}")
-    print(f"  RAM (anonymous, opened): float32 {s['float_ram'] / mib:.1f} MiB, quarry {s['quarry_ram'] / mib:.1f} MiB"
-          f" ({s['threads']} shards), ratio {s['float_ram'] / max(s['quarry_ram'], 1):.1f}x; int8 file pages "
-          f"touched by all queries (page cache) {s['quarry_page_cache'] / mib:.1f} MiB; disk float32 "
-          f"{s['float_disk'] / mib:.1f} MiB, quarry {s['quarry_disk'] / mib:.1f} MiB")
+    print(f"  resident memory gained, each open in a fresh process ({s['threads']} shards), MiB: float32 anon "
+          f"{s['float_ram'] / mib:.1f} (rss {s['float_rss'] / mib:.1f}, opened)")
+    for kind in ("first", "steady"):
+        m = s[kind]
+        opened, searched = m["opened"], m["searched"]
+        print(f"  quarry, {kind + ' open':11} (codes: {m['origin']}, {m['open_s']:.2f} s): opened rss "
+              f"{opened['rss'] / mib:.1f} = anon {opened['anon'] / mib:.1f} + file {opened['file'] / mib:.1f}; "
+              f"after the searches rss {searched['rss'] / mib:.1f} = anon {searched['anon'] / mib:.1f} + file "
+              f"{searched['file'] / mib:.1f} (packed codes {searched['faiss-ubinary.fastscan'] / mib:.1f}, faiss file "
+              f"{searched['faiss-ubinary.index'] / mib:.1f}, int8 pages {searched['usearch-int8.index'] / mib:.1f}, other "
+              f"{other_file(searched) / mib:.1f}); peak rss while opening {m['peak'] / mib:.1f}; index resident (anon + "
+              f"sign codes' pages) {resident(searched) / mib:.1f}, "
+              f"ratio {s['float_ram'] / max(resident(searched), 1):.1f}x")
+    print_profile(s, dim)
+    print(f"  disk: float32 {s['float_disk'] / mib:.1f} MiB, quarry {s['quarry_disk'] / mib:.1f} MiB "
+          f"(faiss, usearch and packed-codes files)")
+
+
+def print_profile(s: dict, dim: int) -> None:
+    """Where a query's time goes at `threads` threads, and the sign scan against the memory-bandwidth limit:
+    the float32 baseline's read rate (its rows' bytes over its time: it streams them, so at least the
+    bandwidth this machine gave it) applied to the packed codes' bytes."""
+    threads, runs = s["threads"], s["runs"]
+    full = runs[f"quarry default, {threads} thread{'s' if threads > 1 else ''}"]["ms"]
+    scan = runs[SCAN_ONLY.format(threads)]["ms"] if threads > 1 else None
+    if scan is None:
+        return
+    rate = s["n"] * dim * 4 / s["baseline_ms"]  # bytes per ms
+    codes = s["n"] * dim / 8
+    print(f"  profile, {threads} threads: sign scan {scan:.2f} ms of {full:.2f} ms ({scan / full:.0%}), int8 "
+          f"stage and merge {full - scan:.2f} ms; float32 baseline read {rate / 1e6:.1f} GB/s, at which one "
+          f"scan of the {codes / 1e6:.0f} MB of codes takes {codes / rate:.2f} ms: the scan runs at "
+          f"{codes / rate / scan:.0%} of that bandwidth limit, a whole query at {codes / rate / full:.0%}")
 
 
 def summary(q: dict, s: dict) -> str:
@@ -399,9 +485,10 @@ def summary(q: dict, s: dict) -> str:
         runs, threads = s["runs"], s["threads"]
         best = runs[f"quarry default, {threads} thread{'s' if threads > 1 else ''}"]
         single = runs["quarry default, 1 thread"]["ms"]
-        fields += [f"speedup={best['speedup']:.1f}x", f"ram_ratio={s['float_ram'] / max(s['quarry_ram'], 1):.1f}x",
-                   f"neighbour_recall10={best['neighbour_recall10']:.3f}", f"threads={threads}",
-                   f"speedup_1thread={runs['float32 exact, 1 thread']['ms'] / single:.1f}x"]
+        steady, first = (s["float_ram"] / max(resident(s[k]["searched"]), 1) for k in ("steady", "first"))
+        fields += [f"speedup={best['speedup']:.1f}x", f"ram_ratio={steady:.1f}x", "ram_ratio_of=steady_state_open",
+                   f"ram_ratio_first_open={first:.1f}x", f"neighbour_recall10={best['neighbour_recall10']:.3f}",
+                   f"threads={threads}", f"speedup_1thread={runs['float32 exact, 1 thread']['ms'] / single:.1f}x"]
     if q:
         scaled = next(r for name, r in q.items() if name.startswith("quarry, scaled"))
         fields.append(f"retained_scaled={scaled[10] / q['float32 exact'][10] * 100:.2f}%")
@@ -416,19 +503,20 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=auto_threads(),
                     help="threads for Quarry's sign scan and the best float32 baseline (default: "
                          "Quarry's own default, one per CPU up to 8)")
+    ap.add_argument("--data", type=Path, default=DATA, help=f"the SQuAD dev files (default {DATA})")
     ap.add_argument("--skip-quality", action="store_true")
     ap.add_argument("--skip-scale", action="store_true")
-    ap.add_argument("--measure", choices=("quarry", "float"), help=argparse.SUPPRESS)  # the child processes
+    ap.add_argument("--measure", choices=("first", "steady", "float"), help=argparse.SUPPRESS)  # the child processes
     args = ap.parse_args(argv)
     import faiss
     faiss.omp_set_num_threads(1)  # idle OpenMP workers spin; the float runs set their own count
     if args.measure:
         print(json.dumps(measure(args.measure, OUT / f"wiki_scale_{args.scale}", args.threads)))
         return 0
-    if not all((DATA / f).is_file() for f in SQUAD_FILES):
-        print(f"SKIP: SQuAD dev files not found in {DATA}")
+    if not all((args.data / f).is_file() for f in SQUAD_FILES):
+        print(f"SKIP: SQuAD dev files not found in {args.data}")
         return 0
-    paragraphs, questions, gold = load_squad()
+    paragraphs, questions, gold = load_squad(args.data)
     emb, P, Q = squad_embeddings(paragraphs, questions)
     q = {} if args.skip_quality else quality(emb, paragraphs, questions, gold, P, Q)
     if q:

@@ -16,9 +16,18 @@ At open it is checked against the faiss file: the header must match, the size mu
 SAMPLE_BLOCKS blocks spread over the file are packed again from the faiss file and compared. A missing,
 stale, truncated or corrupt file is rebuilt (a temporary file renamed into place); where none can be
 written (a read-only folder, a full disk) the codes are packed in memory, as every open did before.
+
+Memory: a later open maps the cache and holds no copy of the codes. The open that writes the cache reads
+the faiss file with plain reads a chunk at a time (never through a map), writes each chunk packed, then maps
+the file it wrote, and gives the heap memory the packing freed back to the system after each chunk (glibc
+would keep it: about 40 MiB after packing a million 384-bit rows before the packing used less), so it holds
+a few chunks while packing and then what a later open holds.
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 import hashlib
 import json
 import logging
@@ -27,7 +36,7 @@ import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import numpy as np
 
@@ -44,9 +53,6 @@ HEADER_BYTES = 4096  # the packed blocks start on a page boundary
 HASH_BYTES = 65_536
 SAMPLE_BLOCKS = 256
 ALIGN = 64  # bytes: the start of codes faiss reads with SIMD loads
-# byte -> the same byte with its nibbles swapped: faiss reads a code byte's low nibble first, packbits
-# puts the first of 8 dimensions in the high bits
-_NIBBLE_SWAP = ((np.arange(256) & 0x0F) << 4 | (np.arange(256) >> 4)).astype(np.uint8)
 
 
 @dataclass
@@ -82,26 +88,101 @@ def packed_path(faiss_path: Path) -> Path:
 def pack_rows(codes: np.ndarray) -> np.ndarray:
     """The fast-scan blocks of (rows, width) packed sign bits, as faiss packs them (rows padded with zero
     codes to a multiple of 32), 1-D uint8."""
-    import faiss
     rows, width = codes.shape
     if rows == 0:
         return np.zeros(0, np.uint8)
+    packed = _pack(_staging(width), codes)  # held until the copy is made: the blocks are its memory
+    return _blocks(packed).copy()
+
+
+def packed_chunks(chunks: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
+    """The fast-scan blocks of (rows, width) chunks of codes (all but the last a multiple of BLOCK_ROWS rows).
+    A chunk's blocks are a view of faiss's memory, valid until the next is asked for: write or copy them
+    first. One staging table serves every chunk, so packing holds about three chunks' worth of memory
+    whatever the number of rows."""
+    staging = None
+    for chunk in chunks:
+        if staging is None or staging.pq.M != chunk.shape[1] * 2:
+            staging = _staging(chunk.shape[1])
+        packed = _pack(staging, chunk)
+        yield _blocks(packed)
+        del packed
+        release_free_memory()  # each chunk's faiss tables are freed a little apart: glibc would keep them all
+
+
+def _staging(width: int):
+    """A faiss IndexPQ (4-bit sub-quantizers) whose code table _pack fills with the rows to pack."""
+    import faiss
     flat = faiss.IndexPQ(width * 8, width * 2, 4, faiss.METRIC_INNER_PRODUCT)
     flat.is_trained = True
-    flat.codes.resize(rows * width)
-    np.take(_NIBBLE_SWAP, codes, out=faiss.rev_swig_ptr(flat.codes.data(), rows * width).reshape(rows, width))
-    flat.ntotal = rows
-    packed = faiss.IndexPQFastScan(flat, BLOCK_ROWS)
+    return flat
+
+
+def _pack(staging, codes: np.ndarray):
+    """faiss's IndexPQFastScan of the (rows, width) codes, staged through `staging`: its codes are the packed
+    blocks."""
+    import faiss
+    rows, width = codes.shape
+    staging.codes.resize(rows * width)  # the same size or smaller after the first chunk: no new memory
+    staged = faiss.rev_swig_ptr(staging.codes.data(), rows * width).reshape(rows, width)
+    # each byte's nibbles swapped: faiss reads a code byte's low nibble first, packbits puts the first of 8
+    # dimensions in the high bits (uint8 shifts: a 256-entry table lookup would first widen the codes to
+    # 8-byte indices, 25 MiB per chunk of 65,536 384-bit rows, which the heap then kept)
+    np.left_shift(codes, 4, out=staged)
+    staged |= codes >> 4
+    staging.ntotal = rows
+    packed = faiss.IndexPQFastScan(staging, BLOCK_ROWS)
     size = blocks(rows) * block_bytes(width)
     if packed.codes.size() != size:
         raise RuntimeError(f"faiss packed {rows} rows into {packed.codes.size()} bytes, expected {size}")
-    return faiss.rev_swig_ptr(packed.codes.get(), size).copy()
+    return packed
 
 
-def packed_chunks(codes: np.ndarray) -> Iterator[np.ndarray]:
-    """The fast-scan blocks of all rows, PACK_ROWS rows at a time."""
+def _blocks(packed) -> np.ndarray:
+    """The packed blocks of an IndexPQFastScan, a view of its memory (valid while it lives)."""
+    import faiss
+    return faiss.rev_swig_ptr(packed.codes.get(), packed.codes.size())
+
+
+def array_chunks(codes: np.ndarray) -> Iterator[np.ndarray]:
+    """The rows of (rows, width) codes, PACK_ROWS at a time."""
     for start in range(0, len(codes), PACK_ROWS):
-        yield pack_rows(np.ascontiguousarray(codes[start:start + PACK_ROWS]))
+        yield codes[start:start + PACK_ROWS]
+
+
+def file_chunks(faiss_path: Path, rows: int, width: int) -> Iterator[np.ndarray]:
+    """The rows of the faiss file's codes, PACK_ROWS at a time, read with plain reads: its pages stay in the
+    page cache and are never mapped into the process (a memory map would hold them all resident while the
+    codes are packed)."""
+    buffer = np.empty(min(rows, PACK_ROWS) * width, np.uint8)  # reused: a chunk is valid until the next
+    with faiss_path.open("rb", buffering=0) as fh:
+        fh.seek(FLAT_BINARY_HEADER.size)
+        for start in range(0, rows, PACK_ROWS):
+            count = min(PACK_ROWS, rows - start)
+            got = fh.readinto(memoryview(buffer)[:count * width])
+            if got != count * width:
+                raise OSError(f"{faiss_path} ends inside its codes (row {start + got // width} of {rows})")
+            yield buffer[:count * width].reshape(count, width)
+
+
+def release_free_memory() -> None:
+    """Give the heap memory freed by packing back to the system. faiss and numpy allocate and free a few MiB
+    per chunk packed, and glibc keeps what is freed (tens of MiB over a million rows) as the process's
+    anonymous memory, which would stay resident beside the mapped cache for as long as the index is open."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim():
+    """glibc's malloc_trim, or None where the C library has none."""
+    try:
+        trim = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
+    return trim
 
 
 def aligned_empty(nbytes: int) -> np.ndarray:
@@ -115,7 +196,7 @@ def pack_in_memory(codes: np.ndarray) -> PackedCodes:
     rows, width = codes.shape
     data = aligned_empty(blocks(rows) * block_bytes(width))
     at = 0
-    for chunk in packed_chunks(codes):
+    for chunk in packed_chunks(array_chunks(codes)):
         data[at:at + len(chunk)] = chunk
         at += len(chunk)
     return PackedCodes(data, rows, width, "memory")
@@ -125,8 +206,15 @@ def pack_in_memory(codes: np.ndarray) -> PackedCodes:
 
 def load_packed(codes: np.ndarray, faiss_path: Path | None) -> PackedCodes:
     """The packed codes of `codes` (the rows of the faiss file at faiss_path): memory-mapped from the cache
-    next to it when that is valid, else packed now and written there, else (no path, or the cache cannot
-    be written) packed in memory."""
+    next to it when that is valid, else packed now from the faiss file and written there, then mapped, else
+    (no path, or the cache cannot be written) packed in memory. The memory packing used is given back."""
+    try:
+        return _load_packed(codes, faiss_path)
+    finally:
+        release_free_memory()
+
+
+def _load_packed(codes: np.ndarray, faiss_path: Path | None) -> PackedCodes:
     if faiss_path is None or len(codes) == 0:
         return pack_in_memory(codes)
     cache = packed_path(faiss_path)
@@ -136,7 +224,7 @@ def load_packed(codes: np.ndarray, faiss_path: Path | None) -> PackedCodes:
         return PackedCodes(mapped, len(codes), codes.shape[1], "cache")
     if cache.exists():
         log.info("wikipedia: %s does not match %s (stale or damaged); packing the codes again", cache, faiss_path)
-    if write_cache(cache, codes, header):
+    if write_cache(cache, faiss_path, header):
         mapped = _map_valid(cache, faiss_path, header)
         if mapped is not None:
             return PackedCodes(mapped, len(codes), codes.shape[1], "written")
@@ -167,13 +255,14 @@ def _header_bytes(header: dict) -> bytes:
     return text.ljust(HEADER_BYTES, b"\0")
 
 
-def write_cache(cache: Path, codes: np.ndarray, header: dict) -> bool:
-    """Pack all rows into `cache` (a temporary file renamed into place); False when it cannot be written."""
+def write_cache(cache: Path, faiss_path: Path, header: dict) -> bool:
+    """Pack all rows of the faiss file into `cache` (a temporary file renamed into place), a chunk at a time;
+    False when it cannot be written."""
     tmp = cache.with_name(f".{cache.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
         with tmp.open("xb") as fh:
             fh.write(_header_bytes(header))
-            for chunk in packed_chunks(codes):
+            for chunk in packed_chunks(file_chunks(faiss_path, header["rows"], header["width"])):
                 fh.write(chunk)
             fh.flush()
             os.fsync(fh.fileno())

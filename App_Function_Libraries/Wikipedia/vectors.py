@@ -65,9 +65,11 @@ class PositionalInt8Store:
             os.posix_fadvise(self.file.fileno(), 0, 0, os.POSIX_FADV_RANDOM)
 
     def get(self, rows: np.ndarray) -> np.ndarray:
+        if self.file is None:  # mapped: one gather (sorting first costs more than it saves in memory)
+            return np.take(self.matrix, rows, axis=0)
         order = np.argsort(rows)  # sorted reads walk the file forward
         out = np.empty((len(rows), self.dimension), dtype=np.int8)
-        out[order] = self._read(rows[order]) if self.file is not None else np.take(self.matrix, rows[order], axis=0)
+        out[order] = self._read(rows[order])
         return out
 
     def _read(self, rows: np.ndarray) -> np.ndarray:
