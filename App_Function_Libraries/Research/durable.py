@@ -183,17 +183,24 @@ def execute(question: str, params: ResearchParams, *, plan: ResearchPlan | None 
 def _run_steps(run: Run, steps: _Steps, todo: tuple[str, ...], store, watch: BudgetWatch) -> None:
     for step in todo:
         if watch.user_cancelled():
-            run.cancelled(step)
+            _note_cancel(run, watch, step)
             return
         if step == "pages":
             steps.pages()
         else:
             run.timed(step, getattr(steps, step))
         if watch.user_cancelled() and step in STOPPABLE:
-            run.cancelled(step)
+            _note_cancel(run, watch, step)
             return  # cut short: not committed
         if store is not None:
             store.checkpoint(run.result.id, step, _state(run, watch))
+
+
+def _note_cancel(run: Run, watch: BudgetWatch, step: str) -> None:
+    """The user cancelled: "cancelled during <step>" among the run's errors, at once (the budget's watcher may
+    not have passed the cancel on to the run yet)."""
+    watch.check()
+    run.cancelled(step)
 
 
 def _state(run: Run, watch: BudgetWatch) -> dict[str, Any]:
