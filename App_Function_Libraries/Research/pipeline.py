@@ -10,7 +10,9 @@ Stages, each in its own module (the names are STAGES, used in progress events an
 `cancel` event stops pending work promptly and returns what was done, with "cancelled" among the errors.
 Without an LLM every stage still works: relevance by embedding similarity, notes are the top passages, and
 the report is an extractive brief. A run whose LLM server stops answering (see LLM/breaker.py) gives it up
-once, takes those paths for the rest of the run, and says so in one note.
+once, takes those paths for the rest of the run, and says so in one note. A run where no search answered
+(every engine failed or could not be used) stops after the search stage: `result.stage_failures["search"]`
+says why in plain words, and the search ProgressEvent has failed=True.
 """
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ from App_Function_Libraries.Research.params import ResearchParams
 from App_Function_Libraries.records import ResearchResult, Source
 from App_Function_Libraries.Research.subqueries import analyze_question, dedupe_queries
 from App_Function_Libraries.Search.errors import InvalidOption
+from App_Function_Libraries.Search.failures import engine_failures, nothing_searched
 from App_Function_Libraries.Search.many import MultiSearch, search_many
 from App_Function_Libraries.Search.options import SearchOptions
 
@@ -52,6 +55,7 @@ class ProgressEvent:
     done: int
     total: int
     message: str = ""
+    failed: bool = False  # the stage failed as a whole; message says why, in plain words
 
 
 ProgressFn = Callable[[ProgressEvent], None]
@@ -121,6 +125,7 @@ class Run:
         self.llms = guarded(dict(services.llms), self.health) if params.use_llm else {}
         self._memo: MemoEmbedder | None = None
         self.in_hand: dict[str, str] = {}  # URL -> text found with it (local sources, paper abstracts): not fetched
+        self.search_failure = ""  # the last search_sources' reason, in plain words, when nothing answered
         self.usage_before = {role: _usage(c) for role, c in self.llms.items() if c is not None}
 
     def llm(self, role: str) -> LLMClient | None:
@@ -135,9 +140,9 @@ class Run:
             self._memo = MemoEmbedder(model) if model is not None else None
         return self._memo
 
-    def progress(self, stage: str, done: int, total: int, message: str = "") -> None:
+    def progress(self, stage: str, done: int, total: int, message: str = "", failed: bool = False) -> None:
         if self.on_progress:
-            self.on_progress(ProgressEvent(stage, done, total, message))
+            self.on_progress(ProgressEvent(stage, done, total, message, failed))
 
     def cancelled(self, stage: str) -> bool:
         if self.cancel is not None and self.cancel.is_set():
@@ -180,6 +185,8 @@ def process_question(question: str, params: ResearchParams | None = None, on_pro
     queries = run.timed("subqueries", lambda: _stage_subqueries(run, params))
     if not run.cancelled("search"):
         run.timed("search", lambda: _stage_search(run, params, queries))
+    if run.result.searched_nothing:  # nothing to judge, read or report: the run says why and stops
+        return run.finish()
     if not run.cancelled("relevance"):
         run.timed("relevance", lambda: stage_relevance(run, params, run.result.sources))
     _stages_pages_and_report(run, params, on_report_delta)
@@ -259,6 +266,8 @@ def _stage_subqueries(run: Run, params: ResearchParams) -> list[str]:
 
 def _stage_search(run: Run, params: ResearchParams, queries: list[str]) -> None:
     run.result.sources += search_sources(run, params, queries, lambda found: found[:params.result_max])
+    if run.search_failure:
+        run.result.stage_failures["search"] = run.search_failure
 
 
 def search_sources(run: Run, params: ResearchParams, queries: list[str],
@@ -275,13 +284,17 @@ def search_sources(run: Run, params: ResearchParams, queries: list[str],
     searching.start()  # beside the web engines, which wait on the network (no local source: nothing to do)
     found = _search_web(run, params, web, queries) if web else MultiSearch([], [], [], [])
     searching.join()
-    for label, message in found.errors.items():
-        run.result.errors.append(f"search {label}: {message}")
     local_found = found_local[0] if found_local else LocalSearch()
+    runs = [(r.engine, r.error, r.error_kind) for r in found.runs] + [(r.source, r.error, None)
+                                                                     for r in local_found.runs]
     run.result.errors += [n for n in local_found.notes if n not in run.result.errors]
-    run.result.errors += [f"search {r.label}: {r.error}" for r in local_found.runs if r.error]
+    run.result.errors += [f.note() for f in engine_failures(runs)]
     sources = keep(_fused(found, local_found, run.in_hand))
-    run.progress("search", total, total, f"{len(sources)} results")
+    run.search_failure = "" if run.cancelled("search") else nothing_searched(runs, local_found.notes)
+    if run.search_failure:
+        run.progress("search", total, total, run.search_failure, failed=True)
+    else:
+        run.progress("search", total, total, f"{len(sources)} results")
     return sources
 
 

@@ -55,6 +55,10 @@ class EngineRun:
     def error(self) -> str | None:
         return self.answer.error
 
+    @property
+    def error_kind(self) -> str | None:
+        return self.answer.error_kind
+
 
 @dataclass
 class MergedResult:
@@ -101,7 +105,8 @@ class MultiSearch:
     @classmethod
     def refused(cls, engines: list[str], queries: list[str], message: str) -> "MultiSearch":
         """The answer when the options themselves cannot be used: every (query, engine) pair failed alike."""
-        runs = [EngineRun(e, q, EngineAnswer(e, error=message, asked={"query": q})) for q in queries for e in engines]
+        runs = [EngineRun(e, q, EngineAnswer(e, error=message, asked={"query": q}, error_kind=InvalidOption.kind))
+                for q in queries for e in engines]
         return cls(list(queries), list(engines), [], runs)
 
     @property
@@ -134,7 +139,7 @@ def search_many(engines: Iterable[str] | str, queries: str | Iterable[str], opti
         try:
             opts = options.for_query(q)
         except InvalidOption as exc:
-            return EngineRun(e, q, EngineAnswer(e, error=str(exc), asked={"query": q}))
+            return EngineRun(e, q, EngineAnswer(e, error=str(exc), asked={"query": q}, error_kind=exc.kind))
         return EngineRun(e, q, search_engine(e, opts, settings, use_cache=use_cache, sleep=sleep))
 
     with ThreadPoolExecutor(max_workers=max(1, min(max_workers, len(pairs) or 1))) as pool:

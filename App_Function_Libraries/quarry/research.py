@@ -87,7 +87,8 @@ def research(question: str, params=None, *, rounds: int = 0, save: bool = True,
     report_format, tone, lang, length, preset, follow_up_of, ...). `rounds` (0-5) digs deeper after the report.
     `on_progress` gets the pipeline's ProgressEvents; setting `cancel` stops the run, which returns what it has.
     With `save` the result is stored in the research database under result.id (a failure to save is added to
-    result.errors: the report still stands). `services` (pipeline.Services) replaces the LLMs, fetcher or search
+    result.errors: the report still stands), unless no search answered (result.searched_nothing: there is no
+    report; result.stage_failures["search"] says why). `services` (pipeline.Services) replaces the LLMs, fetcher or search
     built from the settings (the UI's per-run LLM choices). QuarryError when the run cannot be done."""
     from App_Function_Libraries.Research.pipeline import process_question
     settings = settings_or_current(settings)
@@ -99,13 +100,13 @@ def research(question: str, params=None, *, rounds: int = 0, save: bool = True,
                                   services=services)
     except ValueError as exc:
         raise QuarryError(f"research failed: {one_line(exc)}") from exc
-    if rounds and not cancel.is_set():
+    if rounds and not cancel.is_set() and not result.searched_nothing:
         from App_Function_Libraries.Research.dig_deeper import dig_deeper
         try:
             result = dig_deeper(result, rounds, params, on_progress, cancel)
         except Exception as exc:  # noqa: BLE001 - the first report still stands
             result.errors.append(f"dig deeper failed: {one_line(exc)}")
-    if save:
+    if save and not result.searched_nothing:  # no report to keep: the run says why (stage_failures)
         try:
             save_result(result, settings)
         except QuarryError as exc:
