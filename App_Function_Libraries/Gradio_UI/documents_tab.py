@@ -16,7 +16,7 @@ from App_Function_Libraries.Gradio_UI.answer_view import (SourceRef, answer_html
                                                           problems_markdown, render)
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, toast_text, user_errors
 
-COLLECTION_HEADERS = ["id", "name", "type", "pages", "words", "chunks", "added", "path"]
+COLLECTION_HEADERS = ["id", "title", "type", "pages", "words", "chunks", "added", "path"]
 SOURCE_HEADERS = ["n", "file", "where", "score", "text"]
 UPLOAD_FOLDER = "uploads"
 
@@ -34,9 +34,16 @@ def collection_rows() -> list[list]:
     rows = []
     for d in library().list():
         chunks = d.nodes.get("fine", sum(d.nodes.values()))
-        rows.append([d.id, d.name, d.file_type, d.pages or "", d.words, chunks, d.added_at[:16].replace("T", " "),
+        rows.append([d.id, document_title(d), d.file_type, d.pages or "", d.words, chunks, d.added_at[:16].replace("T", " "),
                      d.path])
     return rows
+
+
+def document_title(doc) -> str:
+    """The document's own title (a kept source's page title: its file is named by a hash of its text), else
+    its file name; the path column names the file."""
+    title = " ".join((doc.title or "").split())
+    return title if title and title != Path(doc.name).stem else doc.name
 
 
 def skipped_markdown() -> str:

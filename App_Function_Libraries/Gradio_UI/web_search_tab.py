@@ -223,7 +223,12 @@ def open_report(report_id: str):
     from App_Function_Libraries.DB.research_store import get_research_store
     result = get_research_store(current_settings()).load_report(report_id)
     return ([f"Reopened a saved report from History (id `{result.id[:8]}`)."] + result_values(result)
-            + report_options.values_from_params(result.params))
+            + report_options.values_from_params(result.params) + [result.question])
+
+
+def question_of(state: dict | None):
+    """The question box after a re-run or a dig-deeper round: the report's question."""
+    return (state or {}).get("question") or gr.skip()
 
 
 # ---------------------------------------------------------------- layout
@@ -353,8 +358,10 @@ def build_tab(settings, shared: dict | None = None) -> None:
     for button in follow_buttons:  # the question box shows the follow-up, then it is researched
         button.click(lambda text: text, inputs=button, outputs=question).then(
             run_follow_up, inputs=[state, question, *option_inputs], outputs=run_outputs)
-    dig.click(dig_deeper, inputs=[state, dig_rounds, *option_inputs], outputs=run_outputs)
-    rerun.click(rerun_selection, inputs=[state, sources, *option_inputs], outputs=run_outputs)
+    dig.click(dig_deeper, inputs=[state, dig_rounds, *option_inputs], outputs=run_outputs).then(
+        question_of, inputs=state, outputs=question)
+    rerun.click(rerun_selection, inputs=[state, sources, *option_inputs], outputs=run_outputs).then(
+        question_of, inputs=state, outputs=question)
     cancel.click(stop, inputs=run_id)
     save.click(save_note, inputs=[state, note_title, note_keywords], outputs=saved)
     copy.click(None, inputs=copy_text, js=COPY_JS)
@@ -369,4 +376,5 @@ def build_tab(settings, shared: dict | None = None) -> None:
         shared["on_load"].append(dict(fn=first_screen_values, outputs=[
             mode, options["engines"], *[options[name] for name in first_screen.LLM_ONLY]]))
         report_controls = [options[name] for name in REPORT_OPTION_NAMES]
-        shared["open_report"] = dict(fn=open_report, outputs=[progress, *result_outputs, *report_controls])
+        shared["open_report"] = dict(fn=open_report,
+                                     outputs=[progress, *result_outputs, *report_controls, question])
