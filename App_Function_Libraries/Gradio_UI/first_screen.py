@@ -40,13 +40,16 @@ def mode_markdown(settings: Settings) -> str:
 def engine_problem(engine: str, settings: Settings, health: dict | None = None, now: float | None = None) -> str:
     """Why the engine would not answer now ('' when nothing is known against it): not set up, or what its
     last searches met."""
-    from App_Function_Libraries.Search.engines import is_configured, load_engine
+    from App_Function_Libraries.Search.engines import connection_for, is_configured, load_engine
     if engine in LOCAL_SOURCES:
         return ""
-    spec = load_engine(engine).SPEC
     if not is_configured(engine, settings):
-        needs = " and ".join(n for n, needed in (("URL", spec.needs_url), ("API key", spec.needs_key)) if needed)
-        return f"not set up: needs {needs or 'a setting'}"
+        spec, conn = load_engine(engine).SPEC, connection_for(engine, settings)
+        needs = [name for name, missing in (("API URL", spec.needs_url and not conn.url),
+                                            ("API key", spec.needs_key and not conn.key),
+                                            ("search engine ID", engine == "google" and not conn.extras.get("cx")))
+                 if missing]
+        return f"not set up: needs {' and '.join(needs) or 'a setting'}"
     state = (health or {}).get(engine)
     if state is None or not state.consecutive_failures:
         return ""
