@@ -171,7 +171,8 @@ def _searched_nothing(result, as_json: bool) -> int:
     """A run where no search answered: no report, nothing saved; why on stderr (and the JSON on stdout)."""
     if as_json:
         print(json_text(result.to_dict(), indent=2))
-    say(f"research: nothing could be searched: {result.stage_failures['search']}", file=sys.stderr)
+    from App_Function_Libraries import quarry
+    say(str(quarry.nothing_searched(result)), file=sys.stderr)
     for note in result.errors:
         say(f"note: {note}", file=sys.stderr)
     return 1

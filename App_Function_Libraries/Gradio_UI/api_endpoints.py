@@ -37,6 +37,8 @@ def register(settings_fn) -> None:
             result = quarry.research(question, settings=settings, engines=_names(engines), pages=pages or None,
                                      no_llm=no_llm, report_format=report_format or None, tone=tone or None,
                                      lang=lang or None, length=length or None)
+            if result.searched_nothing:  # no report, nothing saved: the CLI's line as the error
+                raise quarry.nothing_searched(result)
             return plain.research_out(result, saved=not any(e.startswith("could not save") for e in result.errors))
         return _call(work, settings_fn)
 

@@ -114,6 +114,12 @@ def research(question: str, params=None, *, rounds: int = 0, save: bool = True,
     return result
 
 
+def nothing_searched(result) -> QuarryError:
+    """The error for a run where no search answered (result.searched_nothing): one line saying why, the same
+    for the CLI, MCP and the HTTP API."""
+    return QuarryError(f"research: nothing could be searched: {result.stage_failures.get('search', '')}")
+
+
 def save_result(result, settings=None) -> str:
     """Store a research result (replacing an earlier save of it); its id. QuarryError when it cannot be."""
     from App_Function_Libraries.DB.research_store import get_research_store
