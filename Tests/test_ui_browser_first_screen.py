@@ -25,26 +25,19 @@ def app_dir(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def app_url(app_dir):
+def page(app_dir):
+    """The app (no LLM, its engine unreachable) open in Chromium."""
     config = ui.write_app_config(app_dir, {
         "search": {"search_provider_default": "searxng", "search_max_retries": "0",
                    "search_cache_ttl_seconds": "0"},
         "engines": {"searxng_api_url": CLOSED_PORT_URL},
         "research": {"use_embeddings": "false"}})
-    with ui.running_app(config) as url:
-        yield url
+    with ui.running_app(config) as url, ui.chromium_page() as browser_page:
+        ui.open_app(browser_page, url)
+        yield browser_page
 
 
-@pytest.fixture(scope="module")
-def page(app_url):
-    with ui.chromium_page() as p:
-        ui.open_app(p, app_url)
-        yield p
-
-
-def expect(locator):
-    from playwright.sync_api import expect as pw_expect
-    return pw_expect(locator)
+expect = ui.expect
 
 
 def picker_options(page) -> list[str]:

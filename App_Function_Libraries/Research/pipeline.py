@@ -287,8 +287,8 @@ def search_sources(run: Run, params: ResearchParams, queries: list[str],
     local_found = found_local[0] if found_local else LocalSearch()
     runs = [(r.engine, r.error, r.error_kind) for r in found.runs] + [(r.source, r.error, None)
                                                                      for r in local_found.runs]
-    run.result.errors += [n for n in local_found.notes if n not in run.result.errors]
-    run.result.errors += [f.note() for f in engine_failures(runs)]
+    notes = local_found.notes + [f.note() for f in engine_failures(runs)]
+    run.result.errors += [n for n in notes if n not in run.result.errors]
     sources = keep(_fused(found, local_found, run.in_hand))
     run.search_failure = "" if run.cancelled("search") else nothing_searched(runs, local_found.notes)
     if run.search_failure:
