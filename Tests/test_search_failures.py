@@ -44,9 +44,12 @@ def test_failures_are_grouped_per_engine_in_plain_words():
     failures = engine_failures(runs)
     assert [(f.engine, f.failed, f.asked, f.total) for f in failures] == [("searxng", 2, 2, True),
                                                                          ("brave", 1, 2, False)]
-    assert failures[0].note() == f"{UNREACHABLE} (all 2 searches): cannot reach SearXNG at http://x: connection refused"
-    assert failures[1].note().startswith("Brave Search is rate-limiting Quarry — wait a few minutes")
-    assert "(1 of 2 searches)" in failures[1].note()
+    assert failures[0].note() == f"{UNREACHABLE} (all 2 searches: cannot reach SearXNG at http://x: connection refused)"
+    assert failures[1].note() == ("Brave Search is rate-limiting Quarry — wait a few minutes or pick another engine "
+                                  "(1 of 2 searches: Brave Search is rate-limiting Quarry (HTTP 429))")
+    one = engine_failures([("kagi", "Kagi rejected the API key (HTTP 401)", "bad_key")])[0]
+    assert one.note() == ("Kagi refused the API key — check it in Settings → Search engines "
+                          "(Kagi rejected the API key (HTTP 401))")
     assert nothing_searched(runs) == ""  # brave answered once: something was searched
     assert nothing_searched(runs[:2]) == UNREACHABLE
 
@@ -75,7 +78,7 @@ def test_an_unreachable_engine_fails_the_search_stage_and_the_run_stops(make_set
     assert [(e.stage, e.message) for e in failed] == [("search", UNREACHABLE)]
     assert not any(e.stage in ("relevance", "fetch", "report") for e in events)  # nothing to do after it
     assert all("|" not in note for note in result.errors)
-    assert any(note.startswith(UNREACHABLE + ": cannot reach SearXNG") for note in result.errors)
+    assert any(note.startswith(UNREACHABLE + " (cannot reach SearXNG") for note in result.errors)
 
 
 def test_an_engine_picked_without_its_key_says_it_is_not_set_up(make_settings):

@@ -17,8 +17,8 @@ from typing import Iterable
 PLAIN_REASONS = {
     "unreachable": "could not be reached — no internet?",
     "timeout": "did not answer in time — slow or no internet?",
-    "not_configured": "is not set up: it needs an API key or URL (Settings → Search engines)",
-    "bad_key": "refused the API key (Settings → Search engines)",
+    "not_configured": "is not set up: it needs an API key or URL — see Settings → Search engines",
+    "bad_key": "refused the API key — check it in Settings → Search engines",
     "quota": "has used up the plan's quota",
     "rate_limited": "is rate-limiting Quarry — wait a few minutes or pick another engine",
     "blocked": "refused the search — wait a while or pick another engine",
@@ -65,11 +65,12 @@ class EngineFailure:
         return self.failed >= self.asked
 
     def note(self) -> str:
-        """The run's note: the reason, how many searches failed, then the engine's own message."""
-        count = "" if self.asked == 1 else (f" (all {self.asked} searches)" if self.total
-                                            else f" ({self.failed} of {self.asked} searches)")
-        detail = f": {self.detail}" if self.detail and self.detail not in self.reason else ""
-        return f"{self.reason}{count}{detail}"
+        """The run's note: the reason, then how many searches failed and the engine's own message in brackets."""
+        count = "" if self.asked == 1 else (f"all {self.asked} searches" if self.total
+                                            else f"{self.failed} of {self.asked} searches")
+        detail = self.detail if self.detail and self.detail not in self.reason else ""
+        said = ": ".join(part for part in (count, detail) if part)
+        return f"{self.reason} ({said})" if said else self.reason
 
 
 def engine_failures(runs: Iterable[Run]) -> list[EngineFailure]:
