@@ -143,3 +143,16 @@ def test_the_report_area_says_nothing_could_be_searched_and_history_stays_empty(
     assert all(v.get("visible") is False for v in values[-tab.PANELS:])
     tab.save_to_history(result, settings)
     assert get_research_store(settings).list_reports() == []
+
+
+def test_a_fetch_stage_that_read_no_page_shows_failed_with_why(world, make_settings):
+    web = MiniWeb(world, include_faults=False).install()
+    make_settings(research_config(web, search={"search_cache_ttl_seconds": 0},
+                                  fetch={"allow_private_addresses": "false", "cache_ttl_seconds": 0}))
+    events = []
+    result = process_question(QUESTION, on_progress=events.append)  # every page is on a refused address
+    assert result.sources and not any(s.fetched for s in result.sources)
+    failed = [e for e in events if e.failed]
+    assert [e.stage for e in failed] == ["fetch"]
+    assert failed[0].message.startswith("none of the ") and "pages could be read" in failed[0].message
+    assert not result.searched_nothing  # the search answered: the run goes on and is saved as usual

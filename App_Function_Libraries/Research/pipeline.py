@@ -32,7 +32,7 @@ from App_Function_Libraries.Research import coverage, relevance, report
 from App_Function_Libraries.Research.fetch import PageFetcher
 from App_Function_Libraries.Research.follow_ups import suggest_follow_ups
 from App_Function_Libraries.Research.local_sources import LocalSearch, search_local, split_engines
-from App_Function_Libraries.Research.page_stream import PageCache, StreamConfig, read_pages
+from App_Function_Libraries.Research.page_stream import PageCache, StreamConfig, none_read, read_pages
 from App_Function_Libraries.Research.rank import MemoEmbedder, RankSettings
 from App_Function_Libraries.Research.params import ResearchParams
 from App_Function_Libraries.records import ResearchResult, Source
@@ -396,6 +396,8 @@ def stage_pages(run: Run, params: ResearchParams, sources: list[Source]) -> None
     stream = read_pages(chosen, cfg)
     run.result.errors += stream.problems
     run.result.timings.update({k: stream.timings.get(k, 0.0) for k in PAGE_STAGES})
+    if chosen and not any(s.fetched for s in chosen) and not run.cancelled("fetch"):
+        run.progress("fetch", len(chosen), len(chosen), none_read(chosen), failed=True)
 
 
 def _cross_encoder(run: Run) -> PairScorer | None:
