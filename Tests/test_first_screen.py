@@ -165,15 +165,16 @@ def test_open_in_web_search_and_a_rerun_fill_the_question_box(make_settings):
     assert tab.question_of(result.to_dict()) == "How do bees dance?"
 
 
-def test_a_kept_source_is_listed_by_its_title_not_its_hash():
-    from App_Function_Libraries.Gradio_UI.documents_tab import document_title
+def test_a_kept_source_is_listed_by_its_title_not_its_hash(tmp_path):
+    from App_Function_Libraries.Gradio_UI.documents_tab import document_name
 
     class Doc:
-        def __init__(self, name, title):
-            self.name, self.title = name, title
-    assert document_title(Doc("0f3a9c" * 5 + "ab.md", "How bees dance")) == "How bees dance"
-    assert document_title(Doc("notes.md", "notes")) == "notes.md"  # no title of its own: the file name
-    assert document_title(Doc("report.pdf", "")) == "report.pdf"
+        def __init__(self, path, title):
+            self.path, self.name, self.title = str(path), path.name, title
+    kept = tmp_path / "kept"
+    assert document_name(Doc(kept / ("0f3a9c" * 5 + "ab.md"), "How bees dance"), kept) == "How bees dance"
+    assert document_name(Doc(tmp_path / "starter-care.md", "Keeping a starter"), kept) == "starter-care.md"
+    assert document_name(Doc(kept / "x.md", ""), kept) == "x.md"  # no title of its own: the file name
 
 
 def test_the_warm_up_starts_nothing_without_embeddings(make_settings):

@@ -16,7 +16,7 @@ from App_Function_Libraries.Gradio_UI.answer_view import (SourceRef, answer_html
                                                           problems_markdown, render)
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, toast_text, user_errors
 
-COLLECTION_HEADERS = ["id", "title", "type", "pages", "words", "chunks", "added", "path"]
+COLLECTION_HEADERS = ["id", "name", "type", "pages", "words", "chunks", "added", "path"]
 SOURCE_HEADERS = ["n", "file", "where", "score", "text"]
 UPLOAD_FOLDER = "uploads"
 
@@ -32,18 +32,20 @@ def library():
 
 def collection_rows() -> list[list]:
     rows = []
+    settings = current_settings()
+    kept = settings.resolve_path(settings.documents.kept_sources_dir)
     for d in library().list():
         chunks = d.nodes.get("fine", sum(d.nodes.values()))
-        rows.append([d.id, document_title(d), d.file_type, d.pages or "", d.words, chunks, d.added_at[:16].replace("T", " "),
-                     d.path])
+        rows.append([d.id, document_name(d, kept), d.file_type, d.pages or "", d.words, chunks,
+                     d.added_at[:16].replace("T", " "), d.path])
     return rows
 
 
-def document_title(doc) -> str:
-    """The document's own title (a kept source's page title: its file is named by a hash of its text), else
-    its file name; the path column names the file."""
+def document_name(doc, kept_sources_dir: Path) -> str:
+    """The file name; for a kept source (a report's page or paper, its file named by a hash of its text) the
+    page's title. The path column names the file either way."""
     title = " ".join((doc.title or "").split())
-    return title if title and title != Path(doc.name).stem else doc.name
+    return title if title and Path(doc.path).parent.resolve() == Path(kept_sources_dir).resolve() else doc.name
 
 
 def skipped_markdown() -> str:
