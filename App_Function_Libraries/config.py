@@ -31,16 +31,21 @@ SCHOLARLY_ENGINES = ("arxiv", "pubmed", "semanticscholar", "openalex", "crossref
 LOCAL_SOURCES = ("wikipedia", "documents")  # searched beside the engines by a research (Research/local_sources.py)
 LLM_ROLES = ("subquery", "relevance", "extraction", "final_answer")
 LLM_PROVIDERS = ("none", "openai", "llamacpp")
+# Ollama serves the OpenAI API: `provider = ollama` is provider = openai at Ollama's address unless base_url says
+OLLAMA_BASE_URL = "http://127.0.0.1:11434/v1"
+PROVIDER_ALIASES = {"ollama": "openai"}
 
 
 class ConfigError(QuarryError, ValueError):
     """A config value is missing or not allowed. str() is the one-line message shown to the user."""
 
 
-def _f(default, *, choices=None, min=None, max=None, secret=False, path=False, check=None):
+def _f(default, *, choices=None, min=None, max=None, secret=False, path=False, check=None, aliases=None):
     """A settings field with its validation rules stored in metadata. `check(value)` raises ValueError
-    (whose text says what is allowed) for a value of the right type that is still not allowed."""
-    meta = {"choices": choices, "min": min, "max": max, "secret": secret, "path": path, "check": check}
+    (whose text says what is allowed) for a value of the right type that is still not allowed; `aliases` maps
+    another name of a choice to it."""
+    meta = {"choices": choices, "min": min, "max": max, "secret": secret, "path": path, "check": check,
+            "aliases": aliases or {}}
     if isinstance(default, list):
         return field(default_factory=lambda: list(default), metadata=meta)
     return field(default=default, metadata=meta)
@@ -52,7 +57,9 @@ def _source_names(value: Any) -> None:
     names = [n.strip() for n in str(value).split(",") if n.strip()]
     unknown = [n for n in names if n not in known]
     if not names or unknown:
-        raise ValueError(f"engines or local sources separated by commas, from: {', '.join(known)}")
+        what = "is not an engine or local source" if len(unknown) == 1 else "are not engines or local sources"
+        bad = f"{', '.join(map(repr, unknown))} {what}; expected " if unknown else ""
+        raise ValueError(f"{bad}engines or local sources separated by commas, from: {', '.join(known)}")
 
 
 def _search_option(kind: str):
@@ -174,7 +181,7 @@ class EngineSettings:
 @dataclass
 class LLMSettings:
     """Default LLM; each role section ([llm_subquery] …) overrides any of these keys."""
-    provider: str = _f("none", choices=LLM_PROVIDERS)
+    provider: str = _f("none", choices=LLM_PROVIDERS, aliases=PROVIDER_ALIASES)
     model: str = _f("")
     base_url: str = _f("", check=_http_url)
     api_key: str = _f("", secret=True)
@@ -231,6 +238,10 @@ class ResearchSettings:
     output_lang: str = _f("")  # empty: the language of the question
     citation_style: str = _f("numbered", choices=("numbered", "apa", "chicago"))  # the sources list in exports
     follow_up_count: int = _f(5, min=0, max=5)  # follow-up questions suggested after a report (0: none)
+    # a run's budget (0: none); reaching it stops reading pages and writes the report from what was read
+    budget_seconds: float = _f(0.0, min=0, max=86400)
+    budget_pages: int = _f(0, min=0, max=100)
+    budget_llm_tokens: int = _f(0, min=0, max=100_000_000)
 
 
 @dataclass
@@ -283,11 +294,20 @@ class MCPSettings:
     token: str = _f("", secret=True, check=_token_check)  # required for a non-loopback host (Bearer header)
 
 
+@dataclass
+class WatchSettings:
+    # Apprise URLs (https://github.com/caronc/apprise/wiki), comma- or space-separated: where a watched research
+    # that found something new says so (mailto://, ntfy://, matrix://, slack://, json://, ...). They hold
+    # credentials: kept secret like API keys (QUARRY_NOTIFY_URLS overrides).
+    notify_urls: str = _f("", secret=True)
+    notify_timeout_seconds: float = _f(20.0, min=1, max=600)
+
+
 SECTION_TYPES: dict[str, type] = {
     "search": SearchSettings, "engines": EngineSettings, "llm": LLMSettings,
     "embeddings": EmbeddingSettings, "fetch": FetchSettings, "research": ResearchSettings,
     "databases": DatabaseSettings, "wikipedia": WikipediaSettings, "documents": DocumentSettings,
-    "ui": UISettings, "mcp": MCPSettings,
+    "ui": UISettings, "mcp": MCPSettings, "watch": WatchSettings,
 }
 ROLE_SECTION_PREFIX = "llm_"
 
@@ -306,6 +326,7 @@ class Settings:
     documents: DocumentSettings
     ui: UISettings
     mcp: MCPSettings = field(default_factory=MCPSettings)
+    watch: WatchSettings = field(default_factory=WatchSettings)
     roles: dict[str, LLMSettings] = field(default_factory=dict)
 
     def llm_for(self, role: str) -> LLMSettings:
@@ -331,8 +352,11 @@ def _convert(raw: str, ftype: Any, meta: dict, where: str) -> Any:
     except ValueError as exc:
         raise ConfigError(f"{where} = {raw!r}: {exc}") from None
     value = _as_true_false_choice(value, meta.get("choices"))
+    aliases = meta.get("aliases") or {}
+    value = aliases.get(value.lower(), value) if isinstance(value, str) else value
     if meta.get("choices") and value not in meta["choices"]:
-        raise ConfigError(f"{where} = {raw!r}: allowed values are {', '.join(meta['choices'])}")
+        allowed = ", ".join([*meta["choices"], *(f"{a} (= {c})" for a, c in aliases.items())])
+        raise ConfigError(f"{where} = {raw!r}: allowed values are {allowed}")
     if meta.get("check"):
         try:
             meta["check"](value)
@@ -381,6 +405,13 @@ def _typed(raw: str, ftype: Any) -> Any:
     return raw
 
 
+def _ollama_address(values: dict[str, str]) -> dict[str, str]:
+    """An LLM section's values with `provider = ollama` given Ollama's own base_url when it names none."""
+    if values.get("provider", "").strip().strip("\"'").lower() == "ollama" and not values.get("base_url", "").strip():
+        return {**values, "base_url": OLLAMA_BASE_URL}
+    return values
+
+
 def _build_section(cls: type, values: dict[str, str], where_prefix: str, base: Any = None) -> Any:
     kwargs = {}
     for f in dataclasses.fields(cls):
@@ -420,6 +451,8 @@ def _env_overrides(env: dict[str, str]) -> dict[str, dict[str, str]]:
             value = env.get(f"QUARRY_{engine.upper()}_API_{kind.upper()}")
             if value:
                 out.setdefault("engines", {})[f"{engine}_api_{kind}"] = value
+    if env.get("QUARRY_NOTIFY_URLS"):
+        out.setdefault("watch", {})["notify_urls"] = env["QUARRY_NOTIFY_URLS"]
     if env.get("QUARRY_MCP_TOKEN"):
         out.setdefault("mcp", {})["token"] = env["QUARRY_MCP_TOKEN"]
     if env.get("QUARRY_LLM_API_KEY"):
@@ -459,6 +492,7 @@ def load_settings(path: str | os.PathLike | None = None, env: dict[str, str] | N
             values = dict(parser[name]) if parser.has_section(name) else {}
             _unknown_keys(cls, values, f"[{name}]")
             values.update(overrides.get(name, {}))
+            values = _ollama_address(values) if cls is LLMSettings else values
             sections[name] = _build_section(cls, values, f"[{name}]")
         roles = {}
         for role in LLM_ROLES:
@@ -467,7 +501,7 @@ def load_settings(path: str | os.PathLike | None = None, env: dict[str, str] | N
             _unknown_keys(LLMSettings, values, f"[{sec}]")
             values = {k: v for k, v in values.items() if v.strip() != ""}
             values.update(overrides.get(sec, {}))
-            roles[role] = _build_section(LLMSettings, values, f"[{sec}]", base=sections["llm"])
+            roles[role] = _build_section(LLMSettings, _ollama_address(values), f"[{sec}]", base=sections["llm"])
     except ConfigError as exc:
         msg = str(exc)
         raise ConfigError(f"config error: {cfg_path}: {msg}") from None

@@ -17,6 +17,18 @@ SOURCE_KINDS = ("web", "paper", "wikipedia", "document")  # what a source is; `S
 PROBLEM_FIELDS = ("failure", "warning", "duplicate", "skipped")  # what can be said about a source, one field each
 DUPLICATE_PREFIX = "same page as source ["
 SKIPPED_PREFIX = "not read: only the first "
+#: the most characters of a paper's abstract Quarry keeps (real abstracts have a few thousand at most); a longer
+#: one is cut at a word boundary and ends with " …" (Docs/engines.md, Scholarly engines)
+MAX_ABSTRACT_CHARS = 10_000
+
+
+def cut_words(text: str, limit: int) -> str:
+    """text cut at a word boundary to at most `limit` characters, ending with " …" when cut."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 2]
+    cut = cut.rsplit(" ", 1)[0] if " " in cut[-200:] else cut  # one long "word" is cut where it must be
+    return cut.rstrip(",;: ") + " …"
 
 
 @dataclass
@@ -32,6 +44,11 @@ class Paper:
     abstract: str = ""
     pdf_url: str = ""  # an open-access PDF, when the service names one
     abstract_only: bool = False
+
+    def __post_init__(self) -> None:
+        """An abstract past MAX_ABSTRACT_CHARS is cut (a stored or imported run's too)."""
+        if isinstance(self.abstract, str) and len(self.abstract) > MAX_ABSTRACT_CHARS:
+            self.abstract = cut_words(self.abstract, MAX_ABSTRACT_CHARS)
 
     def authors_line(self, most: int = 3) -> str:
         """The first `most` authors, then "et al." when there are more."""

@@ -66,3 +66,22 @@ def test_an_endpoint_whose_name_a_ui_handler_took_stops_start_up():
         gr.Button().click(lambda: None, api_name="research_1")
     with pytest.raises(RuntimeError, match="API endpoints not found under their names: .*research"):
         hide_plumbing(broken)
+
+
+def test_plan_then_run_it_then_watch_through_the_api(client):
+    plan = client.predict(question=QUESTION, engines="searxng", no_llm=True, api_name="/research_plan")
+    assert plan["queries"] == [{"query": QUESTION, "engines": ["searxng"]}]
+    plan["queries"].append({"query": "waggle dance direction", "engines": ["searxng"]})
+    plan["budget"]["pages"] = 1
+    import json
+    data = client.predict(plan=json.dumps(plan), no_llm=True, api_name="/research")
+    assert data["id"] and "## Left undone" in data["report_markdown"]
+    watch = client.predict(report_id=data["id"][:8], every="1d", api_name="/watch_add")
+    ran = client.predict(watch_id=watch["id"], api_name="/watch_run")
+    assert ran["outcomes"][0]["nothing_new"]
+    listed = client.predict(api_name="/watch_list")["watches"]
+    assert [r["run_id"] for r in listed[0]["runs"]] == [data["id"], ran["outcomes"][0]["run_id"]]
+    assert client.predict(api_name="/runs_unfinished") == {"runs": []}
+    with pytest.raises(Exception, match="has finished"):
+        client.predict(run_id=data["id"], api_name="/research")
+    assert client.predict(watch_id=watch["id"], api_name="/watch_remove") == {"removed": watch["id"]}

@@ -163,3 +163,33 @@ def test_a_retired_key_is_ignored_with_a_warning_and_a_misspelt_one_is_an_error(
                                         ("no", "false"), ("0", "false"), ("off", "false"), ("AUTO", "auto")])
 def test_bf16_still_takes_every_true_false_spelling_of_the_old_setting(tmp_path, raw, value):
     assert load_settings(write(tmp_path, f"[embeddings]\nbf16 = {raw}\n"), env={}).embeddings.bf16 == value
+
+
+def test_provider_ollama_is_the_openai_client_at_ollamas_address(tmp_path):
+    """Ollama serves the OpenAI API: `provider = ollama` is provider = openai with Ollama's base_url, unless
+    base_url names another; a role may use it alone; saving it is accepted too."""
+    from App_Function_Libraries.config import OLLAMA_BASE_URL
+    s = load_settings(write(tmp_path, "[llm]\nprovider = ollama\nmodel = llama3.2\n"), env={})
+    assert (s.llm.provider, s.llm.base_url, s.llm.model) == ("openai", "http://127.0.0.1:11434/v1", "llama3.2")
+    assert OLLAMA_BASE_URL == "http://127.0.0.1:11434/v1" and s.llm_for("final_answer").provider == "openai"
+    s = load_settings(write(tmp_path, "[llm]\nprovider = Ollama\nbase_url = http://gpu.lan:11434/v1\n"), env={})
+    assert (s.llm.provider, s.llm.base_url) == ("openai", "http://gpu.lan:11434/v1")
+    s = load_settings(write(tmp_path, "[llm]\nprovider = openai\nbase_url = https://api.example/v1\n"
+                                      "[llm_relevance]\nprovider = ollama\n"), env={})
+    assert s.llm_for("relevance").base_url == OLLAMA_BASE_URL and s.llm.base_url == "https://api.example/v1"
+    p = write(tmp_path, "[llm]\nprovider = none\n")
+    update_config_file(p, "llm", "provider", "ollama")
+    assert load_settings(p, env={}).llm.base_url == OLLAMA_BASE_URL
+    with pytest.raises(ConfigError, match=r"provider = 'olama': allowed values are none, openai, llamacpp, "
+                                          r"ollama \(= openai\)"):
+        load_settings(write(tmp_path, "[llm]\nprovider = olama\n"), env={})
+
+
+def test_a_bad_engine_list_names_the_bad_entry(tmp_path):
+    with pytest.raises(ConfigError, match=r"search_provider_default = 'duckduckgo, googel': 'googel' is not an engine "
+                                          r"or local source; expected engines or local sources separated by commas"):
+        load_settings(write(tmp_path, "[search]\nsearch_provider_default = duckduckgo, googel\n"), env={})
+    with pytest.raises(ConfigError, match=r"'bingo', 'wiki' are not engines or local sources;"):
+        load_settings(write(tmp_path, "[search]\nsearch_provider_default = bingo,brave,wiki\n"), env={})
+    assert load_settings(write(tmp_path, "[search]\nsearch_provider_default = brave, wikipedia\n"),
+                         env={}).search.search_provider_default == "brave, wikipedia"  # a control

@@ -116,6 +116,23 @@ def test_history_list_show_and_save_as_note(cli, tmp_path):
     assert cli("history", "show", result.id[:8])[0] == 1
 
 
+def test_history_list_options_given_before_or_after_list(cli, capsys, monkeypatch):
+    """`history --json list` is `history list --json` (argparse wrote list's own defaults over it), and the
+    top-level help names every history action."""
+    result = sample_result()
+    get_research_store(cli.settings).save_research(result)
+    for args in (("history", "--json", "list"), ("history", "list", "--json"), ("history", "--json")):
+        code, out, _ = cli(*args)
+        assert code == 0 and [r["id"] for r in json.loads(out)] == [result.id], args
+    assert cli("history", "--search", "nothing like this", "list")[1].startswith("no saved searches match")
+    assert cli("history", "list")[1].count(result.id[:8]) == 1  # a control: not JSON without --json
+    monkeypatch.setenv("COLUMNS", "400")  # the help line unwrapped
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.strip().startswith("history"))
+    assert all(word in line for word in ("list", "show", "export", "note", "ask", "keep", "delete")), line
+
+
 def test_app_entry_point_runs_the_commands(make_settings):
     settings = make_settings()
     base = [sys.executable, str(ROOT / "app.py"), "--config", str(settings.path)]

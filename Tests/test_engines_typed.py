@@ -163,7 +163,7 @@ def test_research_sources_are_built_from_the_merged_hits(make_settings):
     paper = Paper(authors=["Ann Bee"], year=2021, venue="arXiv", doi="10.1000/bees")
     asked = []
 
-    def search(engines, queries, options, *, settings, use_cache=True):
+    def search(engines, queries, options, *, settings, use_cache=True, cancel=None):
         asked.append(options)
         runs = [EngineRun(e, q, EngineAnswer(e, options.for_query(q), hits=[
             paper_hit("https://arxiv.org/abs/1", paper, date_published="2021-05-01"), paper_hit("https://b.org/")]))

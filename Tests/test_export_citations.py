@@ -11,6 +11,7 @@ import pytest
 from App_Function_Libraries.DB.citation_styles import reference, split_name
 from App_Function_Libraries.DB.export import ExportFormatError, export_report
 from App_Function_Libraries.records import Paper, ResearchResult, Source
+from Tests.support.system_tools import require_pango
 from Tests.test_db_cli import cli  # noqa: F401 - the fixture: run `python app.py ...` on a fresh config
 
 NO_SECRETS: list[str] = []
@@ -157,6 +158,7 @@ def test_reports_without_sources_export_empty_reference_files():
 # ---------------------------------------------------------------- CLI
 
 def test_history_export_writes_each_format_and_says_what_is_wrong_in_one_line(cli, tmp_path):
+    require_pango()
     from App_Function_Libraries.DB.research_store import get_research_store
     result = mixed_result()
     get_research_store(cli.settings).save_research(result)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 
 import pytest
 
 from App_Function_Libraries.DB.export import export_report
 from App_Function_Libraries.records import Citation, ReportExchange
+from Tests.support.system_tools import require_pango, require_tool
 from Tests.test_db_cli import cli  # noqa: F401 - the fixture: run `python app.py ...` on a fresh config
 from Tests.test_export_citations import _docx_text, mixed_result
 
@@ -27,8 +27,7 @@ def exchanges() -> list[ReportExchange]:
 
 
 def pdf_text(data: bytes, tmp_path) -> str:
-    if not shutil.which("pdftotext"):
-        pytest.skip("pdftotext (poppler-utils) is not installed")
+    require_tool("pdftotext")
     path = tmp_path / "r.pdf"
     path.write_bytes(data)
     return subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True,
@@ -72,6 +71,7 @@ def test_a_key_in_an_exchange_never_reaches_an_export():
 
 
 def test_pdf_and_word_show_the_questions(tmp_path):
+    require_pango()
     pdf = pdf_text(export_report(mixed_result(), "pdf", secrets=[], exchanges=exchanges()), tmp_path)
     flat = " ".join(pdf.split())
     assert HEADING in flat and QUESTION in flat and "Ants follow scent trails" in flat

@@ -3,7 +3,6 @@ text, fonts and link annotations; python-docx for the Word file's text, styles a
 from __future__ import annotations
 
 import io
-import shutil
 import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -13,11 +12,18 @@ import pytest
 from App_Function_Libraries.DB.export import export_note, export_report
 from App_Function_Libraries.DB.export_print import html_to_pdf
 from App_Function_Libraries.records import ResearchResult, Source
+from Tests.support.system_tools import require_cjk_font, require_pango, require_tool
 from Tests.test_export_citations import CJK, CYRILLIC, GREEK, NO_SECRETS, mixed_result
 
 WEB_SOURCES = {1: "https://bees.example/dance", 2: "https://ants.example/trails", 3: "https://papers.example/frisch",
                4: "https://en.wikipedia.org/wiki/Honey_bee"}
-needs_poppler = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler-utils (pdftotext) not installed")
+
+
+@pytest.fixture
+def pdf_tools():
+    """Pango renders the PDF, poppler's pdftotext reads it back: skipped without them (failed in CI)."""
+    require_pango()
+    require_tool("pdftotext")
 
 
 def pdf_text(data: bytes, tmp_path) -> str:
@@ -44,8 +50,9 @@ def pdf_links(data: bytes) -> list[tuple[str, str]]:
     return links
 
 
-@needs_poppler
-def test_pdf_has_text_scripts_header_sources_and_clickable_citations(tmp_path):
+def test_pdf_has_text_scripts_header_sources_and_clickable_citations(tmp_path, pdf_tools):
+    require_tool("pdffonts")
+    require_cjk_font()
     data = export_report(mixed_result(), "pdf", secrets=NO_SECRETS, citation_style="apa")
     assert data.startswith(b"%PDF")
     text = " ".join(pdf_text(data, tmp_path).split())
@@ -66,8 +73,7 @@ def test_pdf_has_text_scripts_header_sources_and_clickable_citations(tmp_path):
     assert not any(u.startswith(("file:", "/home")) for u in uris)
 
 
-@needs_poppler
-def test_pdf_of_a_hostile_report_shows_its_markup_as_text(tmp_path):
+def test_pdf_of_a_hostile_report_shows_its_markup_as_text(tmp_path, pdf_tools):
     result = ResearchResult(question="<b>Q</b>", report_markdown="Text <script>alert(1)</script> "
                             "[x](javascript:alert(2)) <a href='http://evil.example/'>evil</a> [1].",
                             sources=[Source(title="S", url="javascript:alert(3)", n=1)])
@@ -93,6 +99,7 @@ class _Counting(BaseHTTPRequestHandler):
 def test_pdf_rendering_fetches_nothing(tmp_path):
     """Even HTML that names remote and local files (the exports never make such HTML; this is the second wall)
     makes WeasyPrint fetch nothing."""
+    require_pango()
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Counting)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     secret = tmp_path / "secret.css"
@@ -138,8 +145,7 @@ def test_docx_has_header_structure_hyperlinked_citations_and_styled_sources():
     assert any(b.get(qn("w:name")) == "source-5" for b in document.element.body.iter(qn("w:bookmarkStart")))
 
 
-@needs_poppler
-def test_note_exports_to_pdf_and_docx_link_its_report_sources(tmp_path):
+def test_note_exports_to_pdf_and_docx_link_its_report_sources(tmp_path, pdf_tools):
     from App_Function_Libraries.DB.notes_store import Note
     result = mixed_result()
     note = Note(id="n1", title="My bee note", content="Bees dance [1], see also [3].", keywords=["bees"],

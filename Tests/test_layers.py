@@ -24,7 +24,8 @@ LAYERS: dict[str, float] = {  # top-level module or package of App_Function_Libr
     "DB": STORE,
     "LLM": SERVICES, "Retrieval": SERVICES,
     "config": BOTTOM, "records": BOTTOM, "errors": BOTTOM, "codes": BOTTOM, "retry": BOTTOM,
-    "parse_sandbox": BOTTOM, "__init__": BOTTOM,
+    "parse_sandbox": BOTTOM, "download_deadline": BOTTOM, "valid_unicode": BOTTOM,
+    "__init__": BOTTOM,
 }
 SIDEWAYS = {("app", "CLI"), ("CLI", "Gradio_UI"), ("CLI", "mcp_server"), ("CLI", "MCP")}  # front door starts one
 MODULE_NAME = re.compile(rf"{PKG}(\.\w+)+")

@@ -17,7 +17,8 @@ from Tests.support.app_process import ROOT
 from Tests.support.mcp_world import QUESTION, start_mcp_http, start_world
 
 TOOLS = {"research", "web_search", "wiki_search", "wiki_ask", "docs_search", "docs_ask", "notes_search",
-         "notes_get", "notes_add", "history_list", "history_get", "keep_sources"}
+         "notes_get", "notes_add", "history_list", "history_get", "keep_sources", "research_plan", "runs_unfinished",
+         "watch_add", "watch_list", "watch_remove", "watch_run"}
 
 
 @pytest.fixture(scope="module")

@@ -127,7 +127,7 @@ def test_the_stage_board_shows_a_failed_stage_with_its_reason():
     lines = board.markdown().split("  \n")
     assert lines[0].startswith("✓ **Sub-queries**")
     assert lines[1] == f"✗ **Search** · {UNREACHABLE}"
-    assert lines[2].startswith("– **Relevance check**")
+    assert all(line.startswith("– ") for line in lines[2:])  # not run: nothing to judge, read or report
 
 
 def test_the_report_area_says_nothing_could_be_searched_and_history_stays_empty(make_settings):

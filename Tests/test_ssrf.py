@@ -7,6 +7,7 @@ from App_Function_Libraries.config import FetchSettings
 from App_Function_Libraries.Research import fetch as fetch_mod
 from App_Function_Libraries.Research.fetch import PageFetcher
 from App_Function_Libraries.Research.ssrf import SSRFBlocked, check_url, forbidden_reason
+from Tests.support.system_tools import require_tool
 from Tests.support.testworld import Response
 
 BLOCKED = {
@@ -104,15 +105,13 @@ def test_numeric_host_spellings_of_loopback_are_blocked(url):
 def test_https_connects_to_the_checked_address_and_verifies_the_name(tmp_path):
     """TLS goes to the pinned address while the certificate is still checked against the URL's host."""
     import http.server
-    import shutil
     import ssl
     import subprocess
     import threading
 
     import requests
 
-    if not shutil.which("openssl"):
-        pytest.skip("openssl is needed to make a test certificate")
+    require_tool("openssl")  # makes the test certificate
     cert, key = tmp_path / "c.pem", tmp_path / "k.pem"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
                     str(cert), "-days", "1", "-subj", "/CN=pages.test", "-addext", "subjectAltName=DNS:pages.test"],

@@ -94,6 +94,8 @@ def test_a_process_s_folder_goes_when_it_exits_or_at_the_next_start(tmp_path, ho
 def test_web_search_history_and_notes_offer_pdf_word_ris_and_csl(make_settings):
     """The new formats reach the three download places; the sources list follows the report's citation style
     (Report options), else [research] citation_style."""
+    from Tests.support.system_tools import require_pango
+    require_pango()
     import docx
     import gradio as gr
 

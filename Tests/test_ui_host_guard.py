@@ -119,6 +119,18 @@ def history_join(app) -> dict:
             "trigger_id": None}
 
 
+def page_cookie(app) -> str:
+    """The page token cookie the page is served with, as the browser sends it back."""
+    conn = http.client.HTTPConnection("127.0.0.1", app["port"], timeout=30)
+    try:
+        conn.request("GET", "/")
+        resp = conn.getresponse()
+        resp.read()
+        return resp.getheader("set-cookie").split(";", 1)[0]
+    finally:
+        conn.close()
+
+
 EVIL = "evil.example:{port}"
 GOOD_HOSTS = ["127.0.0.1:{port}", "localhost:{port}", "[::1]:{port}", CONFIGURED + ":{port}"]
 
@@ -147,8 +159,9 @@ def test_queue_join_and_results_need_the_ui_own_host_and_origin(app):
                            body=b"--x--\r\n", headers={"Content-Type": "multipart/form-data; boundary=x"})
     assert status == 403
 
+    page = {"Cookie": page_cookie(app)}  # the page's own requests carry its page token (test_ui_page_token.py)
     status, body = request(app, "POST", "/gradio_api/queue/join", "127.0.0.1:{port}", "http://127.0.0.1:{port}",
-                           body=join)
+                           body=join, headers=page)
     assert status == 200 and json.loads(body)["event_id"], body
     stream = f"/gradio_api/queue/data?session_hash={join['session_hash']}"
     assert request(app, "GET", stream, EVIL)[0] == 403
@@ -156,7 +169,7 @@ def test_queue_join_and_results_need_the_ui_own_host_and_origin(app):
     assert status == 200 and b"process_completed" in body and b"saved report(s)" in body, body[-500:]
 
     join = history_join(app)  # gradio_client and scripts send no Origin
-    assert request(app, "POST", "/gradio_api/queue/join", "localhost:{port}", body=join)[0] == 200
+    assert request(app, "POST", "/gradio_api/queue/join", "localhost:{port}", body=join, headers=page)[0] == 200
 
 
 def test_a_refused_settings_save_changes_nothing(app):

@@ -2,7 +2,9 @@
 and gigabytes (Tests/support/hostile_files.py), against the fetcher, a research run, the research page stream,
 `python app.py extract` and `python app.py docs add`. One summary line per case.
 
-    python bench/hostile_inputs.py [--cases drip,research,stream,extract,docs] [--cap 120] [--after 30]
+    python bench/hostile_inputs.py [--cases drip,research,stream,extract,docs,items] [--cap 120] [--after 30]
+                                   [--before REV] [--item-cap 60]
+    python bench/hostile_inputs.py --cases exports [--baseline DIR]   # DIR: an older checkout, measured first
 
 drip      PageFetcher.fetch of a page that drips its body / its headers / headers behind a redirect (a byte every
           0.5 s), [fetch] total_timeout_seconds = 5: seconds until the fetch ends
@@ -16,6 +18,15 @@ extract   `python app.py extract` on a file with a 100k-attribute tag and one wi
           settings): seconds, and the peak RSS of its process tree
 docs      `python app.py docs add` on the same two files (default settings, and parse_timeout_seconds = 20
           where that setting exists): seconds and peak RSS of the process tree (the embedding model included)
+items     issue 23's hostile search answers and outside bytes (bench/hostile_search_cases.py: a dripping search
+          API, Cancel during the search stage, lone surrogates, a 5,000-digit citation, huge abstracts, a
+          60,000-entry arXiv feed, control characters in a DOI/URL, a 400-digit number), each in a process of
+          its own: seconds, peak tree RSS and its outcome; with --before REV each case runs on that git revision
+          too (extracted to a temporary folder), in the same run, killed at --item-cap seconds;
+          `--cases items:7-arxiv,items:1-search` runs only those
+exports   export_report to Word of a 1,600-cell table (80 x 20), to PDF of 1 MB of text and of 50,000 `[1]`, each
+          in a process of its own: seconds, peak RSS of its tree (the render worker included) and the outcome;
+          with --baseline, the same in that checkout first (before / after in one run)
 
 Every subprocess is killed at --cap seconds (reported as "still running after").
 """
@@ -77,10 +88,10 @@ def tree_stats(pid: int) -> tuple[float, int]:
     return cpu, rss
 
 
-def run_measured(cmd: list[str], cap: float) -> tuple[float, int, int | None, str, str]:
+def run_measured(cmd: list[str], cap: float, cwd: Path = ROOT) -> tuple[float, int, int | None, str, str]:
     """(seconds, peak tree RSS, exit code or None when killed at cap, its stdout, last stderr line)."""
     started = time.monotonic()
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     peak = 0
     box: dict[str, str] = {}
@@ -209,11 +220,71 @@ def case_docs(workdir: Path, cap: float) -> None:
             print(f"docs add {path.name} ({setting}): {state}, peak tree RSS {mb(peak)}; {outcome}", flush=True)
 
 
+def case_items(before: str | None, cap: float, only: list[str]) -> None:
+    """Every case of hostile_search_cases.py (or those in `only`) on this tree, and first on `before`'s."""
+    from bench.hostile_search_cases import CASES
+    script = str(ROOT / "bench" / "hostile_search_cases.py")
+    with tempfile.TemporaryDirectory(prefix="hostile-before-") as old:
+        trees = [("after", str(ROOT))]
+        if before:
+            archive = subprocess.run(["git", "archive", before], cwd=ROOT, capture_output=True, check=True).stdout
+            subprocess.run(["tar", "-x", "-C", old], input=archive, check=True)
+            trees.insert(0, (f"before ({before})", old))
+        for name in [c for c in CASES if not only or c in only]:
+            for label, tree in trees:
+                seconds, peak, code, out, err = run_measured([sys.executable, script, tree, name], cap)
+                said = [line[len("RESULT "):] for line in out.splitlines() if line.startswith("RESULT ")]
+                state = f"{seconds:.1f} s (exit {code})" if code is not None else f"still running after {seconds:.0f} s"
+                outcome = said[0] if said else (err or "no result")
+                print(f"item {name} {label}: {state}, peak tree RSS {mb(peak)}; {outcome[:200]}", flush=True)
+
+
+EXPORT_SCRIPT = """
+import sys
+sys.path.insert(0, ".")
+from App_Function_Libraries.DB.export import export_report
+kind = sys.argv[1]
+source = [{"n": 1, "title": "A source", "url": "https://example.org/a"}]
+if kind == "word-table":
+    fmt, cols = "docx", 20
+    rows = ["|" + "|".join(f"h{c}" for c in range(cols)) + "|", "|" + "|".join("---" for _ in range(cols)) + "|"]
+    rows += ["|" + "|".join(f"r{r}c{c} [1]" for c in range(cols)) + "|" for r in range(79)]
+    body = chr(10).join(rows)
+elif kind == "pdf-text":
+    fmt, para = "pdf", "Honey bees communicate the location of food with a dance whose angle encodes it [1]. " * 5
+    body = (chr(10) * 2).join([para] * (1_000_000 // len(para)))
+else:
+    fmt, body = "pdf", "[1] " * 50_000
+try:
+    data = export_report({"question": "Q", "report_markdown": body, "sources": source, "created_at": 0}, fmt,
+                         secrets=())
+    print(f"made {len(data):,} bytes")
+except Exception as exc:
+    print(f"{type(exc).__name__}: {exc}")
+"""
+EXPORT_CASES = {"word-table": "Word, 1,600-cell table", "pdf-text": "PDF, 1 MB of text",
+                "pdf-citations": "PDF, 50,000 [1]"}
+
+
+def case_exports(cap: float, baseline: Path | None) -> None:
+    for label, root in (("before", baseline), ("after", ROOT)):
+        if root is None:
+            continue
+        for kind, name in EXPORT_CASES.items():
+            seconds, peak, code, out, err = run_measured([sys.executable, "-c", EXPORT_SCRIPT, kind], cap, cwd=root)
+            state = f"{seconds:.1f} s" if code is not None else f"still running after {seconds:.0f} s"
+            outcome = (out.strip().splitlines() or [err])[-1][:150] if code is not None else ""
+            print(f"export {name} ({label}): {state}, peak tree RSS {mb(peak)}; {outcome}", flush=True)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", default="drip,research,stream,extract,docs")
+    parser.add_argument("--cases", default="drip,research,stream,extract,docs,items")
+    parser.add_argument("--before", help="git revision whose code the items cases also run on (e.g. main)")
+    parser.add_argument("--item-cap", type=float, default=60, help="seconds before an items case is killed")
     parser.add_argument("--cap", type=float, default=120, help="seconds before a case is called hung and killed")
     parser.add_argument("--after", type=float, default=30, help="seconds watched after a page is given up")
+    parser.add_argument("--baseline", type=Path, help="an older checkout to measure the exports in first")
     args = parser.parse_args(argv)
     os.environ.update(GRADIO_ANALYTICS_ENABLED="False", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     from Tests.support.mini_web import MiniWeb
@@ -235,6 +306,11 @@ def main(argv: list[str]) -> int:
             case_extract(workdir, args.cap)
         if "docs" in cases:
             case_docs(workdir, args.cap)
+        only = [c.split(":", 1)[1] for c in cases if c.startswith("items:")]
+        if "items" in cases or only:
+            case_items(args.before, args.item_cap, only)
+        if "exports" in cases:
+            case_exports(args.cap, args.baseline)
     return 0
 
 

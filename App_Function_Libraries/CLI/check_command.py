@@ -1,34 +1,62 @@
-"""`python app.py check`: the active settings (keys masked) and a reachability verdict for each configured
-LLM role and search engine."""
+"""`python app.py check`: a verdict for each configured LLM role and search engine, the Wikipedia index and
+the document library; with --settings, the settings in force after them (keys masked)."""
 from __future__ import annotations
+
+import argparse
 
 from App_Function_Libraries.CLI.terminal import json_text, say
 from App_Function_Libraries.config import get_settings, masked
-from App_Function_Libraries.status import status_lines
+from App_Function_Libraries.status import Verdict, status_lines
 
 
 def register(sub) -> None:
-    p = sub.add_parser("check", help="show settings (keys masked) and test each LLM role and search engine")
+    p = sub.add_parser("check", help="test each LLM role and search engine, the Wikipedia index and the document "
+                                     "library (--settings: show the settings too)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--no-settings", action="store_true", help="only the verdicts, not the settings")
+    p.add_argument("--settings", action="store_true", help="also show every setting (keys masked), after the "
+                                                           "verdicts")
+    p.add_argument("--no-settings", action="store_true", help=argparse.SUPPRESS)  # the default now; still accepted
     p.set_defaults(func=run_check)
+
+
+def local_verdicts(settings) -> list[Verdict]:
+    """The Wikipedia index and the document library, read without loading a model."""
+    from App_Function_Libraries.Documents.library import library_status
+    from App_Function_Libraries.Wikipedia.index import index_folder, index_status, is_quarry_index
+    found, message = index_status(settings)
+    wiki_ok: bool | None = found
+    if not found and not is_quarry_index(index_folder(settings)):  # none built yet: a failure only when asked for
+        wiki_ok = False if "wikipedia" in _default_sources(settings) else None
+    docs_ok, docs_message = library_status(settings)
+    if docs_ok is None and "documents" in _default_sources(settings):
+        docs_ok = False
+    return [Verdict("wikipedia index", wiki_ok, message), Verdict("document library", docs_ok, docs_message)]
+
+
+def _default_sources(settings) -> list[str]:
+    return [n.strip() for n in settings.search.search_provider_default.split(",")]
 
 
 def run_check(args) -> int:
     settings = get_settings()
-    verdicts = status_lines(settings)
+    verdicts = status_lines(settings) + local_verdicts(settings)
+    show_settings = getattr(args, "settings", False)
+    code = 0 if all(v.ok is not False for v in verdicts) else 1
     if args.json:
-        print(json_text({"config": str(settings.path), "settings": masked(settings),
-                         "checks": [v.__dict__ for v in verdicts]}, indent=2, default=str))
-        return 0 if all(v.ok is not False for v in verdicts) else 1
-    if not args.no_settings:
-        print(f"Config file: {settings.path}")
+        data = {"config": str(settings.path), "checks": [v.__dict__ for v in verdicts]}
+        if show_settings:
+            data["settings"] = masked(settings)
+        print(json_text(data, indent=2, default=str))
+        return code
+    for v in verdicts:
+        mark = {True: "OK  ", False: "FAIL", None: "SKIP"}[v.ok]
+        say(f"{mark} {v.name}: {v.message}")  # server-supplied model names and error text
+    if show_settings:
+        print(f"\nConfig file: {settings.path}")
         for section, values in masked(settings).items():
             print(f"[{section}]")
             for key, value in values.items():
                 print(f"  {key} = {value}")
-        print()
-    for v in verdicts:
-        mark = {True: "OK  ", False: "FAIL", None: "SKIP"}[v.ok]
-        say(f"{mark} {v.name}: {v.message}")  # server-supplied model names and error text
-    return 0 if all(v.ok is not False for v in verdicts) else 1
+    else:
+        print(f"Config file: {settings.path} (python app.py check --settings shows every setting)")
+    return code

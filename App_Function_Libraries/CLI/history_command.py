@@ -1,6 +1,8 @@
 """`python app.py history ...`: past searches and their reports.
 
-    history [--search TEXT] [--limit N]          the list: id, time, question, number of sources
+    history [--search TEXT] [--limit N]          the list: id, time, question, number of sources; then the
+                                                 runs that did not finish (interrupted, cancelled): resume them
+                                                 with python app.py research --resume ID
     history show ID [--format md|json|html|bib|ris|csl|txt] [--output FILE]
     history export ID --format pdf|docx|md|html|json|bib|ris|csl|txt -o FILE [--citation-style numbered|apa|chicago]
     history note ID [--title T] [--keywords a,b]  save the report as a note
@@ -10,6 +12,7 @@
 """
 from __future__ import annotations
 
+import argparse
 import sys
 
 from App_Function_Libraries.CLI.notes_command import guarded, note_from_report, when, write_output
@@ -17,13 +20,14 @@ from App_Function_Libraries.CLI.terminal import json_text, one_line, say
 
 
 def register(sub) -> None:
-    p = sub.add_parser("history", help="past searches and reports: list, show, save as a note, delete")
+    p = sub.add_parser("history", help="past searches and reports: list, show, export, save as a note, ask about, "
+                                       "keep the sources, delete")
     _list_args(p)
     p.set_defaults(func=run_list)
     actions = p.add_subparsers(dest="history_action", metavar="ACTION")
 
     a = actions.add_parser("list", help="past searches, newest first")
-    _list_args(a)
+    _list_args(a, keep_given=True)  # `history --json list` is `history list --json`
     a.set_defaults(func=run_list)
 
     a = actions.add_parser("show", help="print a past report")
@@ -70,11 +74,17 @@ def _style_arg(parser) -> None:
                                                  "own, else [research] citation_style)")
 
 
-def _list_args(parser) -> None:
-    parser.add_argument("--search", help="only searches whose question or report contains this text")
-    parser.add_argument("--limit", type=int, default=30, help="most searches shown (default 30)")
-    parser.add_argument("--offset", type=int, default=0, help="skip this many first")
-    parser.add_argument("--json", action="store_true", help="print JSON")
+def _list_args(parser, keep_given: bool = False) -> None:
+    """The list's options, on `history` and on `history list`. On the latter (keep_given) they default to
+    SUPPRESS: argparse would otherwise write its defaults over the options given before `list`."""
+    defaults = {"search": None, "limit": 30, "offset": 0, "json": False}
+    if keep_given:
+        defaults = dict.fromkeys(defaults, argparse.SUPPRESS)
+    parser.add_argument("--search", default=defaults["search"],
+                        help="only searches whose question or report contains this text")
+    parser.add_argument("--limit", type=int, default=defaults["limit"], help="most searches shown (default 30)")
+    parser.add_argument("--offset", type=int, default=defaults["offset"], help="skip this many first")
+    parser.add_argument("--json", action="store_true", default=defaults["json"], help="print JSON")
 
 
 def _store():
@@ -93,13 +103,43 @@ def run_list(args) -> int:
         print("no saved searches" + (" match" if args.search else " yet"))
     for r in reports:
         say(f"{r.id[:8]}  {when(r.created_at)}  {r.source_count:3d} sources  {r.mode:10s}  {one_line(r.question)}")
+    runs = [] if args.search or args.offset else quarry.runs.unfinished(limit=args.limit)
+    if runs:
+        say("\nnot finished (python app.py research --resume ID):")
+    for run in runs:
+        say(f"{run.id[:8]}  {when(run.updated_at)}  {run.status:11s}  after {run.stage or 'nothing':10s}  "
+            f"{one_line(run.question)}")
     return 0
 
 
 @guarded
 def run_show(args) -> int:
     from App_Function_Libraries import quarry
-    write_output(quarry.export(args.id, args.format, citation_style=args.citation_style), args.output, args.format)
+    try:
+        text = quarry.export(args.id, args.format, citation_style=args.citation_style)
+    except quarry.QuarryError:
+        if args.format not in ("md", "txt"):
+            raise
+        return _show_unfinished(args)
+    if args.format in ("md", "txt"):
+        facts = quarry.runs.facts_markdown(args.id)
+        text = text.rstrip("\n") + ("\n\n" + facts + "\n" if facts else "\n")
+    write_output(text, args.output, args.format)
+    return 0
+
+
+def _show_unfinished(args) -> int:
+    """`history show` of a run that has no report yet: its status, last stage, plan and how to resume it."""
+    from App_Function_Libraries import quarry
+    from App_Function_Libraries.Research.plan import plan_markdown
+    try:
+        run = quarry.runs.get(args.id)
+    except quarry.QuarryError:
+        raise quarry.QuarryError(f"no saved report with id {args.id!r}") from None
+    text = (f"# {one_line(run.question)}\n\nrun {run.id}: {run.status} after {run.stage or 'no stage'}; "
+            f"resume with: python app.py research --resume {run.id[:8]}\n\n"
+            + plan_markdown((run.state.get("params") or {}).get("plan") or run.plan))
+    write_output(text, args.output, args.format)
     return 0
 
 

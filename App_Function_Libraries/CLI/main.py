@@ -21,6 +21,7 @@ SUBCOMMAND_MODULES = [
     "App_Function_Libraries.CLI.wiki_command",
     "App_Function_Libraries.CLI.notes_command",
     "App_Function_Libraries.CLI.history_command",
+    "App_Function_Libraries.CLI.watch_command",
     "App_Function_Libraries.CLI.docs_command",
     "App_Function_Libraries.CLI.mcp_command",
 ]

@@ -5,19 +5,23 @@ where no search answered (no internet, an engine without its key) prints why and
 --keep-sources adds the read pages and papers to the document library (after saving; also with --no-save).
 Report options: --tone, --format, --lang, --length, --preset NAME (a saved report prompt). --rounds N digs
 deeper N times after the report; --follow-up-of ID researches a follow-up question of a saved report.
+--plan-only prints the plan (queries, engines per query, sites, dates, budget) as JSON without searching;
+--plan FILE runs a plan (edited or not; the question comes from it). --budget-seconds/-pages/-tokens cap the
+run. Each stage is committed as it completes: --resume ID continues an interrupted or cancelled run.
 Titles, page text and error messages come from strangers: everything is printed through terminal.py."""
 from __future__ import annotations
 
 import sys
 import threading
 import time
+import uuid
 
 from App_Function_Libraries.CLI.terminal import clean, json_text, one_line, say
 
 
 def register(sub) -> None:
     p = sub.add_parser("research", help="research a question on the web and print a cited report")
-    p.add_argument("question", help="the question, in quotes")
+    p.add_argument("question", nargs="?", help="the question, in quotes (not with --plan or --resume)")
     p.add_argument("--engine", help="search engines, comma-separated (default: [search] search_provider_default)")
     p.add_argument("--no-llm", action="store_true", help="extractive mode: no LLM calls even if one is configured")
     out = p.add_mutually_exclusive_group()
@@ -40,6 +44,15 @@ def register(sub) -> None:
     p.add_argument("--no-save", action="store_true", help="do not save the result in the research database")
     p.add_argument("--keep-sources", action="store_true",
                    help="add the read pages and papers to the document library (each once; see `history keep`)")
+    steer = p.add_mutually_exclusive_group()
+    steer.add_argument("--plan-only", action="store_true",
+                       help="print the research plan as JSON (edit it, then run it with --plan FILE); no search")
+    steer.add_argument("--plan", metavar="FILE", help="run this plan (JSON, as --plan-only prints it; - for stdin)")
+    steer.add_argument("--resume", metavar="RUN_ID",
+                       help="continue an interrupted or cancelled run (id or prefix, see `history`)")
+    p.add_argument("--budget-seconds", type=float, help="stop reading pages after this many seconds (0: no limit)")
+    p.add_argument("--budget-pages", type=int, help="read at most this many pages (0: no limit)")
+    p.add_argument("--budget-tokens", type=int, help="stop reading pages once the LLM has spent this many tokens")
     p.set_defaults(func=run_research)
 
 
@@ -52,7 +65,9 @@ def build_params(args, settings):
         settings, engines=args.engine, pages=args.pages, no_llm=args.no_llm, subqueries=not args.no_subqueries,
         relevance=not args.no_relevance, report_format=args.format, tone=getattr(args, "tone", None),
         lang=getattr(args, "lang", None), length=getattr(args, "length", None), preset=getattr(args, "preset", None),
-        use_cache=not args.no_cache, follow_up_of=getattr(args, "follow_up_of", None))
+        use_cache=not args.no_cache, follow_up_of=getattr(args, "follow_up_of", None),
+        budget_seconds=getattr(args, "budget_seconds", None), budget_pages=getattr(args, "budget_pages", None),
+        budget_tokens=getattr(args, "budget_tokens", None))
 
 
 class ProgressLine:
@@ -124,15 +139,27 @@ def run_research(args) -> int:
     settings = get_settings()
     try:
         params = build_params(args, settings)
-    except ValueError as exc:
-        say(f"research: {exc.cli_text() if isinstance(exc, quarry.BadArgument) else exc}", file=sys.stderr)
+        question, plan = _question_and_plan(args)
+        if args.plan_only:
+            print(json_text(quarry.runs.plan(question, params, settings=settings).to_dict(), indent=2))
+            return 0
+    except (ValueError, OSError, quarry.QuarryError) as exc:
+        say(f"research: {exc.cli_text() if isinstance(exc, quarry.BadArgument) else one_line(exc)}", file=sys.stderr)
         return 2
     cancel, box = threading.Event(), {}
+    run_id = args.resume or str(uuid.uuid4())
+    if not args.no_save and not args.resume:
+        print(f"run {run_id[:8]} (if it stops: python app.py research --resume {run_id[:8]})", file=sys.stderr)
 
     def work():
         try:
-            box["result"] = quarry.research(args.question, params, rounds=args.rounds, save=False,
-                                            on_progress=ProgressLine(), cancel=cancel, settings=settings)
+            if args.resume:
+                box["result"] = quarry.runs.resume(args.resume, rounds=args.rounds, save=False,
+                                                   on_progress=ProgressLine(), cancel=cancel, settings=settings)
+            else:
+                box["result"] = quarry.research(question, params, plan=plan, run_id=run_id, rounds=args.rounds,
+                                                save=False, durable=not args.no_save, on_progress=ProgressLine(),
+                                                cancel=cancel, settings=settings)
         except Exception as exc:  # noqa: BLE001 - shown as one line below
             box["error"] = exc
 
@@ -176,6 +203,24 @@ def _searched_nothing(result, as_json: bool) -> int:
     for note in result.errors:
         say(f"note: {note}", file=sys.stderr)
     return 1
+
+
+def _question_and_plan(args):
+    """(question, plan or None) from the arguments; ValueError (one line) when they do not fit together."""
+    from App_Function_Libraries import quarry
+    if args.plan:
+        text = sys.stdin.read() if args.plan == "-" else open(args.plan, encoding="utf-8").read()
+        plan = quarry.runs.read_plan(text)
+        if args.question and " ".join(args.question.split()) != plan.question:
+            raise ValueError("the question differs from the plan's; leave it out with --plan")
+        return plan.question, plan
+    if args.resume:
+        if args.question:
+            raise ValueError("--resume continues a run: leave out the question")
+        return "", None
+    if not args.question:
+        raise ValueError("the question is missing")
+    return args.question, None
 
 
 def _save(result, settings, skip: bool) -> None:

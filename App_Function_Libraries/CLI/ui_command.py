@@ -39,21 +39,26 @@ def run_ui(args) -> int:
         print("error: --share makes the UI reachable from the internet; it requires --auth USER:PASSWORD",
               file=sys.stderr)
         return 2
+    from App_Function_Libraries.Documents.readers import MAX_FILE_BYTES  # larger uploads are refused (413)
     from App_Function_Libraries.Gradio_UI.app_ui import build_app
     from App_Function_Libraries.Gradio_UI.downloads import prune_stale_roots
+    from App_Function_Libraries.Gradio_UI.api_endpoints import PUBLIC
     from App_Function_Libraries.Gradio_UI.host_guard import guard_middleware
+    from App_Function_Libraries.Gradio_UI.page_token import page_token_middleware
     prune_stale_roots()  # download folders left by UI processes that were killed
     app = build_app(settings)
     host = getattr(args, "host", None) or settings.ui.host
     port = getattr(args, "port", None) or settings.ui.port
     share = bool(getattr(args, "share", False))
-    # requests naming another host (DNS rebinding) or posted by another site are refused; a share link is
-    # reached through Gradio's tunnel under its own name, and is protected by the required --auth instead
-    app_kwargs = {} if share else {"middleware": guard_middleware(host, settings.ui.host)}
+    # requests naming another host (DNS rebinding) or posted by another site are refused, and only the page
+    # (holding this launch's page token) runs the UI's private events; a share link is reached through Gradio's
+    # tunnel under its own name, and is protected by the required --auth instead
+    app_kwargs = {} if share else {"middleware": guard_middleware(host, settings.ui.host)
+                                   + page_token_middleware(app, PUBLIC)}
     from App_Function_Libraries.Gradio_UI.warm_up import start_warm_up
     start_warm_up(settings)  # the embedding model loads while the page opens, not in the first research
     print(f"Quarry UI on http://{host}:{port}", flush=True)
     app.queue(default_concurrency_limit=4).launch(
         server_name=host, server_port=port, share=share, auth=auth, show_error=False, inbrowser=False,
-        quiet=True, ssr_mode=False, app_kwargs=app_kwargs)
+        quiet=True, ssr_mode=False, app_kwargs=app_kwargs, max_file_size=MAX_FILE_BYTES)
     return 0

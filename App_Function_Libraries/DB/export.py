@@ -214,11 +214,8 @@ def _reference_file(report: dict[str, Any], fmt: str) -> str:
 
 
 def _binary(printable: Printable, fmt: str) -> bytes:
-    if fmt == "pdf":
-        from App_Function_Libraries.DB.export_print import html_to_pdf, print_html
-        return html_to_pdf(print_html(printable))
-    from App_Function_Libraries.DB.export_docx import docx_bytes
-    return docx_bytes(printable)
+    from App_Function_Libraries.DB.export_render import render_limited
+    return render_limited(printable, fmt)
 
 
 def _cite_targets(data: dict[str, Any]) -> dict[int, str]:

@@ -23,6 +23,12 @@ def _xml_text(text: str) -> str:
     return _XML_BAD.sub("", text)
 
 
+def _xml_target(url: str) -> str:
+    """A link target XML can hold: a control character percent-encoded (as a browser sends it), any other
+    character XML forbids left out. A stored report whose source URL or DOI has one still exports."""
+    return _XML_BAD.sub(lambda m: f"%{ord(m.group(0)):02X}" if m.group(0) < " " else "", url)
+
+
 def docx_bytes(doc: Printable) -> bytes:
     from docx import Document
     word = Document()
@@ -79,7 +85,7 @@ def add_hyperlink(para, target: str, text: str, bold: bool = False, italic: bool
     if internal:
         link.set(qn("w:anchor"), internal.group(1))
     else:
-        link.set(qn("r:id"), para.part.relate_to(target, RT.HYPERLINK, is_external=True))
+        link.set(qn("r:id"), para.part.relate_to(_xml_target(target), RT.HYPERLINK, is_external=True))
     run = OxmlElement("w:r")
     props = OxmlElement("w:rPr")
     style = OxmlElement("w:rStyle")
@@ -164,10 +170,10 @@ class _Body:
             return
         grid = self.word.add_table(rows=len(rows), cols=width)
         grid.style = "Table Grid"
-        for r, row in enumerate(rows):
-            for c, children in enumerate(row):
-                cell_para = grid.cell(r, c).paragraphs[0]
-                self._inline(cell_para, children, bold=r == 0)
+        # row by row: grid.cell(r, c) lays out the whole table on every call (quadratic in cells)
+        for r, (grid_row, row) in enumerate(zip(grid.rows, rows)):
+            for cell, children in zip(grid_row.cells, row):
+                self._inline(cell.paragraphs[0], children, bold=r == 0)
 
     def _inline(self, para, children, bold: bool = False) -> None:
         state = {"bold": bold, "italic": False, "strike": False, "code": False}

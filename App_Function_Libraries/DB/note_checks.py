@@ -12,7 +12,6 @@ every display can show, or the note is refused with a one-line reason (and the i
 from __future__ import annotations
 
 import calendar
-import json
 import reprlib
 import time
 import unicodedata
@@ -21,6 +20,7 @@ from typing import Any
 from App_Function_Libraries.DB.connection import StoreError
 from App_Function_Libraries.DB.notes_store import Note, _valid_text, _valid_title
 from App_Function_Libraries.DB.timestamps import valid_epoch
+from App_Function_Libraries.valid_unicode import loads_json
 
 MAX_JSON_DEPTH = 64
 MAX_VERSION = 2 ** 53
@@ -41,7 +41,7 @@ def load_json(text: str, what: str, max_depth: int | None = MAX_JSON_DEPTH) -> A
     """JSON text parsed, or NoteFileError naming `what` (invalid, too deep for the parser, or nested deeper
     than `max_depth`; None leaves that check to the caller, as for a list of notes checked one by one)."""
     try:
-        data = json.loads(text)
+        data = loads_json(text)
     except RecursionError:
         raise NestedTooDeepError(f"{what} is JSON nested too deeply to read") from None
     except ValueError as exc:

@@ -27,6 +27,7 @@ from App_Function_Libraries.DB.connection import (NotFoundError, StoreError, ope
 from App_Function_Libraries.DB.file_errors import report_file_errors
 from App_Function_Libraries.DB.redact import (configured_secrets, content_secrets, scrub, scrub_message,
                                               scrub_result_dict, scrub_text, to_plain)
+from App_Function_Libraries.DB.run_schema import RUNS_MIGRATION
 from App_Function_Libraries.records import VERDICTS, Citation, ReportExchange, ResearchResult, Source, split_problem
 
 COMPONENT = "research"
@@ -127,6 +128,7 @@ MIGRATIONS = [
     """,
     lambda db: _names_of_their_own(db),
     REPORT_CHATS_MIGRATION,
+    RUNS_MIGRATION,  # schema 4: durable runs and watchlists (DB/run_schema.py, DB/run_store.py)
 ]
 
 

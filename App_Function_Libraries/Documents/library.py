@@ -10,6 +10,7 @@ The embedder, LLM and cross-encoder load on first use, so listing and removing s
 """
 from __future__ import annotations
 
+import sqlite3
 import threading
 from pathlib import Path
 from typing import Callable
@@ -158,3 +159,32 @@ class DocumentLibrary:
 
     def close(self) -> None:
         self.store.close()
+
+
+def library_status(settings: Settings) -> tuple[bool | None, str]:
+    """(ok, one line) for the configured document library, read without loading a model and without making
+    a file: None while it holds no documents, False when it cannot be read or its vectors are of another
+    embedding model than the configured one."""
+    from App_Function_Libraries.Documents.store import DB_NAME
+    from App_Function_Libraries.Retrieval.embeddings import DEFAULT_MODEL_LABEL
+    folder = settings.resolve_path(settings.documents.index_dir)
+    empty = f"no documents yet in {folder}; add some with: python app.py docs add PATH"
+    if not (folder / DB_NAME).is_file():
+        return None, empty
+    try:
+        store = DocumentStore(folder)
+        try:
+            count, stored = len(store.documents(with_counts=False)), store.meta(EMBEDDING_META)
+        finally:
+            store.close()
+    except (DocumentsError, OSError) as exc:
+        return False, str(exc)
+    except sqlite3.Error as exc:  # a damaged file: one line, no traceback
+        return False, f"cannot read the documents index in {folder}: {exc}"
+    configured = settings.embeddings.model or DEFAULT_MODEL_LABEL
+    if not count:
+        return None, empty
+    if stored and stored != configured:
+        return False, (f"{count} documents embedded with {stored!r}, not the configured {configured!r}; run: "
+                       f"python app.py docs reindex")
+    return True, f"{count} document{'s' if count != 1 else ''}, model {stored or configured} ({folder})"

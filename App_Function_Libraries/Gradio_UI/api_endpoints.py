@@ -8,7 +8,8 @@ from typing import Any
 
 import gradio as gr
 
-PUBLIC = ("research", "web_search", "wiki_ask", "docs_ask", "notes_search", "notes_add", "export", "keep_sources")
+PUBLIC = ("research", "web_search", "wiki_ask", "docs_ask", "notes_search", "notes_add", "export", "keep_sources",
+          "research_plan", "runs_unfinished", "watch_add", "watch_list", "watch_remove", "watch_run")
 
 
 def _call(work, settings_fn):
@@ -30,16 +31,54 @@ def register(settings_fn) -> None:
     from App_Function_Libraries import quarry
     from App_Function_Libraries.quarry import plain
 
-    def research(question: str, engines: str = "", pages: int = 0, no_llm: bool = False, report_format: str = "",
-                 tone: str = "", lang: str = "", length: int = 0) -> dict[str, Any]:
-        """Research a question on the web; the cited report, numbered sources, citations, errors, saved id."""
+    def research(question: str = "", engines: str = "", pages: int = 0, no_llm: bool = False,
+                 report_format: str = "", tone: str = "", lang: str = "", length: int = 0, plan: str = "",
+                 run_id: str = "", budget_seconds: float = 0, budget_pages: int = 0,
+                 budget_tokens: int = 0) -> dict[str, Any]:
+        """Research a question on the web; the cited report, numbered sources, citations, errors, saved id.
+        plan: a plan (JSON from research_plan, edited or not) to run; run_id: resume that unfinished run;
+        budget_*: stop reading pages at the budget (0: the configured one)."""
         def work(settings):
-            result = quarry.research(question, settings=settings, engines=_names(engines), pages=pages or None,
-                                     no_llm=no_llm, report_format=report_format or None, tone=tone or None,
-                                     lang=lang or None, length=length or None)
+            if run_id:
+                return plain.research_out(quarry.runs.resume(run_id, settings=settings), saved=True)
+            chosen = quarry.runs.read_plan(plan) if plan else None
+            result = quarry.research(chosen.question if chosen else question, plan=chosen, settings=settings,
+                                     engines=_names(engines), pages=pages or None, no_llm=no_llm,
+                                     report_format=report_format or None, tone=tone or None, lang=lang or None,
+                                     length=length or None, budget_seconds=budget_seconds or None,
+                                     budget_pages=budget_pages or None, budget_tokens=budget_tokens or None)
             if result.searched_nothing:  # no report, nothing saved: the CLI's line as the error
                 raise quarry.nothing_searched(result)
             return plain.research_out(result, saved=not any(e.startswith("could not save") for e in result.errors))
+        return _call(work, settings_fn)
+
+    def research_plan(question: str, engines: str = "", no_llm: bool = False) -> dict[str, Any]:
+        """The plan a research would follow (queries and their engines, sites, dates, budget); nothing searched."""
+        return _call(lambda s: quarry.runs.plan(question, engines=_names(engines) or None, no_llm=no_llm,
+                                                settings=s).to_dict(), settings_fn)
+
+    def runs_unfinished(limit: int = 20) -> dict[str, Any]:
+        """Runs that did not finish (interrupted, cancelled, failed): resume one with research(run_id=...)."""
+        return _call(lambda s: {"runs": [plain.run_out(r) for r in quarry.runs.unfinished(s, limit=limit)]},
+                     settings_fn)
+
+    def watch_add(report_id: str, every: str = "1d") -> dict[str, Any]:
+        """Watch a saved research: re-run its plan every `every` (1d, 12h, 30m, 2w), reporting what is new."""
+        return _call(lambda s: plain.watch_out(quarry.watch.add(report_id, every, settings=s), []), settings_fn)
+
+    def watch_list() -> dict[str, Any]:
+        """Every watch with its runs."""
+        return _call(lambda s: {"watches": [plain.watch_out(w, r) for w, r in quarry.watch.list(s)]}, settings_fn)
+
+    def watch_remove(watch_id: str) -> dict[str, Any]:
+        """Stop watching (its runs stay in history)."""
+        return _call(lambda s: {"removed": quarry.watch.remove(watch_id, settings=s).id}, settings_fn)
+
+    def watch_run(watch_id: str = "") -> dict[str, Any]:
+        """Run one watch now, or (no watch_id) every watch that is due; what each found new."""
+        def work(settings):
+            outcomes = [quarry.watch.run(watch_id, settings)] if watch_id else quarry.watch.run_due(settings)
+            return {"outcomes": [plain.watch_outcome_out(o) for o in outcomes]}
         return _call(work, settings_fn)
 
     def web_search(query: str, engines: str = "", count: int = 0) -> dict[str, Any]:
@@ -80,7 +119,8 @@ def register(settings_fn) -> None:
         """Add a saved report's read pages and papers to the document library, each once."""
         return _call(lambda s: plain.keep_out(quarry.history.keep_sources(report_id, settings=s)), settings_fn)
 
-    for fn in (research, web_search, wiki_ask, docs_ask, notes_search, notes_add, export, keep_sources):
+    for fn in (research, web_search, wiki_ask, docs_ask, notes_search, notes_add, export, keep_sources,
+               research_plan, runs_unfinished, watch_add, watch_list, watch_remove, watch_run):
         gr.api(fn, api_name=fn.__name__)
 
 

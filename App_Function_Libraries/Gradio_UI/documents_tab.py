@@ -88,10 +88,20 @@ def keep_upload(path: Path, folder: Path) -> Path:
     return target
 
 
+def check_upload_sizes(paths: list[Path]) -> None:
+    """ValueError naming each upload larger than the document library reads (nothing is copied then)."""
+    from App_Function_Libraries.Documents.readers import MAX_FILE_BYTES
+    large = [f"{p.name} ({p.stat().st_size // 1_000_000} MB)" for p in paths if p.stat().st_size > MAX_FILE_BYTES]
+    if large:
+        raise ValueError(f"too large to add (at most {MAX_FILE_BYTES // 1_000_000} MB a file): {', '.join(large)}")
+
+
 def paths_to_add(files: list | None, folder: str) -> list[Path]:
     settings = current_settings()
     uploads = settings.resolve_path(settings.documents.index_dir) / UPLOAD_FOLDER
-    paths = [keep_upload(Path(getattr(f, "name", f)), uploads) for f in files or []]
+    uploaded = [Path(getattr(f, "name", f)) for f in files or []]
+    check_upload_sizes(uploaded)
+    paths = [keep_upload(p, uploads) for p in uploaded]
     if folder and folder.strip():
         where = Path(folder.strip()).expanduser()
         if not where.exists():

@@ -8,6 +8,7 @@ import time
 import gradio as gr
 
 from App_Function_Libraries.Gradio_UI import report_chat_view as chat
+from App_Function_Libraries.Gradio_UI import runs_panel
 from App_Function_Libraries.Gradio_UI.answer_view import md_text, render
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, toast_text, user_errors
 
@@ -47,8 +48,12 @@ def ask_about(report_id: str | None, question: str):
 
 
 def preview_html(result) -> str:
-    """The question and the start of the report, as safe HTML (page text quoted in it shows as text)."""
-    return render(f"**{md_text(one_line(result.question, 200))}**\n\n{result.report_markdown[:PREVIEW_CHARS]}")
+    """The question, the start of the report, then the plan it followed and its watches, as safe HTML (page
+    text quoted in it shows as text)."""
+    from App_Function_Libraries import quarry
+    facts = quarry.runs.facts_markdown(result.id, current_settings())
+    return render(f"**{md_text(one_line(result.question, 200))}**\n\n{result.report_markdown[:PREVIEW_CHARS]}"
+                  + (f"\n\n{facts}" if facts else ""))
 
 
 @user_errors
@@ -113,6 +118,7 @@ def build_tab(settings, shared: dict | None = None) -> None:
         chat_question, chat_ask, chat_log = chat.build("hist")
 
     listing = dict(fn=list_history, inputs=query, outputs=[table, ids, count])
+    runs_listing = runs_panel.build(selected, listing)
     find.click(**listing)
     query.submit(**listing)
     table.select(select_report, inputs=ids, outputs=[selected, preview, chat_log, chat_panel]).then(
@@ -127,6 +133,7 @@ def build_tab(settings, shared: dict | None = None) -> None:
     if shared is None:
         return
     shared["tab"].select(**listing)
+    shared["tab"].select(**runs_listing)
     opener = shared.get("open_report")
     if opener is not None:
         reopen.click(user_errors(lambda rid: reopen_report(rid, opener["fn"])), inputs=selected,

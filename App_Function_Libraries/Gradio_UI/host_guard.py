@@ -85,19 +85,24 @@ class HostGuard:
             await self.app(scope, receive, send)
             return
         self._log(reason)
-        if scope["type"] == "websocket":
-            await send({"type": "websocket.close", "code": 1008, "reason": reason[:120]})
-            return
-        body = f"Quarry refused this request: {reason}.\n".encode("utf-8")
-        await send({"type": "http.response.start", "status": 403,
-                    "headers": [(b"content-type", b"text/plain; charset=utf-8"),
-                                (b"content-length", str(len(body)).encode("ascii"))]})
-        await send({"type": "http.response.body", "body": body})
+        await refuse(scope["type"], send, reason)
 
     def _log(self, reason: str) -> None:
         if reason not in self._logged and len(self._logged) < 100:
             self._logged.add(reason)
             log.warning("refused a request: %s", reason)
+
+
+async def refuse(kind: str, send, reason: str) -> None:
+    """Answer a refused request: 403 and the one-line reason (a websocket: closed with code 1008)."""
+    if kind == "websocket":
+        await send({"type": "websocket.close", "code": 1008, "reason": reason[:120]})
+        return
+    body = f"Quarry refused this request: {reason}.\n".encode("utf-8")
+    await send({"type": "http.response.start", "status": 403,
+                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                            (b"content-length", str(len(body)).encode("ascii"))]})
+    await send({"type": "http.response.body", "body": body})
 
 
 def guard_middleware(*hosts: str | None) -> list:

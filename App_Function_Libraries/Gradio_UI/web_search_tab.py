@@ -13,7 +13,7 @@ import gradio as gr
 from App_Function_Libraries.config import LLM_ROLES
 from App_Function_Libraries.Gradio_UI import first_screen
 from App_Function_Libraries.Gradio_UI import report_chat_view as chat
-from App_Function_Libraries.Gradio_UI import report_options
+from App_Function_Libraries.Gradio_UI import plan_review, report_options
 from App_Function_Libraries.Gradio_UI import web_search_params as wp
 from App_Function_Libraries.Gradio_UI import web_search_view as view
 from App_Function_Libraries.Gradio_UI.answer_view import md_text
@@ -78,8 +78,8 @@ def save_to_history(result, settings) -> None:
     if result.searched_nothing:  # no report to keep
         return
     try:
-        from App_Function_Libraries.DB.research_store import get_research_store
-        get_research_store(settings).save_research(result)
+        from App_Function_Libraries import quarry
+        quarry.save_result(result, settings)  # a durable run is marked done
     except Exception as exc:  # noqa: BLE001 - the report is still shown; saving is a convenience
         log.warning("could not save the research run: %s", exc)
         gr.Warning(toast_text(f"The report could not be saved to History: {one_line(exc, 160)}"))
@@ -132,7 +132,7 @@ def _research(question: str, previous: dict | None, values):
     services = wp.build_services(settings, form, params)
 
     def work(on_progress, cancel, on_delta):  # saved by stream_outputs, with the tab's own messages
-        return quarry.research(question, params, save=False, on_progress=on_progress, cancel=cancel,
+        return quarry.research(question, params, save=False, durable=True, on_progress=on_progress, cancel=cancel,
                                on_report_delta=on_delta, settings=settings, services=services)
     yield from stream_outputs(work, settings)
 
@@ -304,7 +304,9 @@ def build_tab(settings, shared: dict | None = None) -> None:
                               scale=6, lines=1, max_lines=4, autofocus=True, elem_id="ws-question")
         with gr.Column(scale=1, min_width=140):
             search = gr.Button("Search", variant="primary", elem_id="ws-search")
+            review, plan_button = plan_review.build_toggle()
             cancel = gr.Button("Cancel", variant="stop", size="sm", elem_id="ws-cancel")
+    plan_panel, plan_code, run_plan = plan_review.build_panel()
     options = build_options(settings)
     with gr.Row():
         with gr.Column(scale=1, min_width=260):
@@ -353,6 +355,8 @@ def build_tab(settings, shared: dict | None = None) -> None:
     run_outputs = [run_id, progress, *result_outputs]
     search.click(run_search, inputs=[question, *option_inputs], outputs=run_outputs).then(
         engine_picker, outputs=options["engines"])
+    plan_review.wire(review, plan_button, search, question, plan_panel, plan_code, run_plan, OPTION_NAMES,
+                     option_inputs, run_outputs, stream_outputs)
     question.submit(run_search, inputs=[question, *option_inputs], outputs=run_outputs).then(
         engine_picker, outputs=options["engines"])
     for button in follow_buttons:  # the question box shows the follow-up, then it is researched

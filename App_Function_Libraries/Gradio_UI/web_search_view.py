@@ -11,7 +11,8 @@ from App_Function_Libraries.Gradio_UI.answer_view import (SourceRef, answer_html
 from App_Function_Libraries.Gradio_UI.downloads import write_download
 from App_Function_Libraries.Gradio_UI.ui_common import one_line
 
-STAGE_LABELS = {"subqueries": "Sub-queries", "search": "Search", "relevance": "Relevance check",
+STAGE_LABELS = {"subqueries": "Sub-queries", "search": "Search", "embedding_model": "Load embedding model",
+                "relevance": "Relevance check",
                 "fetch": "Fetch pages", "extract": "Extract page text", "rank": "Rank passages",
                 "notes": "Write page notes",
                 "report": "Write report", "verify": "Verify citations", "follow_ups": "Follow-up questions"}

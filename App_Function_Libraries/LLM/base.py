@@ -17,6 +17,7 @@ from typing import Callable, Iterator
 from App_Function_Libraries.config import LLMSettings
 from App_Function_Libraries.retry import backoff_delay
 from App_Function_Libraries.errors import QuarryError
+from App_Function_Libraries.valid_unicode import valid_unicode
 
 
 @dataclass
@@ -228,7 +229,7 @@ class LLMClient:
         mtok = max_tokens or self.settings.max_output_tokens
         self._check_fits(messages, mtok)
         resp = self._with_retries(lambda: self._chat(messages, temp, mtok, json_mode, stop))
-        resp.text = strip_think(resp.text)
+        resp.text = valid_unicode(strip_think(resp.text))
         self.usage.add(resp.prompt_tokens, resp.completion_tokens)
         return resp
 
@@ -238,7 +239,7 @@ class LLMClient:
         mtok = max_tokens or self.settings.max_output_tokens
         self._check_fits([Message("user", prompt)], mtok)
         resp = self._with_retries(lambda: self._complete(prompt, temp, mtok, stop))
-        resp.text = strip_think(resp.text)
+        resp.text = valid_unicode(strip_think(resp.text))
         self.usage.add(resp.prompt_tokens, resp.completion_tokens)
         return resp
 
@@ -255,10 +256,10 @@ class LLMClient:
             produced.append(piece)
             text = flt.feed(piece)
             if text:
-                yield text
+                yield valid_unicode(text)
         tail = flt.flush()
         if tail:
-            yield tail
+            yield valid_unicode(tail)
         self.usage.add(prompt_tokens, self.count_tokens("".join(produced)))
 
     def chat_text(self, system: str, user: str, **kw) -> str:

@@ -59,15 +59,22 @@ def run_stdio(settings) -> None:
     build_server(settings).run("stdio")
 
 
+def bearer_token(header: bytes) -> bytes:
+    """The credentials of an `Authorization: Bearer <token>` header value; the scheme's name is matched without
+    regard to case (RFC 7235, 2.1); b"" for any other scheme or none."""
+    scheme, _, credentials = header.strip().partition(b" ")
+    return credentials.strip(b" ") if scheme.lower() == b"bearer" else b""
+
+
 class BearerGuard:
     """ASGI middleware: every HTTP request must carry `Authorization: Bearer <token>` (else 401)."""
 
     def __init__(self, app, token: str) -> None:
-        self.app, self.expected = app, f"Bearer {token}".encode()
+        self.app, self.expected = app, token.encode()
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "http":
-            sent = dict(scope.get("headers") or []).get(b"authorization", b"")
+            sent = bearer_token(dict(scope.get("headers") or []).get(b"authorization", b""))
             if not hmac.compare_digest(sent, self.expected):
                 body = b'{"error": "unauthorized: send Authorization: Bearer <token> ([mcp] token)"}'
                 await send({"type": "http.response.start", "status": 401, "headers": [
@@ -75,6 +82,22 @@ class BearerGuard:
                 await send({"type": "http.response.body", "body": body})
                 return
         await self.app(scope, receive, send)
+
+
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+def rebinding_guard(host: str):
+    """The SDK's DNS rebinding protection for a server bound to `host` (a loopback address or name): requests
+    must name a loopback name or that address in Host, and a browser's Origin must be one of them too."""
+    from mcp.server.transport_security import TransportSecuritySettings
+    bare = host.strip().strip("[]").lower()
+    bound = f"[{bare}]" if ":" in bare else bare
+    names = list(dict.fromkeys((*LOOPBACK_NAMES, bound)))
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True,
+                                     allowed_hosts=[n + suffix for n in names for suffix in ("", ":*")],
+                                     allowed_origins=[f"http://{n}" + suffix for n in names
+                                                      for suffix in ("", ":*")])
 
 
 def http_app(settings, host: str):
@@ -85,9 +108,11 @@ def http_app(settings, host: str):
     if not is_loopback(host) and not token:
         raise StartError(f"mcp: refusing to listen on {host} without a token: set [mcp] token (or "
                          f"QUARRY_MCP_TOKEN), or listen on 127.0.0.1")
-    # On loopback the SDK checks Host and Origin (no web page can reach the server by DNS rebinding); with a
-    # token, the token does that job (a page cannot know it), and a server on a LAN name must accept its name
-    security = TransportSecuritySettings(enable_dns_rebinding_protection=False) if token else None
+    # Without a token the SDK checks Host and Origin, for whatever loopback address is bound (no web page can
+    # reach the server by DNS rebinding); with a token, the token does that job (a page cannot know it), and a
+    # server on a LAN name must accept its name
+    security = (TransportSecuritySettings(enable_dns_rebinding_protection=False) if token
+                else rebinding_guard(host))
     app = build_server(settings).streamable_http_app(host=host, transport_security=security)
     return BearerGuard(app, token) if token else app
 

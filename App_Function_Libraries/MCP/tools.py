@@ -81,17 +81,23 @@ def research_params(quarry, settings, **options):
 def register(server, settings) -> None:
     """Add every Quarry tool to the MCPServer `server`."""
     from App_Function_Libraries import quarry
+    from App_Function_Libraries.MCP import run_tools
     tools = Tools(settings)
+    run_tools.register(server, settings, tools)
 
     @server.tool(description=(
         "Research a question on the web: search engines, read the best pages, and write a report whose every "
         "[n] cites a numbered source, each citation checked against a quote from that source. Takes minutes; "
         "sends progress notifications and stops when the call is cancelled. Returns report_markdown, sources "
         "(n, title, url, kind), citations (n, sentence, quote), errors, and the id it was saved under (use "
-        "history_get, notes_add with from_report). no_llm=true writes an extractive brief without any LLM."))
+        "history_get, notes_add with from_report). no_llm=true writes an extractive brief without any LLM. "
+        "plan: run this plan (from research_plan, edited or not). run_id: resume that interrupted or cancelled "
+        "run (see runs_unfinished) from its last completed stage. budget_*: stop reading pages at the budget; "
+        "the report says what was left undone."))
     async def research(
-            question: Annotated[str, Field(description="the question, in plain words")],
             ctx: Context,
+            question: Annotated[str, Field(description="the question, in plain words (not needed with plan or "
+                                                       "run_id)")] = "",
             engines: Annotated[list[str] | None, Field(description="search engines, e.g. [\"duckduckgo\"]; "
                                                                    "default: the configured one")] = None,
             pages: Annotated[int | None, Field(ge=1, le=100, description="most pages to read")] = None,
@@ -114,6 +120,14 @@ def register(server, settings) -> None:
             search_lang: Annotated[str | None, Field(description="language of the searches, e.g. en (lang is the "
                                                                  "report's)")] = None,
             safesearch: Annotated[SafeSearch | None, Field(description="filter adult results")] = None,
+            plan: Annotated[dict[str, Any] | None, Field(description="a plan from research_plan, edited or not: "
+                                                                     "run it instead of making one")] = None,
+            run_id: Annotated[str | None, Field(description="resume this unfinished run (its id or start)")] = None,
+            budget_seconds: Annotated[float | None, Field(ge=0, description="stop reading pages after this "
+                                                                            "many seconds (0: no limit)")] = None,
+            budget_pages: Annotated[int | None, Field(ge=0, le=100, description="read at most this many pages")] = None,
+            budget_tokens: Annotated[int | None, Field(ge=0, description="stop reading pages once the LLM has "
+                                                                         "spent this many tokens")] = None,
     ) -> dict[str, Any]:
         cancel = threading.Event()
         on_progress = progress_bridge(ctx, cancel)
@@ -122,11 +136,18 @@ def register(server, settings) -> None:
 
         def work():
             try:
+                if run_id:
+                    result = quarry.runs.resume(run_id, rounds=rounds, on_progress=on_progress, cancel=cancel,
+                                                settings=settings)
+                    return shapes.research_out(result, saved=True)
                 params = research_params(quarry, settings, engines=engines, pages=pages, no_llm=no_llm,
                                          report_format=report_format, tone=tone, lang=lang, length=length,
-                                         preset=preset, follow_up_of=follow_up_of, search_options=options)
-                result = quarry.research(question, params, rounds=rounds, on_progress=on_progress, cancel=cancel,
-                                         settings=settings)
+                                         preset=preset, follow_up_of=follow_up_of, search_options=options,
+                                         budget_seconds=budget_seconds, budget_pages=budget_pages,
+                                         budget_tokens=budget_tokens)
+                chosen = quarry.runs.read_plan(plan) if plan is not None else None
+                result = quarry.research(chosen.question if chosen else question, params, plan=chosen,
+                                         rounds=rounds, on_progress=on_progress, cancel=cancel, settings=settings)
             finally:
                 if cancel.is_set():
                     print("quarry mcp: research cancelled; the run stopped", file=sys.stderr, flush=True)
@@ -147,9 +168,10 @@ def register(server, settings) -> None:
             date_range: Annotated[str | None, Field(description="day, week, month, year or A..B dates")] = None,
             exclude_sites: Annotated[list[str] | None, Field(description="domains to leave out")] = None,
     ) -> dict[str, Any]:
+        cancel = threading.Event()
         return await tools.call(lambda: shapes.search_out(quarry.search(
             query, engines, count=count, country=country, search_lang=lang, date_range=date_range,
-            site_blacklist=exclude_sites, settings=settings)))
+            site_blacklist=exclude_sites, settings=settings, cancel=cancel)), cancel=cancel)
 
     @server.tool(description="Passages of the local Wikipedia index nearest to a question (title, url, text, "
                              "score), best first. Use wiki_ask for a cited answer.")

@@ -20,7 +20,7 @@ from typing import Callable
 from urllib.parse import urljoin, urlsplit
 
 from App_Function_Libraries.config import FetchSettings
-from App_Function_Libraries.Research.download_deadline import DownloadDeadline, deadline_pools
+from App_Function_Libraries.download_deadline import DownloadDeadline, deadline_pools
 from App_Function_Libraries.Research.ssrf import CheckedTarget, Resolver, SSRFBlocked, check_url
 from App_Function_Libraries.errors import QuarryError
 

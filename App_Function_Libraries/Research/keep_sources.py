@@ -10,6 +10,7 @@ of that text, then added to the library. A source whose text was kept before is 
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,10 +47,15 @@ def keep_sources(result: ResearchResult, settings, library=None, page_cache=None
                 report.skipped.append(f"{source.title or source.url}: no text to keep")
             continue
         path = folder / f"{hashlib.sha256(text.encode('utf-8')).hexdigest()[:32]}.md"
-        if path.exists():
-            report.already.append(source.title or source.url)
+        try:
+            _write_new(path, _as_markdown(source, text))
+        except FileExistsError:
+            if path.is_symlink() or not path.is_file():
+                report.skipped.append(f"{source.title or source.url}: {path.name} in the kept sources folder is "
+                                      "not a file Quarry wrote (a link?); not written")
+            else:
+                report.already.append(source.title or source.url)
             continue
-        path.write_text(_as_markdown(source, text), encoding="utf-8")
         fresh.append((path, source))
     if fresh:
         library = library or _default_library(settings)
@@ -62,6 +68,19 @@ def keep_sources(result: ResearchResult, settings, library=None, page_cache=None
             else:
                 report.added.append(source.title or source.url)
     return report
+
+
+def _write_new(path: Path, text: str) -> None:
+    """Create `path` and write `text` into it; FileExistsError when anything is there already. Nothing planted
+    in the folder is followed: a link at the name (even one pointing nowhere) is not written through."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags, 0o644)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(text.encode("utf-8"))
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
 
 
 def _text_of(source: Source, page_cache) -> str:

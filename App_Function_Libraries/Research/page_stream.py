@@ -37,6 +37,14 @@ class PageCache(Protocol):
 
     def put_page(self, page: PageRecord) -> None: ...
 
+
+class PageLog(Protocol):
+    """The pages a durable run has read (Research/durable.py): one it has is not fetched again."""
+
+    def get(self, url: str) -> LoadedPage | None: ...
+
+    def put(self, url: str, page: LoadedPage) -> None: ...
+
 POLL_SECONDS = 0.05
 MAX_PARALLEL_LLM_CALLS = 8
 
@@ -148,6 +156,7 @@ class StreamConfig:
     progress: Callable[[str, int, int], None] = lambda stage, done, total: None
     cancel: threading.Event | None = None
     in_hand: dict[str, str] = field(default_factory=dict)  # URL -> text found with it: read, not fetched
+    page_log: PageLog | None = None  # a durable run's pages: read from it, each new one kept in it at once
 
 
 @dataclass
@@ -308,6 +317,19 @@ class _Overdue:
 
 def load_source(source: Source, cfg: StreamConfig, on_extracting: Callable[[], None] | None = None,
                 on_downloaded: Callable[[], None] | None = None) -> LoadedPage:
+    """_load_source, through the run's page log when it keeps one (a page read before a crash is not fetched
+    again; a page cut short by a cancelled run is not kept)."""
+    kept = cfg.page_log.get(source.url) if cfg.page_log is not None else None
+    if kept is not None:
+        return kept
+    page = _load_source(source, cfg, on_extracting, on_downloaded)
+    if cfg.page_log is not None and not _cancelled(cfg.cancel):
+        cfg.page_log.put(source.url, page)
+    return page
+
+
+def _load_source(source: Source, cfg: StreamConfig, on_extracting: Callable[[], None] | None = None,
+                 on_downloaded: Callable[[], None] | None = None) -> LoadedPage:
     """A source's page: the text found with it (a local source's passages, a paper's abstract), else its page
     downloaded and read; a paper's open-access PDF is read when it has one, its abstract when that fails."""
     hand = cfg.in_hand.get(source.url, "")

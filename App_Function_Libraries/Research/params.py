@@ -58,6 +58,11 @@ class ResearchParams:
     previous_queries: list[str] = field(default_factory=list)
     previous_answer: str = ""
     follow_up_of: str = ""  # the earlier run's id
+    # budget (0: no limit; Research/budget.py): wall seconds, pages read, LLM tokens
+    budget_seconds: float = 0.0
+    budget_pages: int = 0
+    budget_llm_tokens: int = 0
+    plan: dict[str, Any] = field(default_factory=dict)  # the plan the run followed (Research/plan.py)
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None, **overrides) -> "ResearchParams":
@@ -71,7 +76,8 @@ class ResearchParams:
                    tone=s.search.search_result_analysis_tone, report_format=s.research.report_format,
                    length_words=s.research.report_length_words, report_language=s.research.output_lang,
                    citation_style=s.research.citation_style,
-                   follow_up_count=s.research.follow_up_count)
+                   follow_up_count=s.research.follow_up_count, budget_seconds=s.research.budget_seconds,
+                   budget_pages=s.research.budget_pages, budget_llm_tokens=s.research.budget_llm_tokens)
         return dataclasses.replace(base, **{k: v for k, v in overrides.items() if v is not None})
 
     def to_dict(self) -> dict[str, Any]:

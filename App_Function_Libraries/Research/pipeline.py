@@ -6,7 +6,9 @@ Stages, each in its own module (the names are STAGES, used in progress events an
   3 relevance    relevance.judge_with_llm / _embeddings            rank (rank.py), notes (page_notes.py)
   7 report       report.write_report / extractive_brief, then verify: report.verify_report; follow_ups
 `rerun_from_fetch(result, params)` redoes stages 4-7 on a result whose verdicts the user has overridden
-(pages come from the page cache). Progress is reported as ProgressEvent(stage, done, total); setting the
+(pages come from the page cache). The embedding model loads when a stage first has text to encode, never in a
+run with nothing to rank; a run that has to wait for it shows the wait as the stage `embedding_model`.
+Progress is reported as ProgressEvent(stage, done, total); setting the
 `cancel` event stops pending work promptly and returns what was done, with "cancelled" among the errors.
 Without an LLM every stage still works: relevance by embedding similarity, notes are the top passages, and
 the report is an extractive brief. A run whose LLM server stops answering (see LLM/breaker.py) gives it up
@@ -25,7 +27,7 @@ from typing import Any, Callable, Protocol
 from App_Function_Libraries.config import Settings, get_settings
 from App_Function_Libraries.LLM.base import LLMClient, LLMError, LLMUnavailable
 from App_Function_Libraries.LLM.breaker import LLMHealth, guarded
-from App_Function_Libraries.Retrieval.embeddings import TextEncoder
+from App_Function_Libraries.Retrieval.embeddings import ModelOnFirstUse, TextEncoder
 from App_Function_Libraries.Retrieval.fusion import reciprocal_rank_fusion
 from App_Function_Libraries.Retrieval.rerank import PairScorer, get_cross_encoder
 from App_Function_Libraries.Research import coverage, relevance, report
@@ -42,8 +44,10 @@ from App_Function_Libraries.Search.failures import engine_failures, nothing_sear
 from App_Function_Libraries.Search.many import MultiSearch, search_many
 from App_Function_Libraries.Search.options import SearchOptions
 
-STAGES = ("subqueries", "search", "relevance", "fetch", "extract", "rank", "notes", "report", "verify",
+LOAD_STAGE = "embedding_model"  # waiting for the embedding model to load: where a stage first needs it
+STAGES = ("subqueries", "search", LOAD_STAGE, "relevance", "fetch", "extract", "rank", "notes", "report", "verify",
           "follow_ups")
+SEARCH_STAGES = ("subqueries", "search", "relevance")  # stages 1-3: a re-run from the fetch keeps their timings
 PAGE_STAGES = ("fetch", "extract", "rank", "notes")  # stages 4-6, one stream (page_stream.py)
 # "extraction" is the role that writes the page notes: named so in users' config files ([llm_extraction])
 LLM_ROLES = ("subquery", "relevance", "extraction", "final_answer")
@@ -62,10 +66,11 @@ ProgressFn = Callable[[ProgressEvent], None]
 
 class SearchFn(Protocol):
     """How the pipeline searches (Search/many.search_many, or a test's stand-in): every query on every engine,
-    merged."""
+    merged; `cancel` set breaks it off (every request under way ends at once)."""
 
     def __call__(self, engines: list[str], queries: list[str], options: SearchOptions, *,
-                 settings: Settings | None = None, use_cache: bool = True) -> MultiSearch: ...
+                 settings: Settings | None = None, use_cache: bool = True,
+                 cancel: threading.Event | None = None) -> MultiSearch: ...
 
 
 @dataclass
@@ -87,6 +92,15 @@ class Services:
         llms = {role: (get_llm(role, settings) if use_llm else None) for role in LLM_ROLES}
         return cls(settings=settings, llms=llms, fetcher=PageFetcher(settings.fetch))
 
+    def embedder_ready(self) -> bool:
+        """Whether embedder() answers at once: the model is loaded (by an earlier run, or a preload)."""
+        if self._embedder is not None:
+            return True
+        if self.embedder_factory is not None or not self.settings.research.use_embeddings:
+            return False
+        from App_Function_Libraries.Retrieval.embeddings import get_embedder
+        return get_embedder(self.settings).loaded
+
     def embedder(self) -> TextEncoder | None:
         """The embedding model (loaded once, in whichever thread asks first), or None when turned off."""
         if not self.settings.research.use_embeddings:
@@ -94,11 +108,12 @@ class Services:
         with self._embedder_lock:
             if self._embedder is None:
                 if self.embedder_factory is not None:
-                    self._embedder = self.embedder_factory()
+                    model = self.embedder_factory()
                 else:
                     from App_Function_Libraries.Retrieval.embeddings import get_embedder
-                    self._embedder = get_embedder(self.settings)
-                self._embedder.encode(["warm up"])  # load the weights now, not in a later stage
+                    model = get_embedder(self.settings)
+                model.encode(["warm up"])  # the weights and the first call's set-up, now
+                self._embedder = model  # only now: embedder_ready() means loaded
             return self._embedder
 
     def page_store(self) -> PageCache | None:
@@ -125,8 +140,10 @@ class Run:
         self.llms = guarded(dict(services.llms), self.health) if params.use_llm else {}
         self._memo: MemoEmbedder | None = None
         self.in_hand: dict[str, str] = {}  # URL -> text found with it (local sources, paper abstracts): not fetched
-        self.search_failure = ""  # the last search_sources' reason, in plain words, when nothing answered
+        self.search_failure = ""  # why no search answered, in plain words ("" once one did)
+        self.searched_any = False  # a search of this run answered (even with no results)
         self.usage_before = {role: _usage(c) for role, c in self.llms.items() if c is not None}
+        self.page_log = None  # a durable run's pages (Research/durable.py): read once, kept as they are read
 
     def llm(self, role: str) -> LLMClient | None:
         """The role's client; None without an LLM, or once the run has given up on its server."""
@@ -134,15 +151,32 @@ class Run:
         return None if self.health.is_down(client) else client
 
     def embedder(self) -> MemoEmbedder | None:
-        """The run's embedder: each text is encoded once in the whole run."""
-        if self._memo is None:
-            model = self.services.embedder()
-            self._memo = MemoEmbedder(model) if model is not None else None
+        """The run's embedder (None when embeddings are turned off): each text is encoded once in the whole run,
+        and the model loads when the first text is encoded."""
+        if self._memo is None and self.services.settings.research.use_embeddings:
+            self._memo = MemoEmbedder(ModelOnFirstUse(self.load_embedder))
         return self._memo
+
+    def load_embedder(self) -> TextEncoder:
+        """The embedding model; when it is not loaded yet, the wait shows as the stage LOAD_STAGE (progress and
+        timing)."""
+        if self.services.embedder_ready():
+            return self.services.embedder()
+        self.progress(LOAD_STAGE, 0, 1, "loading the embedding model")
+        t0 = time.monotonic()
+        model = self.services.embedder()
+        waited = time.monotonic() - t0
+        self.result.timings[LOAD_STAGE] = round(waited, 3)
+        self.progress(LOAD_STAGE, 1, 1, f"loaded in {waited:.1f} s")
+        return model
 
     def progress(self, stage: str, done: int, total: int, message: str = "", failed: bool = False) -> None:
         if self.on_progress:
             self.on_progress(ProgressEvent(stage, done, total, message, failed))
+
+    def stopped(self) -> bool:
+        """The run was told to stop (cancelled, or its budget reached); unlike cancelled(), notes nothing."""
+        return self.cancel is not None and self.cancel.is_set()
 
     def cancelled(self, stage: str) -> bool:
         if self.cancel is not None and self.cancel.is_set():
@@ -181,12 +215,12 @@ def process_question(question: str, params: ResearchParams | None = None, on_pro
     params.check_report_options()
     services = services or Services.from_settings(use_llm=params.use_llm)
     run = Run(ResearchResult(question=question, params=params.to_dict()), services, params, on_progress, cancel)
-    _warm_embedder(services)
     queries = run.timed("subqueries", lambda: _stage_subqueries(run, params))
     if not run.cancelled("search"):
         run.timed("search", lambda: _stage_search(run, params, queries))
     if run.result.searched_nothing:  # nothing to judge, read or report: the run says why and stops
         return run.finish()
+    _warm_embedder(services, run.result.sources)
     if not run.cancelled("relevance"):
         run.timed("relevance", lambda: stage_relevance(run, params, run.result.sources))
     _stages_pages_and_report(run, params, on_report_delta)
@@ -203,10 +237,10 @@ def rerun_from_fetch(result: ResearchResult, params: ResearchParams | None = Non
     services = services or Services.from_settings(use_llm=params.use_llm)
     fresh = ResearchResult(question=result.question, params=params.to_dict(), sub_queries=list(result.sub_queries),
                            sources=[_reset_source(s) for s in result.sources],
-                           timings={k: v for k, v in result.timings.items() if k in STAGES[:3]})
+                           timings={k: v for k, v in result.timings.items() if k in SEARCH_STAGES})
     run = Run(fresh, services, params, on_progress, cancel)
     run.in_hand.update(_texts_in_hand(result))
-    _warm_embedder(services)
+    _warm_embedder(services, [s for s in fresh.sources if s.selected])
     _stages_pages_and_report(run, params, on_report_delta)
     return run.finish()
 
@@ -266,6 +300,11 @@ def _stage_subqueries(run: Run, params: ResearchParams) -> list[str]:
 
 def _stage_search(run: Run, params: ResearchParams, queries: list[str]) -> None:
     run.result.sources += search_sources(run, params, queries, lambda found: found[:params.result_max])
+    note_search_failure(run)
+
+
+def note_search_failure(run: Run) -> None:
+    """After the search stage: when no search of it answered, result.stage_failures says why."""
     if run.search_failure:
         run.result.stage_failures["search"] = run.search_failure
 
@@ -290,10 +329,12 @@ def search_sources(run: Run, params: ResearchParams, queries: list[str],
     notes = local_found.notes + [f.note() for f in engine_failures(runs)]
     run.result.errors += [n for n in notes if n not in run.result.errors]
     sources = keep(_fused(found, local_found, run.in_hand))
-    run.search_failure = "" if run.cancelled("search") else nothing_searched(runs, local_found.notes)
-    if run.search_failure:
+    reason = "" if run.stopped() else nothing_searched(runs, local_found.notes)
+    if reason and not run.searched_any:  # a stage searched in groups (a plan) fails only if every group did
+        run.search_failure = "; ".join(dict.fromkeys(r for r in (run.search_failure, reason) if r))
         run.progress("search", total, total, run.search_failure, failed=True)
     else:
+        run.searched_any, run.search_failure = True, ""
         run.progress("search", total, total, f"{len(sources)} results")
     return sources
 
@@ -302,7 +343,7 @@ def _search_web(run: Run, params: ResearchParams, engines: list[str], queries: l
     try:
         options = SearchOptions.build(None, run.services.settings, **params.search_values())
         return run.services.search_fn()(engines, queries, options, settings=run.services.settings,
-                                        use_cache=params.use_cache)
+                                        use_cache=params.use_cache, cancel=run.cancel)
     except InvalidOption as exc:  # every engine refuses it alike, for every query
         return MultiSearch.refused(engines, queries, str(exc))
 
@@ -389,14 +430,14 @@ def stage_pages(run: Run, params: ResearchParams, sources: list[Source]) -> None
                           settings.research.passage_words_max),
         cache=services.page_store() if params.use_cache else None, cache_ttl=settings.fetch.cache_ttl_seconds,
         embedder=run.embedder(), cross_encoder=_cross_encoder(run), llm=run.llm("extraction"),
-        in_hand=run.in_hand,
+        in_hand=run.in_hand, page_log=run.page_log,
         progress=lambda stage, done, total: run.progress(stage, done, total), cancel=run.cancel)
     for stage in PAGE_STAGES:
         run.progress(stage, 0, len(chosen))
     stream = read_pages(chosen, cfg)
     run.result.errors += stream.problems
     run.result.timings.update({k: stream.timings.get(k, 0.0) for k in PAGE_STAGES})
-    if chosen and not any(s.fetched for s in chosen) and not run.cancelled("fetch"):
+    if chosen and not any(s.fetched for s in chosen) and not run.stopped():
         run.progress("fetch", len(chosen), len(chosen), none_read(chosen), failed=True)
 
 
@@ -461,8 +502,12 @@ def stage_follow_ups(run: Run, params: ResearchParams) -> None:
 
 # ---------------------------------------------------------------- helpers
 
-def _warm_embedder(services: Services) -> threading.Thread:
-    """Load the embedding model in the background while the first stages wait on the network."""
+def _warm_embedder(services: Services, sources: list[Source]) -> threading.Thread | None:
+    """Start loading the embedding model in the background once there are sources to rank (an LLM's relevance
+    check or the page downloads overlap the load); none for a run that found nothing."""
+    if not sources or not services.settings.research.use_embeddings or services.embedder_ready():
+        return None
+
     def load():
         try:
             services.embedder()

@@ -22,6 +22,10 @@ from App_Function_Libraries.records import Citation
 # length is citation-shaped, so one naming no source is removed and counted, never left in the report
 CITATION_GROUP_RE = re.compile(r"\[(\s*\d+\s*(?:(?:,|;|-|–|—)\s*\d+\s*)*)\](?!\()")
 MAX_RANGE = 50
+#: the largest source number a citation can name; a longer run of digits (an LLM may write 5,000 of them, more
+#: than Python converts to an int) is read as NO_SOURCE without being converted
+MAX_CITATION = 999_999
+NO_SOURCE = MAX_CITATION + 1
 
 
 @dataclass
@@ -42,20 +46,27 @@ class CitationCheck:
 
 
 def parse_group(inner: str) -> list[int]:
-    """Numbers of one bracket group, ranges expanded, in order, repeats kept (callers collapse them)."""
+    """Numbers of one bracket group, ranges expanded, in order, repeats kept (callers collapse them). Every
+    citation parser reads its numbers here: a number past MAX_CITATION is NO_SOURCE."""
     numbers: list[int] = []
     for part in re.split(r"[,;]", inner):
         part = part.strip()
         m = re.fullmatch(r"(\d+)\s*[-–—]\s*(\d+)", part)
         if m:
-            lo, hi = int(m.group(1)), int(m.group(2))
+            lo, hi = citation_number(m.group(1)), citation_number(m.group(2))
             if lo <= hi and hi - lo <= MAX_RANGE:
                 numbers.extend(range(lo, hi + 1))
             else:
                 numbers.extend([lo, hi])
         elif part.isdigit():
-            numbers.append(int(part))
+            numbers.append(citation_number(part))
     return numbers
+
+
+def citation_number(digits: str) -> int:
+    """The number a run of digits names, or NO_SOURCE when it is past MAX_CITATION (not converted then)."""
+    significant = digits.lstrip("0")
+    return int(significant or "0") if len(significant) <= len(str(MAX_CITATION)) else NO_SOURCE
 
 
 def format_group(numbers: list[int]) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Callable, Protocol
 
 import numpy as np
 
@@ -63,6 +63,18 @@ class Embedder:
         return self.model_name or DEFAULT_MODEL_LABEL
 
     @property
+    def loaded(self) -> bool:
+        """Whether the weights are in memory (using the model now costs no load)."""
+        return self._model is not None
+
+    def load(self) -> "Embedder":
+        """Load the weights now and run one encoding (its first call's set-up), e.g. in a background thread at
+        start-up; a no-op once loaded."""
+        if not self.loaded:
+            self.encode(["warm up"])
+        return self
+
+    @property
     def model(self):
         with self._lock:
             if self._model is None:
@@ -99,6 +111,28 @@ class Embedder:
                                 convert_to_tensor=True, normalize_embeddings=normalize,
                                 show_progress_bar=show_progress)
         return vecs.float().cpu().numpy().astype(np.float32, copy=False)
+
+    def encode_query(self, text: str) -> np.ndarray:
+        return self.encode([text], is_query=True)[0]
+
+
+class ModelOnFirstUse:
+    """A TextEncoder whose model comes from `load()` when the first text is encoded (once, whichever thread
+    asks first): a caller that never has anything to encode never loads it."""
+
+    def __init__(self, load: Callable[[], TextEncoder]):
+        self._load = load
+        self._model: TextEncoder | None = None
+        self._lock = threading.Lock()
+
+    def model(self) -> TextEncoder:
+        with self._lock:
+            if self._model is None:
+                self._model = self._load()
+            return self._model
+
+    def encode(self, texts: list[str], is_query: bool = False) -> np.ndarray:
+        return self.model().encode(texts, is_query=is_query)
 
     def encode_query(self, text: str) -> np.ndarray:
         return self.encode([text], is_query=True)[0]

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from App_Function_Libraries.errors import QuarryError
+from App_Function_Libraries.valid_unicode import valid_unicode
 from App_Function_Libraries.Retrieval.boilerplate import (drop_boilerplate_paragraphs, prune_page_chrome,
                                                           standfirst, with_standfirst)
 
@@ -259,8 +260,9 @@ def read_pdf(data: bytes) -> PdfText:
                 raw = page.extract_text() or ""
             except Exception as exc:  # noqa: BLE001 - one damaged page must not lose the rest
                 page_failure, raw = page_failure or exc, ""
-            pages.append(normalize_text(re.sub(r"(\w)-\n(?=[a-z])", r"\1", raw)))  # words hyphenated at line ends
-        title = _pdf_title(reader)
+            text = normalize_text(re.sub(r"(\w)-\n(?=[a-z])", r"\1", raw))  # words hyphenated at line ends
+            pages.append(valid_unicode(text))  # a text map may name a lone surrogate
+        title = valid_unicode(_pdf_title(reader))
     except UnreadableText:
         raise
     except Exception as exc:  # noqa: BLE001 - hostile bytes can break pypdf anywhere; each way is this file's failure

@@ -1,9 +1,13 @@
 """One search on one engine: `search_engine(engine, options, settings) -> EngineAnswer`, and the engines'
 health.
 
-    search_engine(engine, options: SearchOptions, settings=None, *, use_cache=True, sleep=None) -> EngineAnswer
-    search_with(engine, query, settings=None, *, use_cache=True, sleep=None, **values) -> EngineAnswer
+    search_engine(engine, options: SearchOptions, settings=None, *, use_cache=True, sleep=None, cancel=None)
+        -> EngineAnswer
+    search_with(engine, query, settings=None, *, use_cache=True, sleep=None, cancel=None, **values) -> EngineAnswer
         (values by option name, see Search/options.py; the options are built here, a bad one is the error)
+
+[search] search_timeout_seconds bounds each request's whole exchange (wall clock); `cancel` (a
+threading.Event) breaks the request under way off and sends no other: the answer's error is "cancelled".
 
 EngineAnswer holds the engine, the options, `hits` (Hit each), `total` (the service's estimate, at least
 len(hits)), `seconds`, `error` (None, or a message a person can act on), `notes` (None, or the options the
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -36,7 +41,7 @@ from App_Function_Libraries.records import Paper
 from App_Function_Libraries.Search.engines import (ENGINE_MODULES, connection_for, load_engine,
                                                        missing_setting_message)
 from App_Function_Libraries.Search.engines.base import Hit, page_count_note, unsupported_notes
-from App_Function_Libraries.Search.errors import (InvalidOption, NotConfigured, SearchError,
+from App_Function_Libraries.Search.errors import (Cancelled, InvalidOption, NotConfigured, SearchError,
                                                               Unreachable)
 from App_Function_Libraries.Search.options import SearchOptions, parse_query
 from App_Function_Libraries.Search.health import EngineHealth, health_board
@@ -96,15 +101,17 @@ def _echo_label(name: str) -> str:
 
 
 def search_engine(engine: str, options: SearchOptions, settings: Settings | None = None, *,
-                  use_cache: bool = True, sleep: Callable[[float], None] | None = None) -> EngineAnswer:
+                  use_cache: bool = True, sleep: Callable[[float], None] | None = None,
+                  cancel: threading.Event | None = None) -> EngineAnswer:
     """Search one engine with validated options. `sleep` replaces time.sleep between retries (tests);
     use_cache=False neither reads nor writes the search cache."""
     answer = EngineAnswer(engine, options, asked=_asked(options))
-    return _answered(answer, settings, lambda s: _search_into(answer, s, use_cache, sleep))
+    return _answered(answer, settings, lambda s: _search_into(answer, s, use_cache, sleep, cancel))
 
 
 def search_with(engine: str, query: str, settings: Settings | None = None, *, use_cache: bool = True,
-                sleep: Callable[[float], None] | None = None, **values: Any) -> EngineAnswer:
+                sleep: Callable[[float], None] | None = None, cancel: threading.Event | None = None,
+                **values: Any) -> EngineAnswer:
     """Search one engine, the options built from `values` (by option name; None: the [search] default). A
     value that cannot be used is the answer's error; an unknown option name is a TypeError."""
     SearchOptions.check_names(values)
@@ -113,7 +120,7 @@ def search_with(engine: str, query: str, settings: Settings | None = None, *, us
     def work(settings: Settings) -> None:
         _known_engine(engine)
         answer.options = SearchOptions.build(query, settings, **values)
-        _search_into(answer, settings, use_cache, sleep)
+        _search_into(answer, settings, use_cache, sleep, cancel)
     return _answered(answer, settings, work)
 
 
@@ -167,7 +174,7 @@ def _known_engine(engine: str) -> None:
 
 
 def _search_into(answer: EngineAnswer, settings: Settings, use_cache: bool,
-                 sleep: Callable[[float], None] | None) -> None:
+                 sleep: Callable[[float], None] | None, cancel: threading.Event | None = None) -> None:
     engine, opts = answer.engine, answer.options
     _known_engine(engine)
     parse_query(opts.query)  # typed options built without a query (a template) are refused here
@@ -180,9 +187,9 @@ def _search_into(answer: EngineAnswer, settings: Settings, use_cache: bool,
     if cache and _answer_from_cache(answer, cache, key, settings.search.search_cache_ttl_seconds):
         return
     try:
-        outcome = _live_search(engine, module, opts, conn, settings, sleep)
+        outcome = _live_search(engine, module, opts, conn, settings, sleep, policy_for(settings, sleep, cancel=cancel))
     except SearchError as exc:
-        if cache and not isinstance(exc, (InvalidOption, NotConfigured)) \
+        if cache and not isinstance(exc, (InvalidOption, NotConfigured, Cancelled)) \
                 and _answer_from_cache(answer, cache, key, None, because=str(exc)):
             return
         raise
@@ -200,6 +207,8 @@ def _live_search(engine: str, module, opts: SearchOptions, conn, settings: Setti
         raise Unreachable(suspended)
     try:
         outcome = run_engine(module, opts, conn, policy or policy_for(settings, sleep))
+    except Cancelled:
+        raise  # the caller's doing: no failure of the engine's
     except SearchError as exc:
         refine = getattr(module, "refine_error", None)
         error = refine(exc, conn) if refine else exc

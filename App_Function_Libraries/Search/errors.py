@@ -65,3 +65,9 @@ class Unreachable(SearchError):
 class TimedOut(Unreachable):
     kind = "timeout"
     retryable = True
+
+
+class Cancelled(SearchError):
+    """The caller cancelled the search (a research run's Cancel): not the engine's fault, not retried, not
+    recorded in its health."""
+    kind = "cancelled"

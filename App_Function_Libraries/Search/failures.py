@@ -25,6 +25,7 @@ PLAIN_REASONS = {
     "server_error": "had a server error — try again later",
     "bad_response": "gave an answer Quarry cannot read — is its API URL right?",
     "invalid_option": "could not take one of the search options",
+    "cancelled": "was stopped: the research was cancelled",
 }
 LOCAL_NAMES = {"wikipedia": "The Wikipedia index", "documents": "The document library"}
 

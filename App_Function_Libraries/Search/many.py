@@ -1,11 +1,14 @@
 """Several engines (and queries) searched at once, their results merged into one ranking.
 
     search_many(engines, queries, options: SearchOptions, *, settings=None, max_workers=8, use_cache=True,
-                sleep=None) -> MultiSearch
+                sleep=None, cancel=None) -> MultiSearch
 
 `options` is built once (SearchOptions.build(None, settings, **values): a template without a query); every
 (query, engine) pair is one search_engine() call with options.for_query(query), run concurrently. It never
-raises (a query that cannot be searched is that pair's error).
+raises (a query that cannot be searched is that pair's error). Each request ends within [search]
+search_timeout_seconds; setting `cancel` (a threading.Event) breaks every request under way off, the pairs not
+yet started are not searched (their error is "cancelled"), and search_many returns once its workers have ended:
+no thread of it outlives the call.
 
 MultiSearch:
     results   list[MergedResult], best first: one per page (URLs de-duplicated by url_normalize), each with
@@ -21,6 +24,7 @@ A caller that wants at most N results takes results[:N] (the ranking is already 
 from __future__ import annotations
 
 import dataclasses
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -127,7 +131,7 @@ class MultiSearch:
 
 def search_many(engines: Iterable[str] | str, queries: str | Iterable[str], options: SearchOptions, *,
                 settings: Settings | None = None, max_workers: int = 8, use_cache: bool = True,
-                sleep: Callable[[float], None] | None = None) -> MultiSearch:
+                sleep: Callable[[float], None] | None = None, cancel: threading.Event | None = None) -> MultiSearch:
     engine_list = _unique([engines] if isinstance(engines, str) else list(engines))
     query_list = _unique([queries] if isinstance(queries, str) else list(queries))
     settings = settings or get_settings()
@@ -136,13 +140,15 @@ def search_many(engines: Iterable[str] | str, queries: str | Iterable[str], opti
 
     def one(pair: tuple[str, str]) -> EngineRun:
         q, e = pair
+        if cancel is not None and cancel.is_set():
+            return EngineRun(e, q, EngineAnswer(e, error="cancelled", asked={"query": q}, error_kind="cancelled"))
         try:
             opts = options.for_query(q)
         except InvalidOption as exc:
             return EngineRun(e, q, EngineAnswer(e, error=str(exc), asked={"query": q}, error_kind=exc.kind))
-        return EngineRun(e, q, search_engine(e, opts, settings, use_cache=use_cache, sleep=sleep))
+        return EngineRun(e, q, search_engine(e, opts, settings, use_cache=use_cache, sleep=sleep, cancel=cancel))
 
-    with ThreadPoolExecutor(max_workers=max(1, min(max_workers, len(pairs) or 1))) as pool:
+    with ThreadPoolExecutor(max_workers=max(1, min(max_workers, len(pairs) or 1)), thread_name_prefix="search") as pool:
         runs = list(pool.map(one, pairs))
     return MultiSearch(query_list, engine_list, merge_runs(runs), runs, round(time.monotonic() - started, 3))
 

@@ -1,6 +1,8 @@
-"""The one place search requests go over the wire: sends an engine's requests page by page, with
-connect/read time-outs, retries with back-off on 429/5xx/time-outs (honouring Retry-After), and every
-failure turned into a typed SearchError whose message says what to do.
+"""The one place search requests go over the wire: sends an engine's requests page by page, each under a
+wall-clock deadline of `RunPolicy.timeout` for the whole exchange (connecting, status line, headers, redirects,
+body: download_deadline.py shuts the sockets down when it passes, or at once when `RunPolicy.cancel` is set),
+retries with back-off on 429/5xx/time-outs (honouring Retry-After; a cancel ends the wait), and every failure
+turned into a typed SearchError whose message says what to do.
 
     run_engine(module, opts, conn, policy) -> RunOutcome      (raises SearchError)
 
@@ -8,7 +10,6 @@ failure turned into a typed SearchError whose message says what to do.
 """
 from __future__ import annotations
 
-import json
 import threading
 import time
 import xml.etree.ElementTree as ET
@@ -17,11 +18,14 @@ from types import ModuleType
 from typing import Any, Callable, TypeVar
 
 import requests
+from requests.adapters import HTTPAdapter
 
+from App_Function_Libraries.download_deadline import DownloadDeadline, deadline_pools
 from App_Function_Libraries.retry import backoff_delay, parse_retry_after
+from App_Function_Libraries.valid_unicode import loads_json
 from App_Function_Libraries.Search.engines.base import (Connection, Hit, HttpRequest, ParsedPage,
                                                             SearchOptions)
-from App_Function_Libraries.Search.errors import (BadKey, BadResponse, Blocked, QuotaExceeded,
+from App_Function_Libraries.Search.errors import (BadKey, BadResponse, Blocked, Cancelled, QuotaExceeded,
                                                               RateLimited, SearchError, ServerError, TimedOut,
                                                               Unreachable)
 from App_Function_Libraries.Search.engines.textclean import as_text, dig, strip_markup
@@ -29,17 +33,19 @@ from App_Function_Libraries.Search.urls import normalize_url
 
 MAX_PAGES = 20
 MAX_RESPONSE_BYTES = 20_000_000
+XML_CHUNK_BYTES = 64 * 1024  # an XML answer is parsed this much at a time (to stop after the items asked for)
 _CAPTCHA_WORDS = ("captcha", "are you a robot", "unusual traffic", "verify you are human", "cf-challenge")
 T = TypeVar("T")
 
 
 @dataclass
 class RunPolicy:
-    timeout: float = 15.0  # read time-out of one request, seconds
+    timeout: float = 15.0  # wall-clock limit of one request (connect, headers, redirects, body), seconds
     connect_timeout: float = 5.0
     max_retries: int = 2
     sleep: Callable[[float], None] = time.sleep
     user_agent: str = "Quarry/0.1 (research assistant)"
+    cancel: threading.Event | None = None  # set: the request under way is broken off, no other is sent
 
 
 @dataclass
@@ -113,6 +119,7 @@ def with_retries(call: Callable[[], T], policy: RunPolicy) -> T:
     """call() again after a retryable SearchError, up to policy.max_retries more times, waiting
     backoff_delay (the server's Retry-After when it sent one)."""
     for attempt in range(policy.max_retries + 1):
+        check_cancel(policy)
         try:
             return call()
         except SearchError as exc:
@@ -120,26 +127,30 @@ def with_retries(call: Callable[[], T], policy: RunPolicy) -> T:
                 if attempt:
                     exc.args = (f"{exc} (after {attempt + 1} tries)",)
                 raise
-            policy.sleep(backoff_delay(attempt, exc.retry_after))
+            _pause(policy, backoff_delay(attempt, exc.retry_after))
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def check_cancel(policy: RunPolicy) -> None:
+    if policy.cancel is not None and policy.cancel.is_set():
+        raise Cancelled("cancelled")
+
+
+def _pause(policy: RunPolicy, seconds: float) -> None:
+    """The wait before a retry; a cancel ends it at once (an injected sleep is called as it is)."""
+    if policy.cancel is not None and policy.sleep is time.sleep:
+        policy.cancel.wait(seconds)
+    else:
+        policy.sleep(seconds)
+
+
 # ---------------------------------------------------------------- one request
-
-_local = threading.local()
-
-
-def _session() -> requests.Session:
-    if getattr(_local, "session", None) is None:
-        _local.session = requests.Session()
-    return _local.session
-
 
 def fetch_page(module: ModuleType, request: HttpRequest, opts: SearchOptions, policy: RunPolicy) -> ParsedPage:
     """Send one request and parse its answer; raises a typed SearchError."""
     label = module.SPEC.label
     response = send(request, policy, label)
-    payload = decode_answer(response, module)
+    payload = decode_answer(response, module, opts.count)
     page = module.parse_response(payload, opts)
     if page.error is not None:
         page.error.status = page.error.status or response.status_code
@@ -151,33 +162,61 @@ def fetch_page(module: ModuleType, request: HttpRequest, opts: SearchOptions, po
 
 
 def send(request: HttpRequest, policy: RunPolicy, label: str) -> requests.Response:
+    """The answer, its body read (at most MAX_RESPONSE_BYTES), within policy.timeout seconds all told."""
+    with DownloadDeadline(policy.timeout, policy.cancel) as deadline:
+        try:
+            response = _exchange(request, policy, deadline)
+        except Exception as exc:  # noqa: BLE001 - every failure is typed below
+            raise _failure(exc, deadline, request.url, policy, label) from None
+        if deadline.expired:  # the watchdog cut the body short
+            raise _ended(deadline, policy, label)
+    return response
+
+
+def _exchange(request: HttpRequest, policy: RunPolicy, deadline: DownloadDeadline) -> requests.Response:
+    """One request on a session of its own whose every socket (redirect hops too) the deadline watches."""
+    adapter = HTTPAdapter(max_retries=0)
+    adapter.poolmanager.pool_classes_by_scheme = deadline_pools(deadline)
     headers = {"User-Agent": policy.user_agent, **request.headers}
-    where = request.url
-    try:
-        response = _session().request(request.method, request.url, params=request.params or None,
-                                      json=request.json_body, headers=headers,
-                                      timeout=(policy.connect_timeout, policy.timeout), stream=True)
+    left = deadline.remaining()
+    with requests.Session() as session:
+        session.mount("http://", adapter)
+        session.mount("https://", adapter)
+        response = session.request(request.method, request.url, params=request.params or None,
+                                   json=request.json_body, headers=headers, stream=True,
+                                   timeout=(min(policy.connect_timeout, left), min(policy.timeout, left)))
         try:
             response._content = response.raw.read(MAX_RESPONSE_BYTES, decode_content=True)
         finally:
             response.close()
-    except requests.exceptions.ConnectTimeout:
-        raise TimedOut(f"{label} at {where} did not accept a connection within "
-                       f"{policy.connect_timeout:g} s; check the address and your network") from None
-    except (requests.exceptions.ReadTimeout, requests.exceptions.Timeout):
-        raise TimedOut(f"{label} did not answer within {policy.timeout:g} s") from None
-    except requests.exceptions.SSLError:
-        raise Unreachable(f"cannot reach {label} at {where}: the TLS certificate check failed") from None
-    except requests.exceptions.ConnectionError as exc:
-        raise Unreachable(f"cannot reach {label} at {where}: {_connection_reason(exc)}; check the address "
-                          "and your network") from None
-    except requests.exceptions.RequestException as exc:
-        raise Unreachable(f"cannot reach {label} at {where}: {type(exc).__name__}") from None
-    except Exception as exc:  # noqa: BLE001 - urllib3 errors raised while reading the body
-        if "timed out" in str(exc).lower():
-            raise TimedOut(f"{label} did not answer within {policy.timeout:g} s") from None
-        raise Unreachable(f"{label} broke off its answer ({type(exc).__name__})") from None
     return response
+
+
+def _ended(deadline: DownloadDeadline, policy: RunPolicy, label: str) -> SearchError:
+    if deadline.cancelled:
+        return Cancelled("cancelled")
+    return TimedOut(f"{label} did not answer within {policy.timeout:g} s")
+
+
+def _failure(exc: Exception, deadline: DownloadDeadline, where: str, policy: RunPolicy, label: str) -> SearchError:
+    """The typed error for what the request raised (the deadline's end, when the watchdog broke it)."""
+    if deadline.expired:
+        return _ended(deadline, policy, label)
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return TimedOut(f"{label} at {where} did not accept a connection within {policy.connect_timeout:g} s; "
+                        "check the address and your network")
+    if isinstance(exc, requests.exceptions.Timeout):
+        return TimedOut(f"{label} did not answer within {policy.timeout:g} s")
+    if isinstance(exc, requests.exceptions.SSLError):
+        return Unreachable(f"cannot reach {label} at {where}: the TLS certificate check failed")
+    if isinstance(exc, requests.exceptions.ConnectionError):
+        return Unreachable(f"cannot reach {label} at {where}: {_connection_reason(exc)}; check the address "
+                           "and your network")
+    if isinstance(exc, requests.exceptions.RequestException):
+        return Unreachable(f"cannot reach {label} at {where}: {type(exc).__name__}")
+    if "timed out" in str(exc).lower():  # urllib3 errors raised while reading the body
+        return TimedOut(f"{label} did not answer within {policy.timeout:g} s")
+    return Unreachable(f"{label} broke off its answer ({type(exc).__name__})")
 
 
 def _connection_reason(exc: Exception) -> str:
@@ -193,14 +232,17 @@ def _connection_reason(exc: Exception) -> str:
 
 # ---------------------------------------------------------------- reading an answer
 
-def decode_answer(response: requests.Response, module: ModuleType) -> Any:
+def decode_answer(response: requests.Response, module: ModuleType, most: int = 0) -> Any:
     """The JSON (or, for an engine whose answers are XML, the root element) of a successful answer, or the
-    typed error a failed one stands for. An error body is given to the engine as JSON when it is JSON (NCBI
-    answers a 429 in JSON whatever was asked), else as XML for an XML engine (arXiv's Atom error feed)."""
+    typed error a failed one stands for. With `most`, an XML answer is parsed only up to its `most`-th item
+    (SPEC.answer_items: a feed of 60,000 entries costs what 10 cost when 10 were asked for). An error body is
+    given to the engine as JSON when it is JSON (NCBI answers a 429 in JSON whatever was asked), else as XML for
+    an XML engine (arXiv's Atom error feed)."""
     label, status = module.SPEC.label, response.status_code
     text = response.content.decode("utf-8-sig", errors="replace")
     xml = getattr(module.SPEC, "answer_format", "json") == "xml"
-    payload = _xml_or_none(response.content) if xml and not _is_html(response, text) else \
+    items = getattr(module.SPEC, "answer_items", "")
+    payload = _xml_or_none(response.content, items, most) if xml and not _is_html(response, text) else \
         None if xml else _json_or_none(text)
     if status >= 400 or status < 200:
         if xml:
@@ -217,18 +259,43 @@ def _is_html(response: requests.Response, text: str) -> bool:
     return ctype == "text/html" or text.lstrip()[:15].lower().startswith(("<!doctype html", "<html"))
 
 
-def _xml_or_none(body: bytes) -> ET.Element | None:
+def _xml_or_none(body: bytes, item: str = "", most: int = 0) -> ET.Element | None:
     """The root element, or None for a body that is not well-formed XML. Expat fetches no external entity
-    or DTD and refuses entity-expansion bombs."""
+    or DTD and refuses entity-expansion bombs. With an item tag and `most`, parsing stops once `most` of
+    those elements are complete; the root then holds those (the rest of the body is never parsed)."""
+    body = body.lstrip(b"\xef\xbb\xbf \t\r\n")
     try:
-        return ET.fromstring(body.lstrip(b"\xef\xbb\xbf \t\r\n"))
+        if not item or most <= 0:
+            return ET.fromstring(body)
+        return _first_items(body, item, most)
     except (ET.ParseError, ValueError, RecursionError):
         return None
 
 
+def _first_items(body: bytes, item: str, most: int) -> ET.Element:
+    parser = ET.XMLPullParser(events=("start", "end"))
+    root, done = None, 0
+    for offset in range(0, len(body) or 1, XML_CHUNK_BYTES):
+        parser.feed(body[offset:offset + XML_CHUNK_BYTES])
+        for event, element in parser.read_events():
+            root = element if root is None else root
+            done += event == "end" and element.tag == item
+            if done >= most:
+                for extra in root.findall(item)[most:]:  # begun in the same chunk
+                    root.remove(extra)
+                return root
+    parser.close()  # raises ParseError for a body that is not a whole document
+    for _event, element in parser.read_events():
+        root = element if root is None else root
+    if root is None:
+        raise ET.ParseError("no element")
+    return root
+
+
 def _json_or_none(text: str) -> Any:
+    """The JSON value (every string valid Unicode: a lone surrogate escape is U+FFFD), or None."""
     try:
-        return json.loads(text)
+        return loads_json(text)
     except (ValueError, RecursionError):
         return None
 

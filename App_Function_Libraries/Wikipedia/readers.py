@@ -14,6 +14,7 @@ from urllib.parse import quote
 
 import numpy as np
 
+from App_Function_Libraries.valid_unicode import loads_json
 from App_Function_Libraries.Wikipedia.layout import BuildInputError
 
 FORMATS = ("auto", "jsonl", "parquet", "datasets", "squad")
@@ -88,7 +89,7 @@ def _read_jsonl(path: Path) -> Iterator[InputPassage]:
             if not line.strip():
                 continue
             try:
-                rec = json.loads(line)
+                rec = loads_json(line)
             except ValueError as exc:
                 raise BuildInputError(f"{path}:{line_no}: not valid JSON ({exc.args[0]})") from None
             if not isinstance(rec, dict):
@@ -101,7 +102,7 @@ def _read_jsonl(path: Path) -> Iterator[InputPassage]:
 
 def _read_squad(path: Path) -> Iterator[InputPassage]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))["data"]
+        data = loads_json(path.read_text(encoding="utf-8"))["data"]
     except (ValueError, KeyError, TypeError) as exc:
         raise BuildInputError(f"{path}: not a SQuAD file (expected {{\"data\": [articles]}}): {exc}") from None
     position = 0

@@ -11,6 +11,8 @@
     quarry.notes.add(from_report=result.id)
     quarry.history.list(), quarry.history.get("3fa2"), quarry.export("3fa2", "bib")
     quarry.history.keep_sources("3fa2").summary()   # its read pages and papers into the document library
+    quarry.runs.plan("How do bees find food?"), quarry.runs.resume("3fa2")   # plans, durable runs
+    quarry.watch.add("3fa2", every="1d"), quarry.watch.run_due()              # watchlists
 
 Settings come from the current config (App_Function_Libraries.config.get_settings) unless `settings=` is
 given. Failures leave as QuarryError (one line, the same the CLI prints); a wrong argument as BadArgument,
@@ -18,11 +20,11 @@ which names it. Importing this package does no work: every function imports what
 """
 from __future__ import annotations
 
-from App_Function_Libraries.quarry import docs, history, notes, wiki
+from App_Function_Libraries.quarry import docs, history, notes, runs, watch, wiki
 from App_Function_Libraries.quarry.errors import BadArgument, QuarryError
 from App_Function_Libraries.quarry.history import export
 from App_Function_Libraries.quarry.research import nothing_searched, research, research_params, save_result
 from App_Function_Libraries.quarry.web import search
 
 __all__ = ["BadArgument", "QuarryError", "docs", "export", "history", "nothing_searched", "notes", "research",
-           "research_params", "save_result", "search", "wiki"]
+           "research_params", "runs", "save_result", "search", "watch", "wiki"]

@@ -92,3 +92,23 @@ def keep_out(kept) -> dict[str, Any]:
     source not kept with why."""
     return {"summary": kept.summary(), "added": list(kept.added), "kept_before": list(kept.already),
             "not_kept": list(kept.skipped)}
+
+
+def run_out(run) -> dict[str, Any]:
+    """A run that did not finish (run_store.RunRecord): resume it with its id."""
+    return {"id": run.id, "question": run.question, "status": run.status, "last_stage": run.stage,
+            "updated_at": run.updated_at}
+
+
+def watch_out(watch, runs) -> dict[str, Any]:
+    return {"id": watch.id, "question": watch.question, "report_id": watch.report_id,
+            "every_seconds": watch.every_seconds, "next_due": watch.next_due, "plan": watch.plan,
+            "runs": [{"run_id": r.run_id, "ran_at": r.ran_at, "new_sources": r.new_sources,
+                      "changed_sources": r.changed_sources, "notified": r.notified} for r in runs]}
+
+
+def watch_outcome_out(outcome) -> dict[str, Any]:
+    return {"watch_id": outcome.watch_id, "run_id": outcome.run_id or None, "nothing_new": outcome.nothing_new,
+            "new_sources": outcome.new_sources, "changed_sources": outcome.changed_sources,
+            "findings": list(outcome.findings), "notified": outcome.notified, "problem": outcome.problem,
+            "report_markdown": outcome.report_markdown}

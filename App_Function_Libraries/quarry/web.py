@@ -8,8 +8,9 @@ SAFESEARCH = ("off", "moderate", "strict")
 SORTS = ("relevance", "date")
 
 
-def search(query: str, engines=None, *, use_cache: bool = True, settings=None, **options):
-    """Search the web; a MultiSearch (results merged across engines, each engine's error by name).
+def search(query: str, engines=None, *, use_cache: bool = True, settings=None, cancel=None, **options):
+    """Search the web; a MultiSearch (results merged across engines, each engine's error by name). Each request
+    ends within [search] search_timeout_seconds; `cancel` (a threading.Event) set breaks the search off.
     `engines`: a list or comma-separated names (default: [search] search_provider_default). `options` by their
     SearchOptions names (count, country, search_lang, result_lang, date_range, safesearch, site_blacklist,
     exact_terms, exclude_terms, sort, ...); one left None takes its [search] default."""
@@ -34,4 +35,4 @@ def search(query: str, engines=None, *, use_cache: bool = True, settings=None, *
         raise BadArgument("options", str(exc)) from exc
     except InvalidOption as exc:
         raise BadArgument("options", str(exc)) from exc
-    return search_many(chosen, query, built, settings=settings, use_cache=use_cache)
+    return search_many(chosen, query, built, settings=settings, use_cache=use_cache, cancel=cancel)

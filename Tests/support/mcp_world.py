@@ -48,12 +48,14 @@ def start_mcp_http(config: Path, host: str = "127.0.0.1", env: dict | None = Non
                              "--port", str(port)], cwd=ROOT, env={**os.environ, **(env or {})},
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + timeout
+    address = host.strip("[]") if host not in ("0.0.0.0", "::") else "127.0.0.1"
+    authority = f"[{address}]" if ":" in address else address
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"mcp server exited with {proc.returncode}: {proc.stderr.read()[-2000:]}")
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return proc, f"http://127.0.0.1:{port}/mcp"
+            with socket.create_connection((address, port), timeout=1):
+                return proc, f"http://{authority}:{port}/mcp"
         except OSError:
             time.sleep(0.1)
     proc.kill()

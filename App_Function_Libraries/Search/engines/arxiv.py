@@ -12,7 +12,7 @@ from xml.etree.ElementTree import Element
 from App_Function_Libraries.Search.engines.base import (Connection, EngineSpec, HttpRequest, ParsedPage,
                                                         SearchOptions)
 from App_Function_Libraries.Search.engines.scholarly import (NO_SAFESEARCH, bare_doi, date_bounds, one_line,
-                                                             paper_hit, year_of)
+                                                             paper_hit, raw_abstract, year_of)
 from App_Function_Libraries.Search.engines.textclean import as_int, as_url
 from App_Function_Libraries.Search.errors import BadResponse, RateLimited, SearchError
 
@@ -21,7 +21,8 @@ SPEC = EngineSpec(
     honours={"date_range": "submittedDate:[… TO …]", "safesearch": NO_SAFESEARCH,
              "count": "max_results", "exact_terms": 'all:"phrase"', "exclude_terms": "ANDNOT all:term",
              "sort": "sortBy=submittedDate"},
-    auth="none", needs_key=False, page_size=100, max_results=100, answer_format="xml")
+    auth="none", needs_key=False, page_size=100, max_results=100, answer_format="xml",
+    answer_items="{http://www.w3.org/2005/Atom}entry")
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 OPENSEARCH = "{http://a9.com/-/spec/opensearch/1.1/}"
@@ -59,7 +60,7 @@ def parse_response(data: Any, opts: SearchOptions) -> ParsedPage:
     message = error_message(data)
     if message:
         return ParsedPage(error=BadResponse(f"arXiv refused the query: {message}"))
-    hits = [_hit(entry, opts) for entry in data.findall(ATOM + "entry")]
+    hits = [_hit(entry, opts) for entry in data.findall(ATOM + "entry")[:opts.count]]
     hits = [h for h in hits if h.url]
     total = as_int(data.findtext(OPENSEARCH + "totalResults"))
     return ParsedPage(hits=hits, total=total, more=False)
@@ -83,7 +84,7 @@ def _hit(entry: Element, opts: SearchOptions):
     hit = paper_hit(title=entry.findtext(ATOM + "title"), landing=_https(page), doi="",
                     authors=[a.findtext(ATOM + "name") or "" for a in entry.findall(ATOM + "author")],
                     year=year_of(published[:4]), venue=one_line(entry.findtext(ARXIV + "journal_ref")) or "arXiv",
-                    abstract=entry.findtext(ATOM + "summary") or "", pdf_url=_https(pdf), published=published,
+                    abstract=raw_abstract(entry.findtext(ATOM + "summary")), pdf_url=_https(pdf), published=published,
                     opts=opts, source="arXiv")
     hit.paper.doi = doi  # the journal version's DOI; the result stays the open arXiv page
     return hit

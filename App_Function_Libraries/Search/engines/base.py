@@ -38,6 +38,8 @@ class EngineSpec:
     max_results: int = 100  # most results the service gives for one query
     transport: str = "http"  # "http" (the runner sends build_request's requests) or "library"
     answer_format: str = "json"  # "json" or "xml" (Atom, E-utilities): what parse_response is given
+    #: an XML answer's repeated element (arXiv: the Atom entry): only the first `count` of them are parsed
+    answer_items: str = ""
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from typing import Any
 from App_Function_Libraries.Search.engines.base import (Connection, EngineSpec, HttpRequest, ParsedPage,
                                                         SearchOptions)
 from App_Function_Libraries.Search.engines.scholarly import (NO_SAFESEARCH, bare_doi, contact_email, date_bounds,
-                                                             day_from_parts, paper_hit)
+                                                             day_from_parts, paper_hit, raw_abstract)
 from App_Function_Libraries.Search.engines.textclean import as_dicts, as_float, as_list, as_text, dig
 from App_Function_Libraries.Search.errors import BadKey, BadResponse, RateLimited, SearchError
 
@@ -74,9 +74,8 @@ def _first(value: Any) -> str:
 
 def _abstract(value: Any) -> str:
     """JATS or HTML markup out, the "Abstract" heading dropped, paragraphs kept apart."""
-    if not isinstance(value, str):
-        return ""
-    return as_text(_BLOCK_END.sub(" ", _JATS_TITLE.sub(" ", value)))
+    value = raw_abstract(value)
+    return as_text(_BLOCK_END.sub(" ", _JATS_TITLE.sub(" ", value))) if value else ""
 
 
 def _open_pdf(item: dict) -> str:

@@ -20,6 +20,7 @@ from App_Function_Libraries.Search.engines.base import (Connection, EngineSpec, 
 from App_Function_Libraries.Search.errors import (Blocked, RateLimited, SearchError, TimedOut,
                                                               Unreachable)
 from App_Function_Libraries.Search.engines.textclean import as_dicts, as_text, as_url, iso_date
+from App_Function_Libraries.valid_unicode import valid_json
 
 #: ddgs backends that honour a date range: for a preset (d/w/m/y) and for an explicit range
 DATE_BACKENDS = {"preset": ("duckduckgo", "brave"), "explicit": ("duckduckgo",)}
@@ -100,7 +101,7 @@ def search_library(opts: SearchOptions, conn: Connection, timeout: float) -> Par
     except (DDGSException, KeyError, ValueError) as exc:
         page = _from_library_error(exc, kwargs["backend"])
     else:
-        page = parse_response(items, opts)
+        page = parse_response(valid_json(items), opts)  # ddgs decoded its JSON: no lone surrogate kept
     page.notes = notes + page.notes
     return page
 

@@ -1,11 +1,14 @@
 """OpenAlex works search (GET <openalex_api_url>?search=…&per-page=…): {meta: {count, …}, results: [work, …]}.
-Abstracts come only as `abstract_inverted_index` ({word: [positions]}) and are rebuilt in word order. Polite
+Abstracts come only as `abstract_inverted_index` ({word: [positions]}) and are rebuilt in word order, bounded
+in words: at most MAX_ABSTRACT_WORDS positions, one word each, each word at most MAX_WORD_CHARS, and at most
+MAX_INDEX_ENTRIES positions read in all (an index of millions is not walked). Polite
 use: `mailto` ([engines] contact_email) puts Quarry in OpenAlex's polite pool; a key, when set, goes as
 `api_key`."""
 from __future__ import annotations
 
 from typing import Any
 
+from App_Function_Libraries.records import MAX_ABSTRACT_CHARS, cut_words
 from App_Function_Libraries.Search.engines.base import (Connection, EngineSpec, HttpRequest, ParsedPage,
                                                         SearchOptions)
 from App_Function_Libraries.Search.engines.scholarly import (NO_SAFESEARCH, bare_doi, contact_email, date_bounds,
@@ -20,6 +23,8 @@ SPEC = EngineSpec(
     auth="api_key parameter (optional)", needs_key=False, page_size=100, max_results=100)
 
 MAX_ABSTRACT_WORDS = 5000
+MAX_WORD_CHARS = 100
+MAX_INDEX_ENTRIES = 4 * MAX_ABSTRACT_WORDS
 
 
 def build_request(opts: SearchOptions, conn: Connection, page: int) -> HttpRequest | None:
@@ -47,16 +52,24 @@ def parse_response(data: Any, opts: SearchOptions) -> ParsedPage:
 
 
 def abstract_from_index(index: Any) -> str:
-    """{word: [positions]} → the text, words in position order (a malformed index gives what it can)."""
+    """{word: [positions]} → the text, words in position order (a malformed index gives what it can; a
+    position named twice keeps its first word)."""
     if not isinstance(index, dict):
         return ""
-    placed = []
+    placed: dict[int, str] = {}
+    read = 0
     for word, positions in index.items():
-        for position in positions if isinstance(positions, list) else []:
-            if isinstance(position, int) and 0 <= position < MAX_ABSTRACT_WORDS and isinstance(word, str):
-                placed.append((position, word))
-    words = [word for _, word in sorted(placed)]
-    return " ".join(words[1:] if words[:1] == ["Abstract"] else words)  # a heading indexed as word 0
+        if read >= MAX_INDEX_ENTRIES:
+            break
+        if not isinstance(word, str) or not isinstance(positions, list):
+            continue
+        for position in positions[:MAX_INDEX_ENTRIES - read]:
+            if isinstance(position, int) and 0 <= position < MAX_ABSTRACT_WORDS:
+                placed.setdefault(position, word[:MAX_WORD_CHARS])
+        read += min(len(positions), MAX_INDEX_ENTRIES - read)
+    words = [placed[position] for position in sorted(placed)]
+    words = words[1:] if words[:1] == ["Abstract"] else words  # a heading indexed as word 0
+    return cut_words(" ".join(words), MAX_ABSTRACT_CHARS)
 
 
 def _hit(work: dict, opts: SearchOptions):

@@ -13,8 +13,9 @@ from xml.etree.ElementTree import Element
 
 from App_Function_Libraries.Search.engines.base import (Connection, EngineSpec, HttpRequest, ParsedPage,
                                                         SearchOptions)
-from App_Function_Libraries.Search.engines.scholarly import (NO_SAFESEARCH, TOOL_NAME, bare_doi, contact_email,
-                                                             date_bounds, one_line, paper_hit, year_of)
+from App_Function_Libraries.Search.engines.scholarly import (NO_SAFESEARCH, RAW_ABSTRACT_CHARS, TOOL_NAME, bare_doi,
+                                                             contact_email, date_bounds, one_line, paper_hit,
+                                                             raw_abstract, year_of)
 from App_Function_Libraries.Search.engines.textclean import as_int, dig
 from App_Function_Libraries.Search.errors import BadKey, BadResponse, RateLimited, SearchError
 
@@ -108,7 +109,7 @@ def _article(article: Element, opts: SearchOptions):
     ids = {a.get("IdType"): (a.text or "") for a in article.findall("PubmedData/ArticleIdList/ArticleId")}
     doi = bare_doi(ids.get("doi")) or next((bare_doi(e.text) for e in art.findall("ELocationID")
                                             if e.get("EIdType") == "doi"), "")
-    abstract = " ".join(_section(t) for t in art.findall("Abstract/AbstractText"))
+    abstract = _abstract(art.findall("Abstract/AbstractText"))
     date = art.find("Journal/JournalIssue/PubDate")
     return paper_hit(title="".join(art.find("ArticleTitle").itertext()) if art.find("ArticleTitle") is not None
                      else "", landing=_pubmed_page(pmid), doi=doi, authors=_authors(art), year=_year(date),
@@ -116,10 +117,29 @@ def _article(article: Element, opts: SearchOptions):
                      opts=opts, source="PubMed")
 
 
-def _section(text: Element) -> str:
-    """One AbstractText, its inline markup (<sub>, <i>) read through, its label in front."""
-    body = one_line("".join(text.itertext()))
-    return f"{text.get('Label')}: {body}" if text.get("Label") and body else body
+def _abstract(sections: list[Element]) -> str:
+    """The AbstractText sections, read until RAW_ABSTRACT_CHARS are gathered (the rest is not read)."""
+    parts, size = [], 0
+    for section in sections:
+        if size >= RAW_ABSTRACT_CHARS:
+            break
+        parts.append(_section(section, RAW_ABSTRACT_CHARS - size))
+        size += len(parts[-1]) + 1
+    return " ".join(parts)
+
+
+def _section(text: Element, most: int) -> str:
+    """One AbstractText (at most `most` characters of it), its inline markup (<sub>, <i>) read through, its
+    label in front."""
+    raw, size = [], 0
+    for piece in text.itertext():
+        raw.append(piece[:most - size])
+        size += len(raw[-1])
+        if size >= most:
+            break
+    body = one_line("".join(raw))
+    label = one_line(raw_abstract(text.get("Label")))[:200]
+    return f"{label}: {body}" if label and body else body
 
 
 def _authors(art: Element) -> list[str]:
@@ -141,10 +161,11 @@ def _day(date: Element | None) -> str | None:
     """YYYY-MM-DD when the issue date names its day, else None (a season or a month is not a day)."""
     if date is None:
         return None
-    year, month, day = date.findtext("Year"), (date.findtext("Month") or "").lower()[:3], date.findtext("Day")
-    number = MONTHS.get(month) or as_int(month)
-    if year and number and day and day.isdigit():
-        return f"{int(year):04d}-{number:02d}-{int(day):02d}"
+    year, month = year_of(date.findtext("Year")), (date.findtext("Month") or "").lower()[:3]
+    number, day = MONTHS.get(month) or as_int(month), (date.findtext("Day") or "").strip()
+    day = int(day) if day.isdecimal() and len(day) <= 2 else None
+    if year and number and day and 1 <= number <= 12 and 1 <= day <= 31:
+        return f"{year:04d}-{number:02d}-{day:02d}"
     return None
 
 

@@ -1,20 +1,24 @@
 """What the scholarly engines (arxiv, pubmed, semanticscholar, openalex, crossref) share: the options they all
 honour alike, a paper hit (snippet = the abstract trimmed, url = the landing page, Hit.paper = the facts),
-DOIs, and the polite-use parameters each service asks for ([engines] contact_email)."""
+DOIs, and the polite-use parameters each service asks for ([engines] contact_email).
+
+Abstracts are capped: every parser reads at most RAW_ABSTRACT_CHARS of what the service sent (`raw_abstract`,
+before any markup is stripped), and a paper keeps at most records.MAX_ABSTRACT_CHARS of it."""
 from __future__ import annotations
 
 import re
 from typing import Any, Iterable
 
-from App_Function_Libraries.records import Paper
+from App_Function_Libraries.records import MAX_ABSTRACT_CHARS, Paper, cut_words
 from App_Function_Libraries.Search.engines.base import Connection, Hit, SearchOptions
 from App_Function_Libraries.Search.engines.textclean import as_text, as_url, iso_date
 
 SNIPPET_CHARS = 500
+RAW_ABSTRACT_CHARS = 4 * MAX_ABSTRACT_CHARS  # markup and spacing included: what is read of an abstract at most
 TOOL_NAME = "quarry"  # NCBI's `tool`
 #: safesearch means nothing for scholarly records: honoured by having nothing to filter (no note each search)
 NO_SAFESEARCH = "nothing to filter (scholarly records)"
-_DOI = re.compile(r"10\.\d{4,9}/\S+", re.I)
+_DOI = re.compile(r"10\.\d{4,9}/[^\s\x00-\x1f\x7f]+", re.I)  # no control character in a DOI
 
 
 def bare_doi(value: Any) -> str:
@@ -29,11 +33,13 @@ def doi_url(doi: str) -> str:
 
 
 def trim(text: str, limit: int = SNIPPET_CHARS) -> str:
-    """text cut at a word boundary to at most `limit` characters, with … when cut."""
-    if len(text) <= limit:
-        return text
-    cut = text[:limit].rsplit(" ", 1)[0]
-    return cut.rstrip(",;:") + " …"
+    """text cut at a word boundary to about `limit` characters, with … when cut."""
+    return cut_words(text, limit + 2)
+
+
+def raw_abstract(value: Any) -> str:
+    """The part of an abstract as sent that Quarry reads (markup not yet stripped): at most RAW_ABSTRACT_CHARS."""
+    return value[:RAW_ABSTRACT_CHARS] if isinstance(value, str) else ""
 
 
 #: publishers' own entities that no HTML parser knows (SAGE abstracts quote with &dquo;)
@@ -58,7 +64,7 @@ def paper_hit(*, title: Any, landing: str, doi: str = "", authors: Iterable[str]
               opts: SearchOptions, score: float | None = None, source: str) -> Hit:
     """One paper as a Hit. The url is the DOI's page when the paper has a DOI (so the same paper from two
     services is one result), else `landing` (the service's own page for it)."""
-    abstract = one_line(abstract)
+    abstract = cut_words(one_line(raw_abstract(abstract)), MAX_ABSTRACT_CHARS)
     names = [name for name in (one_line(a) for a in authors) if name]
     pdf = as_url(pdf_url)
     paper = Paper(authors=names, year=year, venue=one_line(venue), doi=doi, abstract=abstract, pdf_url=pdf,

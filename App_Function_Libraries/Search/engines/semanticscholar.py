@@ -8,7 +8,7 @@ from typing import Any
 from App_Function_Libraries.Search.engines.base import (Connection, EngineSpec, HttpRequest, ParsedPage,
                                                         SearchOptions)
 from App_Function_Libraries.Search.engines.scholarly import (NO_SAFESEARCH, bare_doi, date_bounds, paper_hit,
-                                                             year_of)
+                                                             raw_abstract, year_of)
 from App_Function_Libraries.Search.engines.textclean import as_dicts, as_int, as_text, dig
 from App_Function_Libraries.Search.errors import BadKey, BadResponse, Blocked, RateLimited, SearchError
 
@@ -56,7 +56,7 @@ def _hit(item: dict, opts: SearchOptions):
                                            and item["paperId"].isalnum() else "")
     return paper_hit(title=item.get("title"), landing=landing, doi=doi,
                      authors=[as_text(a.get("name")) for a in as_dicts(item.get("authors"))],
-                     year=year_of(item.get("year")), venue=venue, abstract=as_text(item.get("abstract")),
+                     year=year_of(item.get("year")), venue=venue, abstract=as_text(raw_abstract(item.get("abstract"))),
                      pdf_url=dig(item, "openAccessPdf", "url") or "", published=item.get("publicationDate"),
                      opts=opts, source="Semantic Scholar")
 

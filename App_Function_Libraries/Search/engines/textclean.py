@@ -12,6 +12,7 @@ from typing import Any
 _ENTITY = re.compile(r"&(?:[a-zA-Z][a-zA-Z0-9]{1,31}|#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6});")
 _TAG_LIKE = re.compile(r"</?[a-zA-Z][^<>]*>|<!--.*?-->", re.S)
 _SPACE = re.compile(r"\s+")
+_NOT_IN_URL = re.compile(r"[\s\x00-\x1f\x7f]")
 
 
 class _TextCollector(HTMLParser):
@@ -147,16 +148,13 @@ def as_text(value: Any) -> str:
 
 
 def as_float(value: Any) -> float | None:
-    if isinstance(value, bool):
+    """A finite number, or None (never raises: an integer too large for a float, such as a 400-digit JSON
+    number, is None too)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         return None
-    if isinstance(value, (int, float)):
-        number = float(value)
-    elif isinstance(value, str):
-        try:
-            number = float(value.strip())
-        except ValueError:
-            return None
-    else:
+    try:
+        number = float(value.strip() if isinstance(value, str) else value)
+    except (ValueError, OverflowError):
         return None
     return number if number == number and abs(number) != float("inf") else None
 
@@ -169,8 +167,8 @@ def as_int(value: Any) -> int | None:
 
 
 def as_url(value: Any) -> str:
-    """A result URL: an absolute http(s) URL or ""."""
+    """A result URL: an absolute http(s) URL without whitespace or control characters, or ""."""
     if not isinstance(value, str):
         return ""
     url = value.strip()
-    return url if re.match(r"^https?://[^\s/]+", url, re.I) and not re.search(r"\s", url) else ""
+    return url if re.match(r"^https?://[^\s/]+", url, re.I) and not _NOT_IN_URL.search(url) else ""

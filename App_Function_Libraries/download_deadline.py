@@ -1,11 +1,13 @@
-"""A hard wall-clock deadline for one page's whole download: connecting, the headers, every redirect hop and
-the body. Socket time-outs bound each read, not their sum, so a server that sends one byte just inside the read
-time-out (headers included) would otherwise hold the fetch for ever.
+"""A hard wall-clock deadline for one download's whole exchange (a web page, a search API's answer): connecting,
+the headers, every redirect hop and the body. Socket time-outs bound each read, not their sum, so a server that
+sends one byte just inside the read time-out (headers included) would otherwise hold the download for ever.
 
-Every socket a fetch opens is registered with its `DownloadDeadline` (through the connection class of the
+Every socket a download opens is registered with its `DownloadDeadline` (through the connection class of the
 adapter, see `deadline_pools`). One watchdog thread shuts the registered sockets down when their deadline
 passes or the run's cancel event is set; the read blocked on such a socket then returns at once, and the
-fetcher reports the total time-out (or the cancellation) instead of whatever the broken read raised.
+caller reports the total time-out (or the cancellation) instead of whatever the broken read raised. The
+watchdog thread ends as soon as no deadline is watched (a later download starts it again), so no thread
+outlives the downloads it watches. Used by Research/fetch.py (pages) and Search/runner.py (search APIs).
 """
 from __future__ import annotations
 
@@ -78,7 +80,8 @@ def _shut(sock: socket.socket) -> None:
 
 
 class _Watchdog:
-    """One daemon thread for all fetches: expires each deadline when it passes or its cancel event is set."""
+    """One daemon thread for all downloads: expires each deadline when it passes or its cancel event is set; it
+    ends when nothing is left to watch."""
 
     def __init__(self):
         self._active: set[DownloadDeadline] = set()
@@ -96,11 +99,15 @@ class _Watchdog:
     def remove(self, deadline: DownloadDeadline) -> None:
         with self._cond:
             self._active.discard(deadline)
+            self._cond.notify()  # the thread ends at once when this was the last one
 
     def _run(self) -> None:
         while True:
             with self._cond:
                 due, wait = self._due(time.monotonic())
+                if not due and not self._active:
+                    self._thread = None  # add() starts a new thread for the next deadline
+                    return
                 if not due:
                     self._cond.wait(wait)
                     continue

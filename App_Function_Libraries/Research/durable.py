@@ -1,0 +1,213 @@
+"""Durable research runs: the pipeline's stages run one by one, each stage's output committed to the run store
+(DB/run_store.py) as the stage completes, each page kept as soon as it is read. A run that was interrupted (its
+process killed, the machine off) or cancelled resumes from its last completed stage: what it has searched is
+not searched again, a page it has read is not fetched again.
+
+Steps (STEPS): subqueries (or the given plan), search (search_plan: each query on its engines), relevance,
+pages (stages 4-6: fetch, extract, rank, notes), report, verify, follow_ups. The run follows a plan
+(Research/plan.py; made from its sub-queries when none is given) and a budget (Research/budget.py): when the
+budget is reached it stops reading pages, writes the report from what it has and adds what was left undone.
+`hooks` (a watched run's, Research/watch.py) see the run before the report is written and after.
+"""
+from __future__ import annotations
+
+import dataclasses
+import threading
+from typing import Any, Callable, Protocol
+
+from App_Function_Libraries.records import ResearchResult
+from App_Function_Libraries.Research.budget import Budget, BudgetWatch, left_undone, mark_unread
+from App_Function_Libraries.Research.page_stream import LoadedPage
+from App_Function_Libraries.Research.params import ResearchParams
+from App_Function_Libraries.Research.pipeline import (ProgressFn, Run, Services, _stage_subqueries, _usage_delta,
+                                                      _warm_embedder, note_search_failure, stage_follow_ups,
+                                                      stage_pages, stage_relevance, stage_report, stage_verify)
+from App_Function_Libraries.Research.plan import ResearchPlan, plan_from, search_plan
+
+STEPS = ("subqueries", "search", "relevance", "pages", "report", "verify", "follow_ups")
+STOPPABLE = ("search", "relevance", "pages")
+UNREAD = "not read: the run reached its budget of"  # steps a cancel cuts short: not committed, done again on resume
+
+
+class RunHooks(Protocol):
+    def before_report(self, run: Run) -> None: ...
+
+    def after_report(self, run: Run) -> None: ...
+
+
+class RunPageLog:
+    """The run's read pages in the run store (page_stream.PageLog)."""
+
+    def __init__(self, store, run_id: str):
+        self.store, self.run_id = store, run_id
+        self.pages = {url: LoadedPage(**page) for url, page in store.run_pages(run_id).items()}
+        self.lock = threading.Lock()
+
+    def get(self, url: str) -> LoadedPage | None:
+        with self.lock:
+            return self.pages.get(url)
+
+    def put(self, url: str, page: LoadedPage) -> None:
+        try:
+            self.store.save_page(self.run_id, url, dataclasses.asdict(page))
+        except Exception:  # noqa: BLE001 - keeping a page is best effort: at worst it is fetched again on resume
+            return
+        with self.lock:
+            self.pages[url] = page
+
+
+class _Steps:
+    """One run's steps, with what they share."""
+
+    def __init__(self, run: Run, params: ResearchParams, plan: ResearchPlan | None, watch: BudgetWatch,
+                 cancel: threading.Event, hooks: RunHooks | None, on_delta):
+        self.run, self.params, self.plan, self.watch = run, params, plan, watch
+        self.cancel, self.hooks, self.on_delta = cancel, hooks, on_delta
+
+    def subqueries(self) -> None:
+        run, question = self.run, self.run.result.question
+        if self.plan is not None:
+            run.progress("subqueries", 0, 1)
+            run.result.sub_queries = [q.query for q in self.plan.queries if q.query.lower() != question.lower()]
+            run.progress("subqueries", 1, 1, "from the plan")
+            return
+        _stage_subqueries(run, self.params)
+        self.plan = plan_from(question, run.result.sub_queries, self.params)
+        self.params.plan = self.plan.to_dict()
+        run.result.params = self.params.to_dict()
+
+    def search(self) -> None:
+        plan = self.plan or ResearchPlan.from_dict(self.params.plan)
+        self.run.result.sources += search_plan(self.run, self.params, plan)
+        note_search_failure(self.run)
+
+    def relevance(self) -> None:
+        _warm_embedder(self.run.services, self.run.result.sources)  # only once there is something to rank
+        stage_relevance(self.run, self.params, self.run.result.sources)
+
+    def pages(self) -> None:
+        run, watch, pages_max = self.run, self.watch, self.params.pages_max
+        sources = run.result.sources
+        within = [s for s in sources if s.selected][:pages_max]  # what the run would read without a budget
+        allowed = watch.pages_allowed(pages_max)
+        if not run.cancel.is_set():
+            stage_pages(run, dataclasses.replace(self.params, pages_max=allowed), sources)
+        if watch.user_cancelled():
+            return
+        if len(within) > allowed:
+            watch.reached.append("pages")
+        if watch.reached:
+            mark_unread(within, f"{UNREAD} {watch.budget.describe()}")
+        run.cancel = self.cancel  # the budget stopped the reading; the rest of the run stops only when cancelled
+
+    def report(self) -> None:
+        run = self.run
+        if self.hooks is not None:
+            self.hooks.before_report(run)
+        llms = run.llms
+        if self.watch.tokens_out():
+            run.llms = {}  # no LLM tokens left: an extractive brief
+        try:
+            stage_report(run, self.params, self.on_delta)
+        finally:
+            run.llms = llms
+        if self.hooks is not None:
+            self.hooks.after_report(run)
+
+    def verify(self) -> None:
+        stage_verify(self.run)
+        watch, result = self.watch, self.run.result
+        if watch.reached:
+            unread = [s for s in result.sources if s.skipped.startswith(UNREAD)]
+            read = sum(1 for s in result.sources if s.fetched or s.failure)
+            result.report_markdown = result.report_markdown.rstrip() + "\n\n" + left_undone(
+                watch.budget, watch.reached, unread, watch.elapsed(), _tokens(self.run), read)
+            result.errors.append(f"budget: reached ({', '.join(watch.reached)}); {len(unread)} selected result(s) "
+                                 "not read (see Left undone in the report)")
+
+    def follow_ups(self) -> None:
+        stage_follow_ups(self.run, self.params)
+
+
+def _tokens(run: Run) -> int:
+    usage = _usage_delta(run.llms, run.usage_before)
+    return int(usage["prompt_tokens"] + usage["completion_tokens"])
+
+
+def execute(question: str, params: ResearchParams, *, plan: ResearchPlan | None = None, store=None,
+            run_id: str | None = None, resume=None, hooks: RunHooks | None = None, watch_id: str = "",
+            on_progress: ProgressFn | None = None, cancel: threading.Event | None = None,
+            on_report_delta: Callable[[str], None] | None = None, services: Services | None = None) -> ResearchResult:
+    """Run (or, with `resume`, a run_store.RunRecord, continue) a research; with `store` each step is committed.
+    The run's status in the store becomes "cancelled" when cancelled, "failed" on an error; the caller marks it
+    "done" once the result is saved."""
+    if resume is not None:
+        state = dict(resume.state)
+        result = ResearchResult.from_dict(state)
+        params = ResearchParams.from_dict(result.params)
+        plan = ResearchPlan.from_dict(params.plan) if params.plan else None
+        done, watch_id = resume.stage, resume.watch_id
+    else:
+        state, done = {}, ""
+        question = " ".join(question.split())
+        if not question:
+            raise ValueError("the question is empty")
+        params = plan.apply(params) if plan is not None else dataclasses.replace(params)
+        result = ResearchResult(question=question, params=params.to_dict(), **({"id": run_id} if run_id else {}))
+    params.check_report_options()
+    services = services or Services.from_settings(use_llm=params.use_llm)
+    cancel = cancel or threading.Event()
+    stop = threading.Event()  # set by the user's cancel or by the budget
+    run = Run(result, services, params, on_progress, stop)
+    run.in_hand.update(state.get("in_hand") or {})
+    watch = BudgetWatch(Budget.from_params(params), stop, cancel, lambda: _tokens(run),
+                        float(state.get("run_seconds") or 0))
+    watch.reached += list(state.get("budget_reached") or [])
+    steps = _Steps(run, params, plan, watch, cancel, hooks, on_report_delta)
+    if store is not None:
+        run.page_log = RunPageLog(store, result.id)
+        store.start_run(result.id, result.question, _state(run, watch), params.plan, watch.budget.to_dict(), watch_id)
+    watch.start()
+    try:
+        _run_steps(run, steps, STEPS[STEPS.index(done) + 1:] if done else STEPS, store, watch)
+    except BaseException:
+        if store is not None:
+            _quietly(lambda: store.set_status(result.id, "failed"))
+        raise
+    finally:
+        watch.close()
+    if store is not None and watch.user_cancelled():
+        _quietly(lambda: store.set_status(result.id, "cancelled"))
+    return run.finish()
+
+
+def _run_steps(run: Run, steps: _Steps, todo: tuple[str, ...], store, watch: BudgetWatch) -> None:
+    for step in todo:
+        if watch.user_cancelled():
+            run.cancelled(step)
+            return
+        if step == "pages":
+            steps.pages()
+        else:
+            run.timed(step, getattr(steps, step))
+        if watch.user_cancelled() and step in STOPPABLE:
+            run.cancelled(step)
+            return  # cut short: not committed
+        if store is not None:
+            store.checkpoint(run.result.id, step, _state(run, watch))
+        if run.result.searched_nothing:  # nothing to judge, read or report: the run says why and stops
+            if store is not None:
+                _quietly(lambda: store.set_status(run.result.id, "failed"))
+            return
+
+
+def _state(run: Run, watch: BudgetWatch) -> dict[str, Any]:
+    return {**run.result.to_dict(), "in_hand": dict(run.in_hand), "run_seconds": round(watch.elapsed(), 3),
+            "budget_reached": list(watch.reached)}
+
+
+def _quietly(fn: Callable[[], None]) -> None:
+    try:
+        fn()
+    except Exception:  # noqa: BLE001 - the status is bookkeeping; the run's own outcome stands
+        pass

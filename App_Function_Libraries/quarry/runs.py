@@ -1,0 +1,108 @@
+"""Plans and durable runs: the plan a research would follow (nothing searched), the runs that did not finish
+(interrupted, cancelled, failed), and resuming one from its last completed stage.
+
+    plan = quarry.runs.plan("How do bees find food?", engines="searxng")      # a ResearchPlan
+    result = quarry.research(plan.question, plan=plan)                         # run it (edited or not)
+    quarry.runs.unfinished()                                                   # RunRecords, newest first
+    quarry.runs.resume("3fa2")                                                 # continue, then saved
+"""
+from __future__ import annotations
+
+import threading
+from typing import Callable
+
+from App_Function_Libraries.quarry._common import count_argument, settings_or_current, text_argument
+from App_Function_Libraries.quarry.errors import BadArgument, QuarryError, one_line
+from App_Function_Libraries.quarry.research import finish_run, read_plan, research_params
+
+
+def plan(question: str, params=None, *, settings=None, services=None, **options):
+    """The ResearchPlan a research of `question` would follow: stage 1 (sub-queries) only, nothing searched.
+    `params` or research_params(**options) as for quarry.research."""
+    from App_Function_Libraries.Research.plan import make_plan
+    settings = settings_or_current(settings)
+    question = text_argument("question", question)
+    params = params if params is not None else research_params(settings, **options)
+    try:
+        return make_plan(question, params, services)
+    except ValueError as exc:
+        raise QuarryError(f"plan failed: {one_line(exc)}") from exc
+
+
+def unfinished(settings=None, limit: int = 50):
+    """The runs that did not finish (interrupted, cancelled, failed, still running), newest first."""
+    from App_Function_Libraries.DB.run_store import get_run_store
+    return get_run_store(settings_or_current(settings)).list_runs(unfinished=True, limit=limit)
+
+
+def get(run_id: str, settings=None):
+    """A run (RunRecord) by id or its start; BadArgument when there is none."""
+    from App_Function_Libraries.DB.connection import StoreError
+    from App_Function_Libraries.DB.run_store import get_run_store
+    store = get_run_store(settings_or_current(settings))
+    try:
+        return store.get_run(store.resolve_run_id(text_argument("run_id", run_id)))
+    except StoreError as exc:
+        raise BadArgument(None, one_line(exc)) from exc
+
+
+def resume(run_id: str, *, rounds: int = 0, save: bool = True, on_progress: Callable | None = None,
+           cancel: threading.Event | None = None, on_report_delta: Callable[[str], None] | None = None,
+           settings=None, services=None):
+    """Continue an interrupted, cancelled or failed run from its last completed stage (nothing it has searched
+    or read is done again); the finished ResearchResult, saved under the run's id (with `save`)."""
+    from App_Function_Libraries.DB.run_store import RESUMABLE, get_run_store
+    from App_Function_Libraries.Research.durable import execute
+    settings = settings_or_current(settings)
+    count_argument("rounds", rounds, 0, 5)
+    record = get(run_id, settings)
+    if record.status not in RESUMABLE:
+        why = "has finished" if record.status == "done" else "is still running (in another process)"
+        raise BadArgument(None, f"run {record.id[:8]} {why}; only interrupted, cancelled or failed runs resume")
+    cancel = cancel or threading.Event()
+    if record.watch_id:  # a watched run: resumed as one (New since, linked, notified)
+        return _resume_watched(record, settings, services, on_progress, cancel)
+    try:
+        result = execute(record.question, None, resume=record, store=get_run_store(settings),
+                         on_progress=on_progress, cancel=cancel, on_report_delta=on_report_delta, services=services)
+    except ValueError as exc:
+        raise QuarryError(f"resume failed: {one_line(exc)}") from exc
+    return finish_run(result, rounds, cancel, save, settings, on_progress)
+
+
+def _resume_watched(record, settings, services, on_progress, cancel):
+    from App_Function_Libraries.DB.connection import StoreError
+    from App_Function_Libraries.DB.run_store import get_run_store
+    from App_Function_Libraries.quarry import history
+    from App_Function_Libraries.Research.watch import run_watch
+    try:
+        watch = get_run_store(settings).get_watch(record.watch_id)
+    except StoreError as exc:
+        raise BadArgument(None, f"run {record.id[:8]} belongs to a watch that was removed") from exc
+    outcome = run_watch(watch, settings, services=services, on_progress=on_progress, cancel=cancel, resume=record)
+    if not outcome.run_id:
+        raise QuarryError(f"resume failed: {outcome.problem}")
+    return history.get(outcome.run_id, settings)
+
+
+def facts_markdown(report_id: str, settings=None) -> str:
+    """The plan a saved report's run followed and the watches it belongs to (with their runs), as Markdown
+    ("" when it has neither)."""
+    import time as _time
+
+    from App_Function_Libraries.DB.run_store import get_run_store
+    from App_Function_Libraries.quarry import history
+    from App_Function_Libraries.Research.plan import plan_markdown
+    settings = settings_or_current(settings)
+    result = history.get(report_id, settings)
+    parts = [plan_markdown((result.params or {}).get("plan") or {})]
+    for watch, runs in get_run_store(settings).watches_of_report(result.id):
+        lines = [f"## Watch {watch.id[:8]} (every {watch.every_seconds / 3600:g} h; python app.py watch list)", ""]
+        lines += [f"- {_time.strftime('%Y-%m-%d %H:%M', _time.localtime(r.ran_at))}  run {r.run_id[:8]}: "
+                  f"{r.new_sources} new, {r.changed_sources} changed" + ("  (this report)" if r.run_id == result.id
+                                                                         else "") for r in runs]
+        parts.append("\n".join(lines))
+    return "\n\n".join(p for p in parts if p)
+
+
+__all__ = ["facts_markdown", "get", "plan", "read_plan", "resume", "unfinished"]

@@ -1,0 +1,66 @@
+"""The embedding model loads only when a run has something to rank, and a run that waits for it shows the wait
+as the stage `embedding_model` (progress events and a timing): a run whose search found nothing never loads it."""
+from __future__ import annotations
+
+import pytest
+
+from App_Function_Libraries.Research.pipeline import LOAD_STAGE, STAGES, Services, process_question
+from App_Function_Libraries.Retrieval.embeddings import ModelOnFirstUse, get_embedder
+from Tests.support.mini_web import MiniWeb, research_config
+from Tests.support.search_apis import clean_health  # noqa: F401 - autouse: no engine suspension leaks in
+
+QUESTION = "How do honey bees communicate the location of food?"
+
+
+def counted_services(settings) -> tuple[Services, list[int]]:
+    """Services whose embedding model is the real one, counting each time it is asked to load."""
+    loads: list[int] = []
+    services = Services.from_settings(settings, use_llm=False)
+    services.embedder_factory = lambda: loads.append(1) or get_embedder(settings)
+    return services, loads
+
+
+def test_a_run_that_found_nothing_never_loads_the_model(world, make_settings):
+    web = MiniWeb(world, include_faults=False).install()
+    settings = make_settings(research_config(web, embeddings=True))
+    services, loads = counted_services(settings)
+    events = []
+    result = process_question("Qwxz vrpl jmkt zzyq?", services=services, on_progress=events.append)
+    assert result.sources == [] and loads == []
+    assert LOAD_STAGE not in {e.stage for e in events} and LOAD_STAGE not in result.timings
+    assert {"search", "report", "verify"} <= {e.stage for e in events}  # a control: the run did run its stages
+
+
+def test_the_model_is_loaded_on_the_first_text_and_once():
+    loads = []
+
+    class Encoder:
+        def encode(self, texts, is_query=False):
+            return [[1.0] for _ in texts]
+    lazy = ModelOnFirstUse(lambda: loads.append(1) or Encoder())
+    assert loads == []
+    assert lazy.encode(["a", "b"]) == [[1.0], [1.0]] and lazy.encode_query("q") == [1.0]
+    assert loads == [1]
+
+
+def test_the_load_stage_has_a_place_in_the_stages():
+    assert STAGES.index("search") < STAGES.index(LOAD_STAGE) < STAGES.index("relevance")
+
+
+@pytest.mark.slow
+def test_a_run_that_waits_for_the_model_shows_the_wait_as_its_own_stage(world, make_settings):
+    web = MiniWeb(world, include_faults=False).install()
+    settings = make_settings(research_config(web, embeddings=True, research={"pages_max": 3}))
+    services, loads = counted_services(settings)
+    events = []
+    result = process_question(QUESTION, services=services, on_progress=events.append)
+    assert result.sources and loads == [1]
+    waits = [e for e in events if e.stage == LOAD_STAGE]
+    assert [(e.done, e.total) for e in waits] == [(0, 1), (1, 1)]
+    assert waits[0].message == "loading the embedding model" and waits[1].message.startswith("loaded in ")
+    assert result.timings[LOAD_STAGE] >= 0
+    assert events.index(waits[0]) > max(i for i, e in enumerate(events) if e.stage == "search")
+    events.clear()
+    again = process_question(QUESTION, services=services, on_progress=events.append)  # the model is loaded now
+    assert again.sources and loads == [1]
+    assert LOAD_STAGE not in {e.stage for e in events} and LOAD_STAGE not in again.timings
