@@ -15,7 +15,7 @@ log = logging.getLogger("quarry.ui")
 def load_embedder(settings) -> None:
     from App_Function_Libraries.Retrieval.embeddings import get_embedder
     try:
-        get_embedder(settings).encode(["warm up"])
+        get_embedder(settings).load()
     except Exception as exc:  # noqa: BLE001 - the run that needs the model reports it
         log.warning("the embedding model could not be loaded in the background: %s", exc)
 
