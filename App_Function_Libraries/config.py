@@ -100,6 +100,22 @@ def _contact_email(value: str) -> None:
         raise ValueError("expected an e-mail address such as you@example.org, or nothing")
 
 
+def _http_url(value: str) -> None:
+    """Empty, or an http(s) address with a host: what every API URL and LLM base URL must be (a typo such as
+    htp:/127.0.0.1:8899 would otherwise fail every search later)."""
+    if not value:
+        return
+    from urllib.parse import urlsplit
+    try:
+        parts = urlsplit(value)
+        port_ok = parts.port is None or 0 < parts.port < 65536
+    except ValueError:
+        parts, port_ok = None, False
+    if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.hostname or not port_ok \
+            or any(c.isspace() for c in value):
+        raise ValueError("expected an http:// or https:// URL with a host name, such as http://127.0.0.1:8888")
+
+
 @dataclass
 class SearchSettings:
     search_provider_default: str = _f("duckduckgo", check=_source_names)
@@ -124,33 +140,33 @@ class SearchSettings:
 @dataclass
 class EngineSettings:
     """Endpoint and key per engine: `<engine>_api_url`, `<engine>_api_key`."""
-    bing_api_url: str = _f("https://api.bing.microsoft.com/v7.0/search")
+    bing_api_url: str = _f("https://api.bing.microsoft.com/v7.0/search", check=_http_url)
     bing_api_key: str = _f("", secret=True)
-    brave_api_url: str = _f("https://api.search.brave.com/res/v1/web/search")
+    brave_api_url: str = _f("https://api.search.brave.com/res/v1/web/search", check=_http_url)
     brave_api_key: str = _f("", secret=True)
-    duckduckgo_api_url: str = _f("")
+    duckduckgo_api_url: str = _f("", check=_http_url)
     duckduckgo_api_key: str = _f("", secret=True)
     duckduckgo_backend: str = _f("auto")
-    google_api_url: str = _f("https://www.googleapis.com/customsearch/v1")
+    google_api_url: str = _f("https://www.googleapis.com/customsearch/v1", check=_http_url)
     google_api_key: str = _f("", secret=True)
     google_search_engine_id: str = _f("")
-    searxng_api_url: str = _f("http://127.0.0.1:8888")
+    searxng_api_url: str = _f("http://127.0.0.1:8888", check=_http_url)
     searxng_api_key: str = _f("", secret=True)
-    kagi_api_url: str = _f("https://kagi.com/api/v0/search")
+    kagi_api_url: str = _f("https://kagi.com/api/v0/search", check=_http_url)
     kagi_api_key: str = _f("", secret=True)
-    tavily_api_url: str = _f("https://api.tavily.com/search")
+    tavily_api_url: str = _f("https://api.tavily.com/search", check=_http_url)
     tavily_api_key: str = _f("", secret=True)
-    serper_api_url: str = _f("https://google.serper.dev/search")
+    serper_api_url: str = _f("https://google.serper.dev/search", check=_http_url)
     serper_api_key: str = _f("", secret=True)
-    arxiv_api_url: str = _f("https://export.arxiv.org/api/query")
+    arxiv_api_url: str = _f("https://export.arxiv.org/api/query", check=_http_url)
     arxiv_api_key: str = _f("", secret=True)
-    pubmed_api_url: str = _f("https://eutils.ncbi.nlm.nih.gov/entrez/eutils")
+    pubmed_api_url: str = _f("https://eutils.ncbi.nlm.nih.gov/entrez/eutils", check=_http_url)
     pubmed_api_key: str = _f("", secret=True)
-    semanticscholar_api_url: str = _f("https://api.semanticscholar.org/graph/v1/paper/search")
+    semanticscholar_api_url: str = _f("https://api.semanticscholar.org/graph/v1/paper/search", check=_http_url)
     semanticscholar_api_key: str = _f("", secret=True)
-    openalex_api_url: str = _f("https://api.openalex.org/works")
+    openalex_api_url: str = _f("https://api.openalex.org/works", check=_http_url)
     openalex_api_key: str = _f("", secret=True)
-    crossref_api_url: str = _f("https://api.crossref.org/works")
+    crossref_api_url: str = _f("https://api.crossref.org/works", check=_http_url)
     crossref_api_key: str = _f("", secret=True)
     # sent to the scholarly services that ask for it (Crossref/OpenAlex mailto, NCBI email): polite use
     contact_email: str = _f("", check=_contact_email)
@@ -167,7 +183,7 @@ class LLMSettings:
     """Default LLM; each role section ([llm_subquery] …) overrides any of these keys."""
     provider: str = _f("none", choices=LLM_PROVIDERS, aliases=PROVIDER_ALIASES)
     model: str = _f("")
-    base_url: str = _f("")
+    base_url: str = _f("", check=_http_url)
     api_key: str = _f("", secret=True)
     temperature: float = _f(0.2, min=0.0, max=2.0)
     max_output_tokens: int = _f(1024, min=16, max=131072)

@@ -212,11 +212,19 @@ class ResearchResult:
     mode: str = "extractive"  # "llm" when an LLM wrote the report
     follow_ups: list[str] = field(default_factory=list)
     rounds: list[Round] = field(default_factory=list)  # dig-deeper rounds: added sources, changes
+    #: stage (pipeline.STAGES) -> why it failed as a whole, in plain words ("search": "DuckDuckGo could not be
+    #: reached — no internet?"); a run whose search failed has no report and is not saved
+    stage_failures: dict[str, str] = field(default_factory=dict)
     id: str = field(default_factory=lambda: str(uuid.uuid4()))
     created_at: float = field(default_factory=time.time)
 
     def __post_init__(self) -> None:
         self.rounds = [_round(r) for r in self.rounds]
+
+    @property
+    def searched_nothing(self) -> bool:
+        """No search answered (every engine failed, or none could be used): there is nothing to report."""
+        return "search" in self.stage_failures
 
     def cited_sources(self) -> list[Source]:
         """Sources that have a report number, in number order."""

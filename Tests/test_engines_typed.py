@@ -182,9 +182,9 @@ def test_a_bad_option_in_research_params_fails_every_search_with_its_message(mak
     settings = make_settings({})
     params = ResearchParams.from_settings(settings, engines=["kagi", "brave"], date_range="soon")
     run, sources = search_stage(settings, params, ["bees?", "wasps?"])
-    assert sources == [] and run.result.errors == [
-        f"search {e}|{q}: date_range 'soon' is not understood: use day, week, month, year or YYYY-MM-DD..YYYY-MM-DD"
-        for q in ("bees?", "wasps?") for e in ("kagi", "brave")]
+    assert sources == [] and run.result.errors == [  # one note per engine, in plain words, then its message
+        f"{name} could not take one of the search options (all 2 searches: date_range 'soon' is not understood: "
+        "use day, week, month, year or YYYY-MM-DD..YYYY-MM-DD)" for name in ("Kagi", "Brave Search")]
 
 
 def test_params_saved_under_the_old_option_names_still_load():

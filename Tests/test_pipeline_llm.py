@@ -202,7 +202,7 @@ def test_search_api_faults_are_recorded_and_the_report_still_written(world, web,
     make_settings(research_config(web, world.url("/v1")))
     world.fault("/searxng/search", malformed_json=True, times=1)
     result = process_question(QUESTION)
-    assert any(e.startswith("search searxng|") for e in result.errors)
+    assert any(e.startswith("SearXNG gave an answer Quarry cannot read") for e in result.errors)
     assert result.citations
 
 

@@ -38,7 +38,8 @@ def test_wikipedia_options_apply_to_one_question_only(make_settings):
 def test_wikipedia_status_without_an_index(make_settings):
     make_settings({})
     text, button = wikipedia_tab.refresh_status()
-    assert text.startswith("**No index yet.**") and button.visible is True
+    assert text.startswith("**No index yet** in") and button.visible is True
+    assert "python app.py" not in text  # the UI says it in its own words, once
 
 
 def test_skipped_files_and_warnings_show_as_text():

@@ -1,5 +1,6 @@
 """`python app.py research "QUESTION" [--engine E,…] [--no-llm] [--json | --md]`: research a question on the
-web and print a cited report. Progress goes to stderr; Ctrl-C stops the run and prints what was done.
+web and print a cited report. Progress goes to stderr; Ctrl-C stops the run and prints what was done. A run
+where no search answered (no internet, an engine without its key) prints why and exits 1, saving nothing.
 
 --keep-sources adds the read pages and papers to the document library (after saving; also with --no-save).
 Report options: --tone, --format, --lang, --length, --preset NAME (a saved report prompt). --rounds N digs
@@ -80,7 +81,8 @@ class ProgressLine:
 
     def __call__(self, event) -> None:
         elapsed = time.monotonic() - self.started
-        text = clean(f"[{elapsed:5.1f}s] {event.stage}: {event.done}/{event.total}" + (
+        count = "failed" if getattr(event, "failed", False) else f"{event.done}/{event.total}"
+        text = clean(f"[{elapsed:5.1f}s] {event.stage}: {count}" + (
             f" ({event.message})" if event.message else ""), keep="")
         if self.tty:
             self.stream.write("\r\033[K" + text + ("\n" if event.stage == "done" else ""))
@@ -175,6 +177,8 @@ def run_research(args) -> int:
         say(error if isinstance(error, quarry.QuarryError) else f"research failed: {error}", file=sys.stderr)
         return 1
     result = box["result"]
+    if result.searched_nothing:
+        return _searched_nothing(result, args.json)
     from App_Function_Libraries.Research.dig_deeper import round_summary
     for record in result.rounds:
         say(round_summary(record), file=sys.stderr)
@@ -188,6 +192,17 @@ def run_research(args) -> int:
         if not args.md:
             say(format_summary(result), file=sys.stderr)
     return 130 if cancel.is_set() else 0
+
+
+def _searched_nothing(result, as_json: bool) -> int:
+    """A run where no search answered: no report, nothing saved; why on stderr (and the JSON on stdout)."""
+    if as_json:
+        print(json_text(result.to_dict(), indent=2))
+    from App_Function_Libraries import quarry
+    say(str(quarry.nothing_searched(result)), file=sys.stderr)
+    for note in result.errors:
+        say(f"note: {note}", file=sys.stderr)
+    return 1
 
 
 def _question_and_plan(args):

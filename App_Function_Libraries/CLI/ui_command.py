@@ -55,6 +55,8 @@ def run_ui(args) -> int:
     # tunnel under its own name, and is protected by the required --auth instead
     app_kwargs = {} if share else {"middleware": guard_middleware(host, settings.ui.host)
                                    + page_token_middleware(app, PUBLIC)}
+    from App_Function_Libraries.Gradio_UI.warm_up import start_warm_up
+    start_warm_up(settings)  # the embedding model loads while the page opens, not in the first research
     print(f"Quarry UI on http://{host}:{port}", flush=True)
     app.queue(default_concurrency_limit=4).launch(
         server_name=host, server_port=port, share=share, auth=auth, show_error=False, inbrowser=False,

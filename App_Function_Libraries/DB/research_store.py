@@ -164,7 +164,8 @@ _SOURCE_DEFAULTS = {f.name: f.default_factory() if f.default_factory is not MISS
                     ("" if f.default is MISSING else f.default) for f in fields(Source)}
 _NULLABLE_SOURCE_FIELDS = {"date_published", "status", "n", "user_override"}
 _REPORT_JSON_FIELDS = ("uncited_sources", "timings", "llm_usage", "errors", "follow_ups", "rounds")
-_RESULT_FIELDS = {f.name for f in fields(ResearchResult)}
+_EXTRA_RESULT_FIELDS = ("stage_failures",)  # kept in the reports row's `extra` JSON, not in columns of their own
+_RESULT_FIELDS = {f.name for f in fields(ResearchResult)} - set(_EXTRA_RESULT_FIELDS)
 
 
 @dataclass

@@ -47,6 +47,8 @@ def register(settings_fn) -> None:
                                      report_format=report_format or None, tone=tone or None, lang=lang or None,
                                      length=length or None, budget_seconds=budget_seconds or None,
                                      budget_pages=budget_pages or None, budget_tokens=budget_tokens or None)
+            if result.searched_nothing:  # no report, nothing saved: the CLI's line as the error
+                raise quarry.nothing_searched(result)
             return plain.research_out(result, saved=not any(e.startswith("could not save") for e in result.errors))
         return _call(work, settings_fn)
 

@@ -32,11 +32,20 @@ def library():
 
 def collection_rows() -> list[list]:
     rows = []
+    settings = current_settings()
+    kept = settings.resolve_path(settings.documents.kept_sources_dir)
     for d in library().list():
         chunks = d.nodes.get("fine", sum(d.nodes.values()))
-        rows.append([d.id, d.name, d.file_type, d.pages or "", d.words, chunks, d.added_at[:16].replace("T", " "),
-                     d.path])
+        rows.append([d.id, document_name(d, kept), d.file_type, d.pages or "", d.words, chunks,
+                     d.added_at[:16].replace("T", " "), d.path])
     return rows
+
+
+def document_name(doc, kept_sources_dir: Path) -> str:
+    """The file name; for a kept source (a report's page or paper, its file named by a hash of its text) the
+    page's title. The path column names the file either way."""
+    title = " ".join((doc.title or "").split())
+    return title if title and Path(doc.path).parent.resolve() == Path(kept_sources_dir).resolve() else doc.name
 
 
 def skipped_markdown() -> str:

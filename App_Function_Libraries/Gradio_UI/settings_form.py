@@ -46,13 +46,49 @@ def scope_title(section: str) -> str:
 
 def llm_fields(section: str) -> list[FieldSpec]:
     providers = LLM_PROVIDERS if section == "llm" else (INHERIT,) + LLM_PROVIDERS
-    labels = {"provider": "provider", "base_url": "base URL", "model": "model", "api_key": "API key"}
+    labels = {"provider": "provider", "base_url": "API URL", "model": "model", "api_key": "API key"}
     return [FieldSpec(section, k, labels[k], providers if k == "provider" else ()) for k in LLM_KEYS]
 
 
+ENGINE_LABELS = {"api_url": "API URL", "api_key": "API key", "search_engine_id": "search engine ID (cx)",
+                 "backend": "ddgs backend"}
+
+
 def engine_fields(engine: str) -> list[FieldSpec]:
-    names = [f.name for f in dataclasses.fields(EngineSettings) if f.name.startswith(engine + "_")]
-    return [FieldSpec("engines", n, n[len(engine) + 1:].replace("_", " ")) for n in names]
+    """The engine's settings that it uses: DuckDuckGo (through ddgs) has no URL or key to show."""
+    spec = _engine_spec(engine)
+    unused = set() if spec is None or spec.needs_url or spec.needs_key or spec.auth != "none" \
+        else {f"{engine}_api_url", f"{engine}_api_key"}
+    names = [f.name for f in dataclasses.fields(EngineSettings)
+             if f.name.startswith(engine + "_") and f.name not in unused]
+    return [FieldSpec("engines", n, ENGINE_LABELS.get(n[len(engine) + 1:], n[len(engine) + 1:].replace("_", " ")))
+            for n in names]
+
+
+def _engine_spec(engine: str):
+    try:
+        from App_Function_Libraries.Search.engines import load_engine
+        return load_engine(engine).SPEC
+    except (KeyError, ImportError):
+        return None
+
+
+# what an offline or local user needs beside engines and LLMs: (section, key, label, choices)
+GENERAL = [("fetch", "allow_private_addresses", "Allow private addresses (a local SearXNG, intranet pages)",
+            ("true", "false")),
+           ("research", "pages_max", "Most pages read per run", ()),
+           ("research", "follow_up_count", "Follow-up questions suggested (0-5)", ()),
+           ("research", "report_format", "Report format", ("full", "short", "bullets", "table")),
+           ("research", "report_length_words", "Report length (words)", ()),
+           ("research", "output_lang", "Report language (ISO code; empty: the question's)", ()),
+           ("search", "search_result_analysis_tone", "Report tone", ()),
+           ("research", "citation_style", "Citation style", ("numbered", "apa", "chicago")),
+           ("engines", "contact_email", "Contact e-mail (sent to Crossref, OpenAlex, PubMed)", ()),
+           ("embeddings", "model", "Embedding model (empty: the bundled all-MiniLM-L6-v2)", ())]
+
+
+def general_fields() -> list[FieldSpec]:
+    return [FieldSpec(section, key, label, choices) for section, key, label, choices in GENERAL]
 
 
 def default_engine_field() -> FieldSpec:
@@ -64,7 +100,7 @@ def all_fields() -> list[FieldSpec]:
     """Every editable field, in the order the tab builds its components."""
     fields = [f for s in LLM_SCOPES for f in llm_fields(s)]
     fields.append(default_engine_field())
-    return fields + [f for e in ENGINES for f in engine_fields(e)]
+    return fields + [f for e in ENGINES for f in engine_fields(e)] + general_fields()
 
 
 # ---------------------------------------------------------------- current values
@@ -84,7 +120,8 @@ def shown_value(spec: FieldSpec, settings: Settings, raw: dict[str, dict[str, st
     if spec.section.startswith(ROLE_SECTION_PREFIX):
         value = raw.get(spec.section, {}).get(spec.key, "")
         return value or (INHERIT if spec.key == "provider" else "")
-    return str(getattr(getattr(settings, spec.section), spec.key))
+    value = getattr(getattr(settings, spec.section), spec.key)
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
 def key_placeholder(spec: FieldSpec, settings: Settings, raw: dict[str, dict[str, str]]) -> str:

@@ -80,6 +80,12 @@ def form_updates(settings: Settings, fields: list[form.FieldSpec]) -> list:
     return out
 
 
+def shown_now(fields: list[form.FieldSpec]) -> list:
+    """The settings in force (the config file as last saved), for the page being opened."""
+    settings = current_settings()
+    return [settings_markdown(settings)] + form_updates(settings, fields)
+
+
 def build_field(spec: form.FieldSpec, settings: Settings, raw: dict) -> gr.components.Component:
     elem_id = f"set-{spec.section}-{spec.key}".replace("_", "-")
     if spec.choices:
@@ -133,6 +139,9 @@ def build_tab(settings: Settings, shared: dict | None = None) -> None:
         components = build_llm_section(settings, raw)
     with gr.Accordion("Search engines", open=True):
         components += build_engine_section(settings, raw)
+    with gr.Accordion("Research defaults, privacy and models", open=True):
+        with gr.Row():
+            components += [build_field(spec, settings, raw) for spec in form.general_fields()]
     secret_names = [f.name for f in fields if f.secret]
     with gr.Row():
         clear_keys = gr.Dropdown(secret_names, multiselect=True, label="Remove saved keys", scale=3,
@@ -162,6 +171,8 @@ def build_tab(settings: Settings, shared: dict | None = None) -> None:
         return [message, [], settings_markdown(outcome.settings)] + form_updates(outcome.settings, fields)
 
     save.click(save_settings, inputs=[clear_keys, *components], outputs=[saved, clear_keys, active, *components])
+    if shared is not None:  # a reloaded page shows the settings in force, not those the UI started with
+        shared.setdefault("on_load", []).append(dict(fn=lambda: shown_now(fields), outputs=[active, *components]))
     check.click(test_all, outputs=table)
     refresh.click(refresh_health, outputs=health)
     resume.click(resume_engines, outputs=health)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import gradio as gr
 
-from App_Function_Libraries.config import ENGINES, LLM_ROLES, LOCAL_SOURCES
+from App_Function_Libraries.config import LLM_ROLES
+from App_Function_Libraries.Gradio_UI import first_screen
 from App_Function_Libraries.Gradio_UI import report_chat_view as chat
 from App_Function_Libraries.Gradio_UI import plan_review, report_options
 from App_Function_Libraries.Gradio_UI import web_search_params as wp
@@ -60,6 +61,9 @@ def result_values(result) -> list:
     an empty question box, then the report's PANELS shown."""
     if result is None:
         return [gr.skip()] * RESULT_OUTPUTS
+    if result.searched_nothing:  # no report: the report area says why; the report's controls stay hidden
+        return [view.searched_nothing_html(result), [], None] + [gr.skip()] * (RESULT_OUTPUTS - 3 - PANELS) \
+            + panels(False)
     files = view.download_files(result)
     buttons = [gr.Button(value=label or " ", visible=bool(label)) for label in view.follow_up_labels(result)]
     return [view.report_html(result), view.source_rows(result), result.to_dict(), *files,
@@ -71,6 +75,8 @@ RESULT_OUTPUTS = 13 + view.MAX_FOLLOW_UPS + PANELS
 
 
 def save_to_history(result, settings) -> None:
+    if result.searched_nothing:  # no report to keep
+        return
     try:
         from App_Function_Libraries import quarry
         quarry.save_result(result, settings)  # a durable run is marked done
@@ -217,7 +223,12 @@ def open_report(report_id: str):
     from App_Function_Libraries.DB.research_store import get_research_store
     result = get_research_store(current_settings()).load_report(report_id)
     return ([f"Reopened a saved report from History (id `{result.id[:8]}`)."] + result_values(result)
-            + report_options.values_from_params(result.params))
+            + report_options.values_from_params(result.params) + [result.question])
+
+
+def question_of(state: dict | None):
+    """The question box after a re-run or a dig-deeper round: the report's question."""
+    return (state or {}).get("question") or gr.skip()
 
 
 # ---------------------------------------------------------------- layout
@@ -226,7 +237,7 @@ def build_options(settings) -> dict:
     s = settings.search
     c: dict = {}
     with gr.Row():
-        c["engines"] = gr.Dropdown(list(ENGINES + LOCAL_SOURCES), multiselect=True,
+        c["engines"] = gr.Dropdown(first_screen.engine_choices(settings), multiselect=True,
                                    value=[e.strip() for e in s.search_provider_default.split(",") if e.strip()],
                                    label="Search engines and local sources", scale=3, elem_id="ws-engines")
         c["count"] = gr.Slider(1, 50, value=min(s.search_result_max_per_query, 50), step=1,
@@ -271,9 +282,23 @@ def build_options(settings) -> dict:
     return c
 
 
+def first_screen_values(*_) -> list:
+    """The mode line, the engine picker's marks and the LLM-only controls, from the settings in force."""
+    settings = current_settings()
+    engines = gr.update(choices=first_screen.engine_choices(settings, first_screen.engine_health(settings)))
+    llm_only = first_screen.llm_only_state(settings)
+    return [first_screen.mode_markdown(settings), engines] + [gr.update(**llm_only[n]) for n in first_screen.LLM_ONLY]
+
+
+def engine_picker(*_):
+    """The engine picker with fresh marks (after a run: an engine that just failed says so)."""
+    return first_screen_values()[1]
+
+
 def build_tab(settings, shared: dict | None = None) -> None:
     run_id = gr.State(None)
     state = gr.State(None)
+    mode = gr.Markdown(first_screen.mode_markdown(settings), elem_id="ws-mode")
     with gr.Row():
         question = gr.Textbox(label="Question", placeholder="What do you want to find out? (Enter to search)",
                               scale=6, lines=1, max_lines=4, autofocus=True, elem_id="ws-question")
@@ -328,15 +353,19 @@ def build_tab(settings, shared: dict | None = None) -> None:
     result_outputs = [report, sources, state, *downloads, copy_text, note_title, follow_heading, *follow_buttons,
                       rounds, chat_log, chat_question, chat_panel, next_panel, sources_panel, keep_panel]
     run_outputs = [run_id, progress, *result_outputs]
-    search.click(run_search, inputs=[question, *option_inputs], outputs=run_outputs)
+    search.click(run_search, inputs=[question, *option_inputs], outputs=run_outputs).then(
+        engine_picker, outputs=options["engines"])
     plan_review.wire(review, plan_button, search, question, plan_panel, plan_code, run_plan, OPTION_NAMES,
                      option_inputs, run_outputs, stream_outputs)
-    question.submit(run_search, inputs=[question, *option_inputs], outputs=run_outputs)
+    question.submit(run_search, inputs=[question, *option_inputs], outputs=run_outputs).then(
+        engine_picker, outputs=options["engines"])
     for button in follow_buttons:  # the question box shows the follow-up, then it is researched
         button.click(lambda text: text, inputs=button, outputs=question).then(
             run_follow_up, inputs=[state, question, *option_inputs], outputs=run_outputs)
-    dig.click(dig_deeper, inputs=[state, dig_rounds, *option_inputs], outputs=run_outputs)
-    rerun.click(rerun_selection, inputs=[state, sources, *option_inputs], outputs=run_outputs)
+    dig.click(dig_deeper, inputs=[state, dig_rounds, *option_inputs], outputs=run_outputs).then(
+        question_of, inputs=state, outputs=question)
+    rerun.click(rerun_selection, inputs=[state, sources, *option_inputs], outputs=run_outputs).then(
+        question_of, inputs=state, outputs=question)
     cancel.click(stop, inputs=run_id)
     save.click(save_note, inputs=[state, note_title, note_keywords], outputs=saved)
     copy.click(None, inputs=copy_text, js=COPY_JS)
@@ -348,5 +377,8 @@ def build_tab(settings, shared: dict | None = None) -> None:
     chat_question.submit(ask_about, inputs=[state, chat_question], outputs=[chat_log, chat_question])
     if shared is not None:
         shared.setdefault("on_load", []).append(dict(fn=None, js=ESCAPE_JS))
+        shared["on_load"].append(dict(fn=first_screen_values, outputs=[
+            mode, options["engines"], *[options[name] for name in first_screen.LLM_ONLY]]))
         report_controls = [options[name] for name in REPORT_OPTION_NAMES]
-        shared["open_report"] = dict(fn=open_report, outputs=[progress, *result_outputs, *report_controls])
+        shared["open_report"] = dict(fn=open_report,
+                                     outputs=[progress, *result_outputs, *report_controls, question])

@@ -26,7 +26,7 @@ DOWNLOAD_FORMATS = ("md", "json", "html", "bib")
 MORE_FORMATS = [("PDF (.pdf)", "pdf"), ("Word (.docx)", "docx"), ("RIS (.ris)", "ris"), ("CSL-JSON (.csl.json)", "csl"),
                 ("Plain text (.txt)", "txt")]
 # plain symbols every system font has (emoji are missing on many Linux desktops)
-MARKS = {"done": "✓", "running": "◐", "pending": "○", "skipped": "–", "stopped": "■"}
+MARKS = {"done": "✓", "running": "◐", "pending": "○", "skipped": "–", "stopped": "■", "failed": "✗"}
 
 
 @dataclass
@@ -36,6 +36,7 @@ class StageState:
     message: str = ""
     started: bool = False
     finished: bool = False
+    failed: bool = False  # the stage failed as a whole: message says why
 
 
 @dataclass
@@ -52,6 +53,7 @@ class StageBoard:
         state.started = True
         state.done, state.total = event.done, event.total
         state.message = event.message or state.message
+        state.failed = bool(getattr(event, "failed", False))
         state.finished = event.total > 0 and event.done >= event.total
 
     def markdown(self, timings: dict[str, float] | None = None, cancelled: bool = False) -> str:
@@ -59,7 +61,9 @@ class StageBoard:
         lines = []
         for stage, label in STAGE_LABELS.items():
             state = self.stages[stage]
-            if state.finished or (self.finished and state.started and not cancelled):
+            if state.failed:
+                mark = MARKS["failed"]
+            elif state.finished or (self.finished and state.started and not cancelled):
                 mark = MARKS["done"]
             elif cancelled:
                 mark = MARKS["stopped"]
@@ -68,7 +72,7 @@ class StageBoard:
             else:
                 mark = MARKS["skipped" if self.finished else "pending"]
             parts = [f"{mark} **{label}**"]
-            if state.total:
+            if state.total and not state.failed:
                 parts.append(f"{state.done}/{state.total}")
             if state.message:
                 parts.append(md_text(state.message))
@@ -97,6 +101,17 @@ def report_html(result, partial: str = "") -> str:
               + (f" · {usage.get('calls', 0)} LLM calls" if usage.get("calls") else "") + "*")
     after = "\n\n".join(p for p in (notes, footer, options_line(result.params)) if p)
     return render(f"## {md_text(result.question)}") + body + "\n" + render(after)
+
+
+def searched_nothing_html(result) -> str:
+    """The report area of a run where no search answered: what failed, in plain words, and what to do."""
+    reason = result.stage_failures.get("search", "")
+    lines = [f"## {md_text(result.question)}", "",
+             f"**✗ Nothing could be searched:** {md_text(reason)}", "",
+             "No report was written and nothing was saved to History. Check the internet connection, or pick "
+             "another engine above (engines marked as not set up need a key or URL in Settings)."]
+    notes = problems_markdown(result.errors, 0)
+    return render("\n".join(lines) + ("\n\n" + notes if notes else ""))
 
 
 def options_line(params: dict) -> str:

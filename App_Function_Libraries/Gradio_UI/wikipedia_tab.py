@@ -9,20 +9,31 @@ import dataclasses
 
 import gradio as gr
 
-from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, answer_html, mode_label, problems_markdown, render
+from App_Function_Libraries.Gradio_UI.answer_view import (SourceRef, answer_html, md_text, mode_label,
+                                                          problems_markdown, render)
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, user_errors
 
 PASSAGE_HEADERS = ["n", "article", "link", "score", "similarity", "passage"]
 
 
+DEMO_NOTE = ("**Demo encyclopedia**: short passages the Quarry team wrote for trying this tab out, not "
+             "Wikipedia's text; its sources link to no web page.")
+
+
 def status_text(settings) -> tuple[str, bool]:
-    """(markdown, exists) for the configured index."""
-    from App_Function_Libraries.Wikipedia.index import index_status
+    """(markdown, exists) for the configured index, said once and in the UI's words (the button, the
+    setting), never the CLI's."""
+    from App_Function_Libraries.Wikipedia.demo import is_demo_index
+    from App_Function_Libraries.Wikipedia.index import index_folder, index_status
+    from App_Function_Libraries.Wikipedia.layout import is_quarry_index
     exists, line = index_status(settings)
+    folder = index_folder(settings)
     if exists:
-        return f"**Index:** {line}", exists
-    return (f"**No index yet.** Build the demo encyclopedia (the button on the right; a few minutes) to ask "
-            f"questions here, or point `[wikipedia] index_dir` at an index. {line}"), exists
+        return f"**Index:** {md_text(line)}" + ("  \n" + DEMO_NOTE if is_demo_index(folder) else ""), exists
+    if is_quarry_index(folder):  # there is one, but it cannot be used: say why
+        return f"**The index cannot be opened:** {md_text(line)}", exists
+    return (f"**No index yet** in `{folder}`. Build the demo encyclopedia (the button on the right; a few "
+            "minutes), or set `[wikipedia] index_dir` in the config file to an index folder."), exists
 
 
 @user_errors
@@ -43,8 +54,7 @@ def build_demo(progress=gr.Progress()):
     built = build_demo_index(progress=report, settings=settings)
     gr.Info(f"Demo index built: {built.count:,} passages from {built.documents:,} articles in "
             f"{built.seconds:.1f} s.")
-    text, exists = status_text(settings)
-    return text, gr.Button(visible=not exists)
+    return f"Built {built.count:,} passages from {built.documents:,} articles in {built.seconds:.1f} s."
 
 
 def with_search_options(settings, top_k: int, candidates: int, rescore: int, hybrid: bool):
@@ -91,6 +101,7 @@ def build_tab(settings, shared: dict | None = None) -> None:
         status = gr.Markdown("**Index:** checking…", elem_id="wiki-status")
         build = gr.Button("Build the demo encyclopedia", variant="primary", scale=0, min_width=220,
                           visible=False, elem_id="wiki-build")
+    build_note = gr.Markdown(elem_id="wiki-build-progress")
     with gr.Row():
         question = gr.Textbox(label="Question", placeholder="Ask the local encyclopedia… (Enter to ask)",
                               scale=5, max_lines=3, elem_id="wiki-question")
@@ -116,7 +127,8 @@ def build_tab(settings, shared: dict | None = None) -> None:
     inputs = [question, top_k, candidates, rescore, hybrid]
     go.click(ask, inputs=inputs, outputs=[answer, passages])
     question.submit(ask, inputs=inputs, outputs=[answer, passages])
-    build.click(build_demo, outputs=[status, build])
+    # the build's progress shows on its own line, not over the status it will change
+    build.click(build_demo, outputs=build_note).then(refresh_status, outputs=[status, build])
     if shared is not None:
         shared["tab"].select(refresh_status, outputs=[status, build])
         shared.setdefault("on_load", []).append(dict(fn=refresh_status, outputs=[status, build]))

@@ -151,6 +151,8 @@ def register(server, settings) -> None:
             finally:
                 if cancel.is_set():
                     print("quarry mcp: research cancelled; the run stopped", file=sys.stderr, flush=True)
+            if result.searched_nothing:  # no report, nothing saved: an error saying why, as the CLI exits 1
+                raise quarry.nothing_searched(result)
             return shapes.research_out(result, saved=not any(e.startswith("could not save") for e in result.errors))
         return await tools.call(work, cancel=cancel)
 

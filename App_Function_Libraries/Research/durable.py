@@ -20,8 +20,8 @@ from App_Function_Libraries.Research.budget import Budget, BudgetWatch, left_und
 from App_Function_Libraries.Research.page_stream import LoadedPage
 from App_Function_Libraries.Research.params import ResearchParams
 from App_Function_Libraries.Research.pipeline import (ProgressFn, Run, Services, _stage_subqueries, _usage_delta,
-                                                      _warm_embedder, stage_follow_ups, stage_pages, stage_relevance,
-                                                      stage_report, stage_verify)
+                                                      _warm_embedder, note_search_failure, stage_follow_ups,
+                                                      stage_pages, stage_relevance, stage_report, stage_verify)
 from App_Function_Libraries.Research.plan import ResearchPlan, plan_from, search_plan
 
 STEPS = ("subqueries", "search", "relevance", "pages", "report", "verify", "follow_ups")
@@ -79,6 +79,7 @@ class _Steps:
     def search(self) -> None:
         plan = self.plan or ResearchPlan.from_dict(self.params.plan)
         self.run.result.sources += search_plan(self.run, self.params, plan)
+        note_search_failure(self.run)
 
     def relevance(self) -> None:
         _warm_embedder(self.run.services, self.run.result.sources)  # only once there is something to rank
@@ -194,6 +195,10 @@ def _run_steps(run: Run, steps: _Steps, todo: tuple[str, ...], store, watch: Bud
             return  # cut short: not committed
         if store is not None:
             store.checkpoint(run.result.id, step, _state(run, watch))
+        if run.result.searched_nothing:  # nothing to judge, read or report: the run says why and stops
+            if store is not None:
+                _quietly(lambda: store.set_status(run.result.id, "failed"))
+            return
 
 
 def _note_cancel(run: Run, watch: BudgetWatch, step: str) -> None:

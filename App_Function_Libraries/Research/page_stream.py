@@ -123,6 +123,13 @@ def _cache_put(cache: PageCache | None, page: LoadedPage) -> None:
         pass
 
 
+def none_read(chosen: list[Source]) -> str:
+    """Why the fetch stage failed as a whole (no chosen page could be read), in plain words."""
+    offline = all(s.failure.startswith(("connection failed", "could not connect", "no address")) for s in chosen)
+    return (f"none of the {len(chosen)} pages could be read" + (" — no internet?" if offline else "")
+            + " (the sources table says why)")
+
+
 def apply_loaded(source: Source, page: LoadedPage) -> None:
     """Record stage 4's outcome on the source."""
     source.fetched = not page.failure

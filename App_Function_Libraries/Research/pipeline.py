@@ -12,7 +12,9 @@ Progress is reported as ProgressEvent(stage, done, total); setting the
 `cancel` event stops pending work promptly and returns what was done, with "cancelled" among the errors.
 Without an LLM every stage still works: relevance by embedding similarity, notes are the top passages, and
 the report is an extractive brief. A run whose LLM server stops answering (see LLM/breaker.py) gives it up
-once, takes those paths for the rest of the run, and says so in one note.
+once, takes those paths for the rest of the run, and says so in one note. A run where no search answered
+(every engine failed or could not be used) stops after the search stage: `result.stage_failures["search"]`
+says why in plain words, and the search ProgressEvent has failed=True.
 """
 from __future__ import annotations
 
@@ -32,12 +34,13 @@ from App_Function_Libraries.Research import coverage, relevance, report
 from App_Function_Libraries.Research.fetch import PageFetcher
 from App_Function_Libraries.Research.follow_ups import suggest_follow_ups
 from App_Function_Libraries.Research.local_sources import LocalSearch, search_local, split_engines
-from App_Function_Libraries.Research.page_stream import PageCache, StreamConfig, read_pages
+from App_Function_Libraries.Research.page_stream import PageCache, StreamConfig, none_read, read_pages
 from App_Function_Libraries.Research.rank import MemoEmbedder, RankSettings
 from App_Function_Libraries.Research.params import ResearchParams
 from App_Function_Libraries.records import ResearchResult, Source
 from App_Function_Libraries.Research.subqueries import analyze_question, dedupe_queries
 from App_Function_Libraries.Search.errors import InvalidOption
+from App_Function_Libraries.Search.failures import engine_failures, nothing_searched
 from App_Function_Libraries.Search.many import MultiSearch, search_many
 from App_Function_Libraries.Search.options import SearchOptions
 
@@ -56,6 +59,7 @@ class ProgressEvent:
     done: int
     total: int
     message: str = ""
+    failed: bool = False  # the stage failed as a whole; message says why, in plain words
 
 
 ProgressFn = Callable[[ProgressEvent], None]
@@ -136,6 +140,8 @@ class Run:
         self.llms = guarded(dict(services.llms), self.health) if params.use_llm else {}
         self._memo: MemoEmbedder | None = None
         self.in_hand: dict[str, str] = {}  # URL -> text found with it (local sources, paper abstracts): not fetched
+        self.search_failure = ""  # why no search answered, in plain words ("" once one did)
+        self.searched_any = False  # a search of this run answered (even with no results)
         self.usage_before = {role: _usage(c) for role, c in self.llms.items() if c is not None}
         self.page_log = None  # a durable run's pages (Research/durable.py): read once, kept as they are read
 
@@ -164,9 +170,13 @@ class Run:
         self.progress(LOAD_STAGE, 1, 1, f"loaded in {waited:.1f} s")
         return model
 
-    def progress(self, stage: str, done: int, total: int, message: str = "") -> None:
+    def progress(self, stage: str, done: int, total: int, message: str = "", failed: bool = False) -> None:
         if self.on_progress:
-            self.on_progress(ProgressEvent(stage, done, total, message))
+            self.on_progress(ProgressEvent(stage, done, total, message, failed))
+
+    def stopped(self) -> bool:
+        """The run was told to stop (cancelled, or its budget reached); unlike cancelled(), notes nothing."""
+        return self.cancel is not None and self.cancel.is_set()
 
     def cancelled(self, stage: str) -> bool:
         if self.cancel is not None and self.cancel.is_set():
@@ -208,6 +218,8 @@ def process_question(question: str, params: ResearchParams | None = None, on_pro
     queries = run.timed("subqueries", lambda: _stage_subqueries(run, params))
     if not run.cancelled("search"):
         run.timed("search", lambda: _stage_search(run, params, queries))
+    if run.result.searched_nothing:  # nothing to judge, read or report: the run says why and stops
+        return run.finish()
     _warm_embedder(services, run.result.sources)
     if not run.cancelled("relevance"):
         run.timed("relevance", lambda: stage_relevance(run, params, run.result.sources))
@@ -288,6 +300,13 @@ def _stage_subqueries(run: Run, params: ResearchParams) -> list[str]:
 
 def _stage_search(run: Run, params: ResearchParams, queries: list[str]) -> None:
     run.result.sources += search_sources(run, params, queries, lambda found: found[:params.result_max])
+    note_search_failure(run)
+
+
+def note_search_failure(run: Run) -> None:
+    """After the search stage: when no search of it answered, result.stage_failures says why."""
+    if run.search_failure:
+        run.result.stage_failures["search"] = run.search_failure
 
 
 def search_sources(run: Run, params: ResearchParams, queries: list[str],
@@ -304,13 +323,19 @@ def search_sources(run: Run, params: ResearchParams, queries: list[str],
     searching.start()  # beside the web engines, which wait on the network (no local source: nothing to do)
     found = _search_web(run, params, web, queries) if web else MultiSearch([], [], [], [])
     searching.join()
-    for label, message in found.errors.items():
-        run.result.errors.append(f"search {label}: {message}")
     local_found = found_local[0] if found_local else LocalSearch()
-    run.result.errors += [n for n in local_found.notes if n not in run.result.errors]
-    run.result.errors += [f"search {r.label}: {r.error}" for r in local_found.runs if r.error]
+    runs = [(r.engine, r.error, r.error_kind) for r in found.runs] + [(r.source, r.error, None)
+                                                                     for r in local_found.runs]
+    notes = local_found.notes + [f.note() for f in engine_failures(runs)]
+    run.result.errors += [n for n in notes if n not in run.result.errors]
     sources = keep(_fused(found, local_found, run.in_hand))
-    run.progress("search", total, total, f"{len(sources)} results")
+    reason = "" if run.stopped() else nothing_searched(runs, local_found.notes)
+    if reason and not run.searched_any:  # a stage searched in groups (a plan) fails only if every group did
+        run.search_failure = "; ".join(dict.fromkeys(r for r in (run.search_failure, reason) if r))
+        run.progress("search", total, total, run.search_failure, failed=True)
+    else:
+        run.searched_any, run.search_failure = True, ""
+        run.progress("search", total, total, f"{len(sources)} results")
     return sources
 
 
@@ -412,6 +437,8 @@ def stage_pages(run: Run, params: ResearchParams, sources: list[Source]) -> None
     stream = read_pages(chosen, cfg)
     run.result.errors += stream.problems
     run.result.timings.update({k: stream.timings.get(k, 0.0) for k in PAGE_STAGES})
+    if chosen and not any(s.fetched for s in chosen) and not run.stopped():
+        run.progress("fetch", len(chosen), len(chosen), none_read(chosen), failed=True)
 
 
 def _cross_encoder(run: Run) -> PairScorer | None:

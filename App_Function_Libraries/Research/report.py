@@ -27,6 +27,7 @@ MIN_BRIEF_WORDS = 8  # shorter "sentences" are mostly headings and captions
 EXTRACTIVE_NOTE = "*Extractive brief (no LLM): sentences quoted from the sources, best first.*"
 NO_EVIDENCE = ("No source could be read for this question, so there is nothing to report. The sources list "
                "below says what went wrong with each.")
+NO_RESULTS = "The search found no results for this question, so there is nothing to report."
 
 
 @dataclass
@@ -135,6 +136,8 @@ def extractive_brief(question: str, sub_queries: list[str], sources: list[Source
     when the sentences are not in the language wanted). Without sub-queries (no LLM planned the search) the
     groups are the question's own parts when it asks several things (coverage.question_parts)."""
     options = options or ReportOptions()
+    if not sources:  # no list below to point to
+        return NO_RESULTS
     cs = citable(sources)
     if not cs:
         return NO_EVIDENCE

@@ -151,6 +151,9 @@ def run_watch(watch, settings, *, services=None, on_progress=None, cancel=None, 
         result: ResearchResult = execute(watch.question, params, plan=plan, store=store, hooks=hooks, resume=resume,
                                          watch_id=watch.id, on_progress=on_progress, cancel=cancel,
                                          services=services)
+        if result.searched_nothing:  # no report: the watch says why and saves nothing
+            outcome.problem = f"nothing could be searched: {result.stage_failures['search']}"
+            return outcome
         seen = seen_of(result.sources, store.run_pages(result.id))
         get_research_store(settings).save_research(result)
         store.set_status(result.id, "done")

@@ -12,7 +12,7 @@ threading.Event) breaks the request under way off and sends no other: the answer
 EngineAnswer holds the engine, the options, `hits` (Hit each), `total` (the service's estimate, at least
 len(hits)), `seconds`, `error` (None, or a message a person can act on), `notes` (None, or the options the
 engine could not honour and other remarks), `cached` (the answer came from the search cache) and `cached_at`
-(when it was stored, ISO 8601, or None). Neither function raises. `answer.to_dict()` is the JSON of
+(when it was stored, ISO 8601, or None), `error_kind` (the failure's SearchError.kind). Neither function raises. `answer.to_dict()` is the JSON of
 `python app.py search --json` (web_search_results_dict): the engine, query and options as the caller gave them
 (under their labels: content_country, result_count, exactTerms, …), `results` (each {title, url, content,
 metadata: {date_published, author, source, language, relevance_score, snippet}}), `total_results_found`,
@@ -73,6 +73,8 @@ class EngineAnswer:
     cached_at: str | None = None
     #: the caller's values by option name, and "query", as given: what to_dict echoes
     asked: dict[str, Any] = field(default_factory=dict)
+    #: the failure's kind (SearchError.kind: "unreachable", "not_configured", ...), None without an error
+    error_kind: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """web_search_results_dict: the JSON of `python app.py search --json`."""
@@ -157,10 +159,11 @@ def _answered(answer: EngineAnswer, settings: Settings | None,
         secrets = _secrets(settings)
         work(settings)
     except SearchError as exc:
-        answer.error = str(exc)
+        answer.error, answer.error_kind = str(exc), exc.kind
     except Exception as exc:  # noqa: BLE001 - a search never raises to its caller
         log.exception("search on %s failed unexpectedly", answer.engine)
         answer.error = f"{answer.engine}: unexpected failure ({type(exc).__name__}: {exc})"
+        answer.error_kind = "error"
     answer.seconds = round(time.monotonic() - started, 3)
     return redact_answer(answer, secrets)
 

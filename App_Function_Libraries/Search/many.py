@@ -59,6 +59,10 @@ class EngineRun:
     def error(self) -> str | None:
         return self.answer.error
 
+    @property
+    def error_kind(self) -> str | None:
+        return self.answer.error_kind
+
 
 @dataclass
 class MergedResult:
@@ -105,7 +109,8 @@ class MultiSearch:
     @classmethod
     def refused(cls, engines: list[str], queries: list[str], message: str) -> "MultiSearch":
         """The answer when the options themselves cannot be used: every (query, engine) pair failed alike."""
-        runs = [EngineRun(e, q, EngineAnswer(e, error=message, asked={"query": q})) for q in queries for e in engines]
+        runs = [EngineRun(e, q, EngineAnswer(e, error=message, asked={"query": q}, error_kind=InvalidOption.kind))
+                for q in queries for e in engines]
         return cls(list(queries), list(engines), [], runs)
 
     @property
@@ -136,11 +141,11 @@ def search_many(engines: Iterable[str] | str, queries: str | Iterable[str], opti
     def one(pair: tuple[str, str]) -> EngineRun:
         q, e = pair
         if cancel is not None and cancel.is_set():
-            return EngineRun(e, q, EngineAnswer(e, error="cancelled", asked={"query": q}))
+            return EngineRun(e, q, EngineAnswer(e, error="cancelled", asked={"query": q}, error_kind="cancelled"))
         try:
             opts = options.for_query(q)
         except InvalidOption as exc:
-            return EngineRun(e, q, EngineAnswer(e, error=str(exc), asked={"query": q}))
+            return EngineRun(e, q, EngineAnswer(e, error=str(exc), asked={"query": q}, error_kind=exc.kind))
         return EngineRun(e, q, search_engine(e, opts, settings, use_cache=use_cache, sleep=sleep, cancel=cancel))
 
     with ThreadPoolExecutor(max_workers=max(1, min(max_workers, len(pairs) or 1)), thread_name_prefix="search") as pool:

@@ -98,8 +98,10 @@ def research(question: str, params=None, *, rounds: int = 0, save: bool = True, 
     see quarry.runs.plan) is followed instead of making one. `rounds` (0-5) digs deeper after the report.
     `on_progress` gets the pipeline's ProgressEvents; setting `cancel` stops the run, which returns what it has.
     With `save` the result is stored in the research database under result.id (`run_id` if given; a failure to
-    save is added to result.errors: the report still stands). `durable` (default: `save`) commits each stage as
-    it completes, so an interrupted run can be resumed (quarry.runs.resume). `services` (pipeline.Services)
+    save is added to result.errors: the report still stands), unless no search answered
+    (result.searched_nothing: there is no report; result.stage_failures["search"] says why). `durable`
+    (default: `save`) commits each stage as it completes, so an interrupted run can be resumed
+    (quarry.runs.resume). `services` (pipeline.Services)
     replaces the LLMs, fetcher or search built from the settings. QuarryError when the run cannot be done."""
     from App_Function_Libraries.Research.durable import execute
     settings = settings_or_current(settings)
@@ -118,19 +120,25 @@ def research(question: str, params=None, *, rounds: int = 0, save: bool = True, 
 
 def finish_run(result, rounds: int, cancel: threading.Event, save: bool, settings, on_progress=None):
     """After the pipeline: dig deeper `rounds` times, then save (when `save`)."""
-    if rounds and not cancel.is_set():
+    if rounds and not cancel.is_set() and not result.searched_nothing:
         from App_Function_Libraries.Research.dig_deeper import dig_deeper
         from App_Function_Libraries.Research.params import ResearchParams
         try:
             result = dig_deeper(result, rounds, ResearchParams.from_dict(result.params), on_progress, cancel)
         except Exception as exc:  # noqa: BLE001 - the first report still stands
             result.errors.append(f"dig deeper failed: {one_line(exc)}")
-    if save:
+    if save and not result.searched_nothing:  # no report to keep: the run says why (stage_failures)
         try:
             save_result(result, settings)
         except QuarryError as exc:
             result.errors.append(str(exc))
     return result
+
+
+def nothing_searched(result) -> QuarryError:
+    """The error for a run where no search answered (result.searched_nothing): one line saying why, the same
+    for the CLI, MCP and the HTTP API."""
+    return QuarryError(f"research: nothing could be searched: {result.stage_failures.get('search', '')}")
 
 
 def read_plan(plan):

@@ -19,12 +19,13 @@ def free_port() -> int:
 
 
 def start_app(args: list[str] | None = None, env: dict | None = None, port: int | None = None,
-              timeout: float = 60.0) -> tuple[subprocess.Popen, str, float]:
-    """Returns (process, base URL, seconds until the first HTTP 200)."""
+              timeout: float = 60.0, root: Path = ROOT) -> tuple[subprocess.Popen, str, float]:
+    """Returns (process, base URL, seconds until the first HTTP 200). `root`: the checkout whose app.py runs
+    (a benchmark compares another one)."""
     port = port or free_port()
     full_env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", **(env or {})}
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "app.py", "--port", str(port), *(args or [])], cwd=ROOT,
+    proc = subprocess.Popen([sys.executable, "app.py", "--port", str(port), *(args or [])], cwd=root,
                             env=full_env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}/"
     while time.perf_counter() - t0 < timeout:

@@ -86,6 +86,12 @@ def chromium_page(downloads: bool = True) -> Iterator:
             browser.close()
 
 
+def expect(locator):
+    """Playwright's expect (imported when a browser test runs, not when this module is)."""
+    from playwright.sync_api import expect as pw_expect
+    return pw_expect(locator)
+
+
 def open_app(page, url: str) -> None:
     page.goto(url)
     page.wait_for_selector("button[role=tab]", timeout=60_000)
