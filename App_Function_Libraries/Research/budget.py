@@ -100,9 +100,9 @@ class BudgetWatch:
 
 def mark_unread(sources: list[Source], why: str) -> list[Source]:
     """Those of these sources (selected to be read) that the run did not read: marked skipped with `why`."""
-    unread = [s for s in sources if not s.fetched and not s.failure and not s.duplicate]
-    for source in unread:
-        source.skipped = why
+    unread = [s for s in sources if not s.fetched and not s.duplicate and s.failure in ("", "cancelled")]
+    for source in unread:  # a download the stop broke off ("cancelled") was not read either
+        source.failure, source.skipped = "", why
     return unread
 
 

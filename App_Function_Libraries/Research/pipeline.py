@@ -136,6 +136,7 @@ class Run:
         self.result, self.services, self.params = result, services, params
         self.on_progress, self.cancel = on_progress, cancel
         self.started = time.monotonic()
+        self.finished = False  # set by finish(): no progress is reported after it
         self.health = LLMHealth()
         self.llms = guarded(dict(services.llms), self.health) if params.use_llm else {}
         self._memo: MemoEmbedder | None = None
@@ -171,7 +172,7 @@ class Run:
         return model
 
     def progress(self, stage: str, done: int, total: int, message: str = "", failed: bool = False) -> None:
-        if self.on_progress:
+        if self.on_progress and not self.finished:  # a page broken off by a stop may end after the run
             self.on_progress(ProgressEvent(stage, done, total, message, failed))
 
     def stopped(self) -> bool:
@@ -199,6 +200,7 @@ class Run:
                                   else "for the rest of this run")
         self.result.errors[:0] = [n for n in notes if n not in self.result.errors]
         self.progress("done", 1, 1)
+        self.finished = True
         return self.result
 
 
