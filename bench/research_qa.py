@@ -97,16 +97,20 @@ def score_run(result, question: qa_web.Question, gold_url: str, page_text: dict[
             correct = True
     supported = holds = 0
     verdicts: list[tuple[bool, bool]] = []  # (marked supported, truly supported)
+    misses = []  # (sentence, quote) of quotes that do not hold their sentence, for --details
     for c in result.citations:
         truly = truly_supported(c.sentence, c.quote, page_text.get(c.url, ""))
         supported += truly
-        holds += bool(normalize(c.sentence)) and normalize(c.sentence) in normalize(c.quote)
+        held = bool(normalize(c.sentence)) and normalize(c.sentence) in normalize(c.quote)
+        holds += held
+        if not held:
+            misses.append((c.sentence, c.quote))
         verdicts.append((getattr(c, "verdict", "supported") == "supported", truly))
     wrong = wrong_citation(result, page_text, embedder)
     usage = result.llm_usage or {}
     return {"recall": contains_answer(report, question.answers), "correct": correct,
             "at_1": bool(cited) and contains_answer(cited[0][0], question.answers),
-            "citations": len(result.citations), "supported": supported, "holds": holds,
+            "citations": len(result.citations), "supported": supported, "holds": holds, "quote_misses": misses,
             "marked": [m for m, _ in verdicts + wrong], "truly": [t for _, t in verdicts + wrong],
             "wrong": len(wrong), "wrong_caught": sum(not m for m, _ in wrong),
             "calls": usage.get("calls", 0),

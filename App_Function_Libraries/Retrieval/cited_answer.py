@@ -3,7 +3,8 @@ by the web report (Research/report.py), Wikipedia answers, Documents answers and
 follow-ups, re-runs and dig-deeper rounds, which go through the report stage).
 
 Relevance floor. A quotable text (Retrieval/quotable.py) answers a question only when it holds enough of
-what the question asks about: the share of the question's content words (plurals, -ing and -ed folded; the words that only
+what the question asks about: the share of the question's terms (content words, plurals, -ing and -ed folded;
+a name of several words, "Karl von Frisch", is one term; the words that only
 frame the question, like "year", "name", "many", left out) that the text holds, each word weighted by its
 rarity among all the texts the answer may quote (idf = ln(1 + N / (1 + df))); a word no text holds (it may be
 said in other words) weighs as much as the average word that some text holds; a text's words include its
@@ -44,6 +45,7 @@ from App_Function_Libraries.records import Citation
 RELEVANCE_FLOOR = 0.5
 SUPPORTED_SHARE, PARTLY_SHARE = 0.8, 0.5
 NEAR_REPEAT_JACCARD = 0.6
+NEAR_CONTAINED = 0.9  # a text whose words are 90% inside another's repeats it
 MIN_WORDS = 4
 CLOSEST_SHOWN = 3
 LEAD_POOL = 8  # the lead is chosen among the best-ranked texts that clear the floor
@@ -106,11 +108,20 @@ def words_of(text: str) -> set[str]:
     return {fold(t) for t in tokenize(text) if len(t) > 1}
 
 
-def question_terms(question: str) -> set[str]:
-    """The content words of a question, without those that only frame it (FRAME_WORDS); all of them when
-    nothing else is left."""
+_NAME = re.compile(r"\b[A-Z][\w'-]*(?:\s+(?:(?:von|van|de|der|den|da|di|du|of|the|al|bin|le|la)\s+)*[A-Z0-9][\w'-]*)+")
+
+
+def question_terms(question: str) -> list[frozenset[str]]:
+    """The things a question asks about: a name of several words ("Karl von Frisch", "Super Bowl 50") is one
+    term, held by a text that has all its words; every other content word is a term of its own, without those
+    that only frame the question (FRAME_WORDS); all of them when nothing else is left."""
+    names = [frozenset(words_of(m.group(0))) for m in _NAME.finditer(question)]
+    names = [n for n in names if len(n) > 1]
+    named = set().union(*names) if names else set()
     words = words_of(question)
-    return (words - FRAME_WORDS) or words
+    singles = (words - FRAME_WORDS - named) or (words - named)
+    terms = names + [frozenset([w]) for w in sorted(singles)]
+    return terms or [frozenset([w]) for w in sorted(words)]
 
 
 def relevance(question: str, texts: list[str]) -> list[float]:
@@ -120,14 +131,14 @@ def relevance(question: str, texts: list[str]) -> list[float]:
         return [0.0] * len(texts)
     bags = [words_of(t) for t in texts]
     n = len(bags)
-    df = {t: sum(t in b for b in bags) for t in terms}
+    df = {t: sum(t <= b for b in bags) for t in terms}
     weight = {t: math.log(1 + n / (1 + df[t])) for t in terms}
     held = [weight[t] for t in terms if df[t]]
     for t in terms:  # a word no text holds may be paraphrased: it weighs as much as an average held word
         if not df[t] and held:
             weight[t] = sum(held) / len(held)
     total = sum(weight.values()) or 1.0
-    return [sum(w for t, w in weight.items() if t in b) / total for b in bags]
+    return [sum(w for t, w in weight.items() if t <= b) / total for b in bags]
 
 
 # ---------------------------------------------------------------- the extractive writer
@@ -176,8 +187,10 @@ def _ranked(question: str, sources: list[CitableSource], embedder, topic: str = 
 
 
 def _repeat(text: str, used: list[set[str]]) -> bool:
+    """A near-repeat of a text already used, or mostly held in one (a sentence quoted with the one before it)."""
     words = set(tokenize(text))
-    return any(len(words & u) / (len(words | u) or 1) > NEAR_REPEAT_JACCARD for u in used)
+    return any(len(words & u) / (len(words | u) or 1) > NEAR_REPEAT_JACCARD
+               or len(words & u) >= NEAR_CONTAINED * min(len(words), len(u)) for u in used)
 
 
 def closest_texts(ranked: list[Pick], sources: list[CitableSource]) -> list[tuple[str, float, str]]:
