@@ -55,7 +55,7 @@ SUPPORTED, PARTLY, NOT_SUPPORTED = "supported", "partly supported", "not support
 # words that frame a question rather than name what it is about
 FRAME_WORDS = frozenset("""year years date day month century decade name names named called call many much long
 number amount percentage percent kind type types sort way ways used use happen happened mean means meant
-term word one ones first""".split())
+term word one ones first often need needs needed""".split())
 
 
 @dataclass
@@ -338,7 +338,7 @@ def _norm(text: str) -> str:
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
-_ATTRIBUTION = re.compile(r"^[“\"]|[”\"]\s*(\([^)]*\))?\s*$")
+_ATTRIBUTION = re.compile(r"^[“\"]|[”\"]\s*(\(.*\))?\s*$")  # the title may hold brackets of its own
 
 
 def own_sentence(sentence: str) -> str:
