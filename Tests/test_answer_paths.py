@@ -203,3 +203,14 @@ def test_a_part_of_the_question_no_source_answers_is_named(make_settings):
                   make_settings)
     assert partial.status == "partly" and "Not answered by the sources" in partial.markdown
     assert "logo" in partial.markdown.split("Not answered by the sources")[1]
+
+
+def test_exports_carry_each_quote_and_say_when_its_source_does_not_support_it():
+    from App_Function_Libraries.DB.citation_styles import Reference, Span
+    from App_Function_Libraries.DB.export_print import sources_html
+    refs = [Reference(1, (Span("Bees"),), "http://a.test")]
+    cites = [{"n": 1, "quote": "Honey bees dance.", "verdict": "supported"},
+             {"n": 1, "quote": "Ants lay trails.", "verdict": "not supported"}]
+    page = sources_html(refs, cites)
+    assert "<blockquote>Honey bees dance.</blockquote>" in page
+    assert "Ants lay trails. <em>(not supported)</em>" in page
