@@ -135,6 +135,8 @@ class Citation:
     quote: str  # the passage of that source that best supports the sentence
     content_hash: str = ""
     similarity: float = 0.0
+    verdict: str = ""  # supported | partly supported | not supported (Retrieval/cited_answer.py); '' unchecked
+    passage: str = ""  # the source passage around the quote
 
 
 @dataclass
@@ -183,6 +185,7 @@ class ReportExchange:
     mode: str = "extractive"  # "llm" | "extractive" | "none" (no source of the report covers the question)
     errors: list[str] = field(default_factory=list)
     invalid_citations_removed: int = 0
+    unsupported_citations: int = 0  # cited sentences their source does not support (marked in the answer)
     asked_at: float = field(default_factory=time.time)
 
     def to_dict(self) -> dict[str, Any]:
@@ -210,6 +213,9 @@ class ResearchResult:
     llm_usage: dict[str, Any] = field(default_factory=dict)  # calls, prompt_tokens, completion_tokens, models
     errors: list[str] = field(default_factory=list)
     mode: str = "extractive"  # "llm" when an LLM wrote the report
+    answer_status: str = "answered"  # "answered" | "partly" | "not_answered" (Retrieval/cited_answer.py)
+    unanswered_parts: list[str] = field(default_factory=list)  # the sub-questions no source answers
+    unsupported_citations: int = 0  # cited sentences their source does not support (marked in the report)
     follow_ups: list[str] = field(default_factory=list)
     rounds: list[Round] = field(default_factory=list)  # dig-deeper rounds: added sources, changes
     #: stage (pipeline.STAGES) -> why it failed as a whole, in plain words ("search": "DuckDuckGo could not be
@@ -226,9 +232,19 @@ class ResearchResult:
         """No search answered (every engine failed, or none could be used): there is nothing to report."""
         return "search" in self.stage_failures
 
-    def cited_sources(self) -> list[Source]:
-        """Sources that have a report number, in number order."""
+    def numbered_sources(self) -> list[Source]:
+        """Sources that have a report number (given to the writer), in number order."""
         return sorted((s for s in self.sources if s.n is not None), key=lambda s: s.n)
+
+    def cited_sources(self) -> list[Source]:
+        """Sources the report cites, in number order."""
+        cited = {c.n for c in self.citations}
+        return [s for s in self.numbered_sources() if s.n in cited]
+
+    def read_not_cited(self) -> list[Source]:
+        """Numbered sources the report does not cite, in number order."""
+        cited = {c.n for c in self.citations}
+        return [s for s in self.numbered_sources() if s.n not in cited]
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)

@@ -245,15 +245,19 @@ def test_dig_deeper_without_an_llm_searches_what_no_passage_mentions(world, web,
     params = ResearchParams.from_settings(settings, count=2, use_cache=False, subqueries=False)
     question = "How do honey bees communicate the location of food, and who was Karl von Frisch?"
     first = process_question(question, params)
-    assert {path_of(s.url) for s in first.cited_sources()} == {"bees/history", "bees/navigation-faq"}
+    # numbered: given to the writer (issue 22: cited_sources() is now only the cited ones)
+    assert {path_of(s.url) for s in first.numbered_sources()} == {"bees/history", "bees/navigation-faq"}
     dug = dig_deeper(first, rounds=3, params=params)
     one, two = dug.rounds
     assert one["queries"] == ["bee honey communicate location"]  # the words no passage had, on the topic
     assert [path_of(a["url"]) for a in one["added"]] == ["bees/waggle-dance"] and one["added"][0]["n"] == 3
     assert two["queries"] == [] and two["stop"] == "every query for the gaps was searched before"
-    numbers = {s.url: s.n for s in dug.cited_sources()}
+    numbers = {s.url: s.n for s in dug.numbered_sources()}
     assert all(numbers[s.url] == s.n for s in first.cited_sources())
-    assert cited_numbers(dug.report_markdown) <= set(numbers.values()) and 3 in cited_numbers(dug.report_markdown)
+    # issue 22: the report cites only what clears the relevance floor; the waggle-dance page describes the dance
+    # without the question's words "communicate" and "location", so it is read and numbered but may go uncited
+    assert cited_numbers(dug.report_markdown) <= set(numbers.values())
+    assert 3 in {s.n for s in dug.numbered_sources()}
     assert dug.mode == "extractive" and dug.llm_usage["calls"] == 0
 
 

@@ -1,8 +1,13 @@
 """Which sentences an extractive answer may quote (Retrieval/quotable.py), and which answer the question."""
 import pytest
 
-from App_Function_Libraries.Retrieval.citations import CitableSource, extractive_answer, rank_sentences
+from App_Function_Libraries.Retrieval.cited_answer import extractive
+from App_Function_Libraries.Retrieval.citations import CitableSource, rank_sentences
 from App_Function_Libraries.Retrieval.quotable import answer_shape, asked_for, reads_as_sentence
+
+def extractive_answer(question, sources):
+    return extractive(question, sources).markdown
+
 
 BROKEN = [
     "If the matrix is Hermitian, that is,, then is a Hermitian positive semi-definite matrix.",
@@ -83,14 +88,15 @@ def test_broken_sentences_are_used_when_nothing_else_is_found():
 
 def test_a_quoted_sentence_keeps_neither_the_pages_citation_marks_nor_its_markdown():
     """A document's own footnote [2] would read as the answer's source 2, and a page's markdown link as a
-    link the answer makes: both stay text."""
+    link the answer makes: the footnote is left out, the link and emphasis become their text (issue 22: markup
+    is never shown raw; before, the link's brackets were escaped and the emphasis marks kept)."""
     sources = [CitableSource(1, "file:///paper.pdf", "Paper", ["The glacier lost 40% of its mass by 2010 [2]. "
                                                              "See the [official figures](http://evil.test/x) "
                                                              "for the glacier mass in 2010 and *later*."]),
                CitableSource(2, "file:///other.pdf", "Other", ["Unrelated text about something else entirely."])]
     answer = extractive_answer("How much mass did the glacier lose by 2010?", sources)
     assert "[2]" not in answer and "[1]" in answer
-    assert "[official figures](" not in answer and "\\[official figures\\]" in answer and "*later*" in answer
+    assert "](" not in answer and "official figures" in answer and "*later*" not in answer and "and later" in answer
 
 
 def test_a_heading_is_never_read_as_the_start_of_the_sentence_after_it():
@@ -109,7 +115,7 @@ def test_the_reviewers_case_the_sentence_that_answers_is_kept():
     sources = [CitableSource(1, "http://a.test/", "A", [
         "The founding of eBay is a story often told in Silicon Valley.",
         "eBay was founded in September 1995 by Pierre Omidyar."])]
-    assert extractive_answer("When was eBay founded?", sources).startswith("- eBay was founded in September 1995")
+    assert extractive_answer("When was eBay founded?", sources).startswith("eBay was founded in September 1995")
 
 
 def test_an_editors_inline_tag_is_left_out_of_the_quote():

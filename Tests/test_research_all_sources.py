@@ -45,7 +45,9 @@ def test_one_report_cites_web_pages_the_encyclopedia_and_documents(world, make_s
     assert kinds == {"web", "wikipedia", "document"}, [(s["kind"], s["url"]) for s in result["sources"]]
     assert result["citations"] and result["invalid_citations_removed"] == 0
     cited = {c["n"] for c in result["citations"]}
-    assert cited <= set(numbered) and {numbered[n]["kind"] for n in cited} == kinds
+    # issue 22: the extractive brief quotes only what clears the relevance floor, at most six texts: here the
+    # encyclopedia and the documents; the LLM-mode test below has the report cite every kind
+    assert cited <= set(numbered) and len({numbered[n]["kind"] for n in cited}) >= 2
     for c in result["citations"]:
         assert c["url"] in (numbered[c["n"]]["url"], numbered[c["n"]]["final_url"])
     wiki = [s for s in numbered.values() if s["kind"] == "wikipedia"]
@@ -84,7 +86,8 @@ def test_llm_mode_cites_every_kind_of_source_with_verified_citations(world, make
     for c in result["citations"]:  # verified: the quote is the cited source's own passage
         src = numbered[c["n"]]
         assert c["url"] in (src["url"], src["final_url"]) and c["content_hash"] == src["content_hash"]
-        assert c["quote"] in [p["text"] for p in src["passages"]]
+        # the source's own sentence holding the cited one, or its best passage (issue 22), whitespace collapsed
+        assert any(c["quote"] in " ".join(p["text"].split()) for p in src["passages"])
     doc = next(s for s in numbered.values() if s["kind"] == "document")
     assert "/files/hive.pdf#p" in doc["url"] and doc["engines"] == ["documents"]
     assert any(s["title"] == "Honey bee" for s in numbered.values() if s["kind"] == "wikipedia")

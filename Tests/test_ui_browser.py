@@ -169,6 +169,12 @@ def report_links(page) -> dict[str, str]:
     return out
 
 
+def evidence_sources(page) -> set[str]:
+    """The source addresses the report's evidence links to (without their #:~:text= fragment)."""
+    links = page.locator("#ws-report .evidence a")
+    return {links.nth(i).get_attribute("href").split("#:~:text=")[0] for i in range(links.count())}
+
+
 def wait_for_run(page, timeout=150_000):
     expect(page.locator("#ws-progress")).to_contain_text("✓ Verify citations", timeout=timeout)
     ui.wait_done(page, "ws-report")
@@ -185,13 +191,20 @@ def test_search_shows_stages_and_a_cited_report(page, world, story):
     expect_result_controls(page, True)
 
     rows = ui.table_rows(page, "ws-sources")
-    urls = {row[3] for row in rows}
     links = report_links(page)
     assert len(links) >= 2, page.locator("#ws-report").inner_text()
-    assert set(links.values()) <= urls, "every [n] links to a listed source"
     cited = {row[1]: row[3] for row in rows if row[1]}
+    # issue 22: each [n] opens its evidence: the quote in its passage, the cited words marked, and a link
+    # opening the listed source at that text (#:~:text=)
     for label, href in links.items():
-        assert cited[label.strip("[]")] == href
+        assert href.startswith("#web-evidence-"), href
+        fold = page.locator(f"details:has({href})")
+        expect(fold).not_to_have_attribute("open", "")
+        page.locator("#ws-report a", has_text=label).first.click()
+        expect(fold).to_have_attribute("open", "")
+        expect(page.locator(f"{href} mark")).to_be_visible()
+        source_link = fold.locator("a").first.get_attribute("href")
+        assert source_link.startswith(cited[label.strip("[]")] + "#:~:text="), source_link
     assert all(row[7].startswith("yes") for row in rows if row[1])
     story["first_cited"] = cited["1"]
     ui.screenshot(page, "web_search")
@@ -240,7 +253,7 @@ def test_copy_and_download_markdown(page, story):
     text = open(info.value.path(), encoding="utf-8").read()
     assert info.value.suggested_filename.endswith(".md")
     assert text.startswith(f"# {QUESTION}") and "## Sources" in text
-    for href in report_links(page).values():
+    for href in evidence_sources(page):  # issue 22: [n] opens its evidence, which links to the source
         assert href in text
     assert story["first_cited"] not in text
     words = re.findall(r"[A-Za-z]{9,}", page.locator("#ws-report li").first.inner_text())
@@ -260,6 +273,17 @@ def test_save_report_to_notes_and_find_it(page, story):
     expect(ui.field(page, "notes-keywords")).to_have_value("bees, ui-test")
     expect(page.locator("#notes-info")).to_contain_text("from a research report")
     ui.screenshot(page, "notes")
+
+
+def test_a_run_whose_sources_do_not_answer_says_so(page):
+    """Issue 22: sources that do not answer the question are not presented as its answer."""
+    ui.open_tab(page, "Web Search")
+    ui.fill(page, "ws-question", "What did Karl von Frisch eat for breakfast?")
+    ui.field(page, "ws-question").press("Enter")
+    report = page.locator("#ws-report")
+    expect(report).to_contain_text("do not answer this question", timeout=150_000)
+    expect(report).to_contain_text("not used")
+    assert not report_links(page), "nothing is cited as an answer"
 
 
 def test_cancel_stops_a_search(page, world):

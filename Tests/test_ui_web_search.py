@@ -34,8 +34,10 @@ def test_every_number_of_a_citation_group_links_to_its_source_and_is_listed():
     assert f'Half known [{a("https://three.example", "Three", 3)}, 9].' in text and "None known [8, 9]." in text
     assert cited_numbers("Both [1, 3]. A range [2-3].") == {1, 2, 3}
     listed = answer_html("Only these [1, 3].", refs, "web").split("<hr>", 1)[1]
-    assert "https://one.example" in listed and "https://three.example" in listed
-    assert "https://four.example" not in listed and "notes.md" not in listed
+    cited, rest = listed.split("Read but not cited", 1)  # issue 22: cited first, then read but not cited
+    assert "https://one.example" in cited and "https://three.example" in cited
+    assert "https://four.example" not in cited and "notes.md" not in cited
+    assert "https://four.example" in rest and "notes.md" in rest
 
 
 def event(stage, done, total, message=""):
@@ -218,15 +220,19 @@ def test_search_streams_the_llm_report_and_honours_no_llm_for_a_role(make_settin
 
 
 def re_link(report: str) -> bool:
+    """An [n] opens its evidence, and the evidence links to the page at the quoted text (issue 22; before, the
+    [n] linked to the page itself)."""
     import re
-    return bool(re.search(r'<a href="http://127\.0\.0\.1:\d+/web/[^"]*"[^>]*>\[\d+\]</a>', report))
+    return bool(re.search(r'<a href="#web-evidence-\d+"[^>]*>\[\d+\]</a>', report)) and bool(
+        re.search(r'<a href="http://127\.0\.0\.1:\d+/web/[^"#]*#:~:text=[^"]+"', report))
 
 
-def test_answer_lists_only_the_sources_it_cites():
+def test_answer_lists_the_sources_it_cites_first_then_those_read_but_not_cited():
+    """Issue 22 item 7 (before: the uncited sources were left out of the list under the answer)."""
     from App_Function_Libraries.Gradio_UI.answer_view import answer_html
     refs = [SourceRef(1, "One", "https://one.example"), SourceRef(2, "Two", "https://two.example")]
     text = answer_html("Only the second [2].", refs, "wiki")
-    assert "https://two.example" in text and "https://one.example" not in text
+    assert text.index("https://two.example") < text.index("Read but not cited") < text.index("https://one.example")
     assert "https://one.example" in answer_html("No citation at all.", refs, "wiki")
 
 

@@ -144,6 +144,7 @@ class QASearch:
         self.pages, self.port = pages, port
         self.index = BM25([f"{p.title} {' '.join(p.excerpts)}" for p in pages])
         self.requests = 0
+        self.hidden: set[str] = set()  # page paths the search never returns (unanswerable questions)
 
     def url_of(self, page: QAPage) -> str:
         return f"http://{page.host}:{self.port}/{page.path}"
@@ -154,12 +155,14 @@ class QASearch:
     def results(self, query: str, pageno: int = 1) -> list[dict]:
         import numpy as np
         scores = np.asarray(self.index.scores(query))
-        order = [int(i) for i in np.argsort(-scores, kind="stable") if scores[i] > 0]
+        order = [int(i) for i in np.argsort(-scores, kind="stable")
+                 if scores[i] > 0 and self.pages[i].path not in self.hidden]
         seed = int(hashlib.sha256(query.encode("utf-8")).hexdigest()[:8], 16)
         rng = random.Random(seed)
         top = order[(pageno - 1) * RESULTS_PER_PAGE:pageno * RESULTS_PER_PAGE]
         articles = {self.pages[i].article for i in top[:3]}
-        others = [i for i in range(len(self.pages)) if self.pages[i].article not in articles]
+        others = [i for i in range(len(self.pages))
+                  if self.pages[i].article not in articles and self.pages[i].path not in self.hidden]
         for pos in DISTRACTOR_POSITIONS:
             if pos < len(top) and others:
                 top[pos] = rng.choice(others)

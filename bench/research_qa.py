@@ -16,6 +16,17 @@ Per mode:
   citation_precision  of all stored citations, the share whose quote is text of the cited page and supports the
                       sentence: at least half of the sentence's content words are in the quote (the verifier
                       stores the best-supporting passage; this checks it really is from that page and on point);
+  answer_at_1         the report's lead answer (its first cited sentence) contains a gold answer;
+  quote_holds         the share of stored quotes that contain their cited sentence (SQuAD-normalised);
+  support_precision   of the citations the verifier marks supported (Citation.verdict; code without verdicts
+                      counts every kept citation as supported), the share whose quote is text of the cited page
+                      and holds at least 80% of the sentence's content words. The pool includes one deliberately
+                      wrong citation per answered question: its first cited sentence re-cited to another source
+                      of the run whose text lacks it, verified again (report.verify_report); wrong_caught is the
+                      share of those the verifier does not mark supported;
+  not_answered        a further seeded sample of questions (--unanswerable, default a third of --limit) asked
+                      with the page holding the gold paragraph removed from the search results: the share of runs
+                      whose result says it is not answered (answer_status) and cites nothing;
   median_s, p90_s     wall time per question; llm_calls, llm_tokens per question.
 Baselines in the same run, on the same questions and search server:
   snippets            answer recall of the top-10 search snippets for the question;
@@ -24,8 +35,9 @@ Baselines in the same run, on the same questions and search server:
 What it does not measure: each answer sits in one paragraph of one page (no synthesis across sources), and
 SQuAD questions share many words with their paragraph (lexical questions favour BM25 and extractive answers).
 
-Last line per mode:
+Last lines per mode:
     research_qa: mode=<m> answer_recall=<r> cited_correctly=<c> citation_precision=<p> median_s=<s> n=<n>
+    research_qa: mode=<m> answer_at_1=<a> not_answered=<u> quote_holds=<q> support_precision=<s> wrong_caught=<w>
 Exits 0 with a note when the shared data is absent.
 """
 from __future__ import annotations
@@ -73,27 +85,63 @@ def content_words(text: str) -> set[str]:
 
 # ---------------------------------------------------------------- one research run, scored
 
-def score_run(result, question: qa_web.Question, gold_url: str, page_text: dict[str, str]) -> dict:
+def score_run(result, question: qa_web.Question, gold_url: str, page_text: dict[str, str], embedder=None) -> dict:
     from App_Function_Libraries.Retrieval.citations import cited_sentences
     report = result.report_markdown
     by_n = {s.n: s for s in result.sources if s.n is not None}
     correct = False
-    for sentence, numbers in cited_sentences(report):
+    cited = cited_sentences(report)
+    for sentence, numbers in cited:
         if contains_answer(sentence, question.answers) and any(
                 by_n.get(n) is not None and by_n[n].url == gold_url for n in numbers):
             correct = True
-    supported = 0
+    supported = holds = 0
+    verdicts: list[tuple[bool, bool]] = []  # (marked supported, truly supported)
+    misses = []  # (sentence, quote) of quotes that do not hold their sentence, for --details
     for c in result.citations:
-        text = normalize(page_text.get(c.url, ""))
-        quote = normalize(c.quote)
-        words = content_words(c.sentence)
-        on_point = bool(words) and len(words & content_words(c.quote)) >= 0.5 * len(words)
-        supported += bool(quote) and quote in text and on_point
+        truly = truly_supported(c.sentence, c.quote, page_text.get(c.url, ""))
+        supported += truly
+        held = bool(normalize(c.sentence)) and normalize(c.sentence) in normalize(c.quote)
+        holds += held
+        if not held:
+            misses.append((c.sentence, c.quote))
+        verdicts.append((getattr(c, "verdict", "supported") == "supported", truly))
+    wrong = wrong_citation(result, page_text, embedder)
     usage = result.llm_usage or {}
     return {"recall": contains_answer(report, question.answers), "correct": correct,
-            "citations": len(result.citations), "supported": supported,
+            "at_1": bool(cited) and contains_answer(cited[0][0], question.answers),
+            "citations": len(result.citations), "supported": supported, "holds": holds, "quote_misses": misses,
+            "marked": [m for m, _ in verdicts + wrong], "truly": [t for _, t in verdicts + wrong],
+            "wrong": len(wrong), "wrong_caught": sum(not m for m, _ in wrong),
             "calls": usage.get("calls", 0),
             "tokens": usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)}
+
+
+def truly_supported(sentence: str, quote: str, page: str) -> bool:
+    """The quote is text of the cited page and holds at least 80% of the sentence's content words."""
+    words = content_words(sentence)
+    quote_n = normalize(quote)
+    return bool(words) and bool(quote_n) and quote_n in normalize(page) and \
+        len(words & content_words(quote)) >= 0.8 * len(words)
+
+
+def wrong_citation(result, page_text: dict[str, str], embedder) -> list[tuple[bool, bool]]:
+    """The run's first cited sentence re-cited to another numbered source whose page lacks it, verified again:
+    [(marked supported, truly supported)], or [] when the run has no such pair."""
+    from App_Function_Libraries.Research import report
+    from App_Function_Libraries.Retrieval.citations import cited_sentences
+    cited = cited_sentences(result.report_markdown)
+    numbered = sorted((s for s in result.sources if s.n is not None), key=lambda s: s.n)
+    if not cited:
+        return []
+    sentence, numbers = cited[0]
+    others = [s for s in numbered if s.n not in numbers
+              and normalize(sentence) not in normalize(page_text.get(s.final_url or s.url, ""))]
+    if not others:
+        return []
+    check = report.verify_report(f"{sentence.rstrip('.')} [{others[0].n}].", result.sources, embedder)
+    return [(getattr(c, "verdict", "supported") == "supported",
+             truly_supported(c.sentence, c.quote, page_text.get(c.url, ""))) for c in check.citations]
 
 
 def page_texts(pages: list[qa_web.QAPage], search: qa_web.QASearch) -> dict[str, str]:
@@ -149,31 +197,47 @@ def make_settings(world, workdir: Path, llm_from: Path | None):
     return settings
 
 
-def run_mode(mode: str, settings, questions, search, texts) -> dict:
+def run_mode(mode: str, settings, questions, search, texts, unanswerable=()) -> dict:
     from App_Function_Libraries.Research.fetch import PageFetcher
     from App_Function_Libraries.Research.pipeline import Services, process_question
     from App_Function_Libraries.Research.params import ResearchParams
     services = Services.from_settings(settings, use_llm=(mode == "llm"))
     services.fetcher = PageFetcher(settings.fetch, resolver=qa_web.resolver)
-    services.embedder()  # load the model before timing
+    embedder = services.embedder()  # load the model before timing
     params = ResearchParams.from_settings(settings, use_cache=False, use_llm=(mode == "llm"))
     rows, seconds = [], []
     for i, q in enumerate(questions, 1):
         started = time.perf_counter()
         result = process_question(q.text, params, services=services)
         seconds.append(time.perf_counter() - started)
-        rows.append(score_run(result, q, search.url_of_path(q.page), texts))
+        rows.append(score_run(result, q, search.url_of_path(q.page), texts, embedder))
         if i % 10 == 0 or i == len(questions):
             done = rows
             print(f"  {mode}: {i}/{len(questions)} recall={sum(r['recall'] for r in done) / i:.3f} "
                   f"cited_correctly={sum(r['correct'] for r in done) / i:.3f}", flush=True)
+    said_not_answered = []
+    for q in unanswerable:
+        search.hidden = {q.page}
+        try:
+            result = process_question(q.text, params, services=services)
+        finally:
+            search.hidden = set()
+        said_not_answered.append(getattr(result, "answer_status", "") == "not_answered" and not result.citations)
     n = len(rows) or 1
     cites = sum(r["citations"] for r in rows)
     for q, row in zip(questions, rows):
         row["question"] = q.text
+    marked = [t for r in rows for m, t in zip(r["marked"], r["truly"]) if m]
+    wrong = sum(r["wrong"] for r in rows)
     return {"rows": rows, "mode": mode, "n": len(rows), "answer_recall": sum(r["recall"] for r in rows) / n,
             "cited_correctly": sum(r["correct"] for r in rows) / n,
             "citation_precision": sum(r["supported"] for r in rows) / cites if cites else 0.0,
+            "answer_at_1": sum(r["at_1"] for r in rows) / n,
+            "quote_holds": sum(r["holds"] for r in rows) / cites if cites else 0.0,
+            "support_precision": sum(marked) / len(marked) if marked else 0.0,
+            "wrong_caught": sum(r["wrong_caught"] for r in rows) / wrong if wrong else 0.0,
+            "not_answered": sum(said_not_answered) / len(said_not_answered) if said_not_answered else 0.0,
+            "n_unanswerable": len(said_not_answered),
             "median_s": statistics.median(seconds) if seconds else 0.0,
             "p90_s": sorted(seconds)[int(0.9 * (len(seconds) - 1))] if seconds else 0.0,
             "llm_calls": sum(r["calls"] for r in rows) / n, "llm_tokens": sum(r["tokens"] for r in rows) / n}
@@ -186,6 +250,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--llm", action="store_true", help="also run in LLM mode with the configured LLM")
     parser.add_argument("--config", type=Path, default=ROOT / "Config_Files" / "config.txt",
                         help="config file whose [llm] section --llm uses")
+    parser.add_argument("--unanswerable", type=int, default=-1,
+                        help="questions asked with their gold page removed (default: a third of --limit)")
     parser.add_argument("--details", type=Path, help="write each question's scores to this JSON file")
     args = parser.parse_args(argv)
     articles = qa_web.load_squad()
@@ -194,7 +260,10 @@ def main(argv: list[str]) -> int:
         return 0
     from Tests.support.testworld import TestWorld
     pages, all_questions = qa_web.build_pages(articles)
-    questions = random.Random(args.seed).sample(all_questions, min(args.limit, len(all_questions)))
+    sample = random.Random(args.seed).sample(all_questions, len(all_questions))
+    questions = sample[:min(args.limit, len(sample))]
+    extra = args.limit // 3 if args.unanswerable < 0 else args.unanswerable
+    unanswerable = sample[len(questions):len(questions) + extra]
     world = TestWorld().start()
     try:
         search = qa_web.install(world, pages)
@@ -210,7 +279,7 @@ def main(argv: list[str]) -> int:
         with tempfile.TemporaryDirectory() as tmp:
             for mode in modes:
                 settings = make_settings(world, Path(tmp), args.config if mode == "llm" else None)
-                results.append(run_mode(mode, settings, questions, search, texts))
+                results.append(run_mode(mode, settings, questions, search, texts, unanswerable))
         if args.details:
             args.details.write_text(json.dumps([{k: v for k, v in r.items()} for r in results], indent=1))
     finally:
@@ -222,6 +291,10 @@ def main(argv: list[str]) -> int:
         print(f"research_qa: mode={r['mode']} answer_recall={r['answer_recall']:.3f} "
               f"cited_correctly={r['cited_correctly']:.3f} citation_precision={r['citation_precision']:.3f} "
               f"median_s={r['median_s']:.2f} n={r['n']}")
+        print(f"research_qa: mode={r['mode']} answer_at_1={r['answer_at_1']:.3f} "
+              f"not_answered={r['not_answered']:.3f} quote_holds={r['quote_holds']:.3f} "
+              f"support_precision={r['support_precision']:.3f} wrong_caught={r['wrong_caught']:.3f} "
+              f"n_unanswerable={r['n_unanswerable']}")
     return 0
 
 

@@ -96,14 +96,20 @@ def format_markdown(result) -> str:
     """The report, then the numbered sources (with any warning on their page, and what went wrong with the
     others)."""
     lines = [f"# {one_line(result.question)}", "", result.report_markdown.strip(), "", "## Sources", ""]
-    for s in result.cited_sources():
-        lines.append(f"[{s.n}] {one_line(s.title or s.url)}{_paper_facts(s.paper)} - {one_line(s.final_url or s.url)}"
-                     + (f" ({one_line(s.warning)})" if s.warning else ""))
+    lines += [_source_line(s) for s in result.cited_sources()]
+    unread = result.read_not_cited()
+    if unread:
+        lines += ["", "Read but not cited:"] + [_source_line(s) for s in unread]
     unused = [s for s in result.sources if s.n is None and s.selected]
     if unused:
         lines += ["", "Selected but not used:"]
         lines += [f"- {one_line(s.title or s.url)} - {one_line(s.url)}: {one_line(_why_unused(s))}" for s in unused]
     return "\n".join(lines)
+
+
+def _source_line(s) -> str:
+    return (f"[{s.n}] {one_line(s.title or s.url)}{_paper_facts(s.paper)} - {one_line(s.final_url or s.url)}"
+            + (f" ({one_line(s.warning)})" if s.warning else ""))
 
 
 def _paper_facts(paper) -> str:
@@ -124,7 +130,8 @@ def format_summary(result) -> str:
     t = result.timings
     usage = result.llm_usage or {}
     lines = ["", f"mode: {result.mode}; sources: {len(result.cited_sources())} cited of {len(result.sources)} "
-                 f"found; citations: {len(result.citations)}; invalid removed: {result.invalid_citations_removed}",
+                 f"found; citations: {len(result.citations)}; not supported: {result.unsupported_citations}; "
+                 f"invalid removed: {result.invalid_citations_removed}",
              f"time: {t.get('total', 0):.1f}s; LLM calls: {usage.get('calls', 0)}"]
     lines += [f"note: {e}" for e in result.errors]
     if result.follow_ups:

@@ -41,13 +41,17 @@ def span_html(span: Span) -> str:
 
 def sources_html(entries: list[Reference], citations: list[dict[str, Any]] | None = None) -> str:
     """<h2>Sources</h2> and an ordered list keeping each entry's number (`id="source-n"`, so `[n]` can link to
-    it), the address under an entry that does not show it, and the quotes the citation check found."""
+    it), the address under an entry that does not show it, and the quotes the citation check found (with
+    their verdict when it is not "supported")."""
     items = []
     for ref in entries:
         text = ref.text()
         url = "" if not ref.url or ref.url in text else f'<br><span class="url">{html.escape(ref.url)}</span>'
-        quotes = [c.get("quote") for c in citations or [] if c.get("n") == ref.n and c.get("quote")]
-        quote_html = "".join(f"<blockquote>{html.escape(str(q))}</blockquote>" for q in dict.fromkeys(quotes))
+        quotes = [(c.get("quote"), c.get("verdict") or "") for c in citations or []
+                  if c.get("n") == ref.n and c.get("quote")]
+        quote_html = "".join(f"<blockquote>{html.escape(str(q))}"
+                             f"{f' <em>({html.escape(v)})</em>' if v and v != 'supported' else ''}</blockquote>"
+                             for q, v in dict.fromkeys(quotes))
         items.append(f'<li id="source-{ref.n}" value="{ref.n}">{"".join(span_html(s) for s in ref.spans)}'
                      f"{url}{quote_html}</li>")
     return "<h2>Sources</h2>\n<ol>\n" + "\n".join(items) + "\n</ol>"

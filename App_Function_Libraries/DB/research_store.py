@@ -49,6 +49,12 @@ REPORT_CHATS_MIGRATION = """
     );
     """
 
+# Issue 22: each citation keeps its evidence's passage and its support verdict (Retrieval/cited_answer.py)
+CITATION_EVIDENCE_MIGRATION = """
+    ALTER TABLE citations ADD COLUMN verdict TEXT NOT NULL DEFAULT '';
+    ALTER TABLE citations ADD COLUMN passage TEXT NOT NULL DEFAULT '';
+    """
+
 MIGRATIONS = [
     """
     CREATE TABLE searches (
@@ -129,6 +135,7 @@ MIGRATIONS = [
     lambda db: _names_of_their_own(db),
     REPORT_CHATS_MIGRATION,
     RUNS_MIGRATION,  # schema 4: durable runs and watchlists (DB/run_schema.py, DB/run_store.py)
+    CITATION_EVIDENCE_MIGRATION,  # schema 5: each citation's verdict and passage
 ]
 
 
@@ -164,7 +171,8 @@ _SOURCE_DEFAULTS = {f.name: f.default_factory() if f.default_factory is not MISS
                     ("" if f.default is MISSING else f.default) for f in fields(Source)}
 _NULLABLE_SOURCE_FIELDS = {"date_published", "status", "n", "user_override"}
 _REPORT_JSON_FIELDS = ("uncited_sources", "timings", "llm_usage", "errors", "follow_ups", "rounds")
-_EXTRA_RESULT_FIELDS = ("stage_failures",)  # kept in the reports row's `extra` JSON, not in columns of their own
+# kept in the reports row's `extra` JSON, not in columns of their own
+_EXTRA_RESULT_FIELDS = ("stage_failures", "answer_status", "unanswered_parts", "unsupported_citations")
 _RESULT_FIELDS = {f.name for f in fields(ResearchResult)} - set(_EXTRA_RESULT_FIELDS)
 
 
@@ -237,7 +245,8 @@ class ResearchStore:
         row = rows[0]
         sources = [_source_from_row(r) for r in
                    db.query("SELECT * FROM results WHERE search_id = ? ORDER BY position", [report_id])]
-        citations = [{k: r[k] for k in ("n", "sentence", "url", "quote", "content_hash", "similarity")}
+        citations = [{k: r[k] for k in ("n", "sentence", "url", "quote", "content_hash", "similarity", "verdict",
+                                        "passage")}
                      for r in db.query("SELECT * FROM citations WHERE report_id = ? ORDER BY position", [report_id])]
         data: dict[str, Any] = json.loads(row["extra"])
         data.update({"id": row["id"], "question": row["question"], "params": json.loads(row["params"]),
@@ -405,7 +414,8 @@ def _report_row(rid: str, data: dict[str, Any]) -> dict[str, Any]:
            "models": _dumps(list(models or [])), "source_count": len(data.get("sources") or []),
            "citation_count": len(data.get("citations") or []),
            "invalid_citations_removed": int(data.get("invalid_citations_removed") or 0),
-           "extra": _dumps({k: v for k, v in data.items() if k not in known}), "saved_at": time.time()}
+           "extra": _dumps({k: v for k, v in data.items() if k not in known}),
+           "saved_at": time.time()}
     defaults: dict[str, Any] = {"timings": {}, "llm_usage": {}}
     row.update({k: _dumps(data.get(k) or defaults.get(k, [])) for k in _REPORT_JSON_FIELDS})
     return row
@@ -413,7 +423,8 @@ def _report_row(rid: str, data: dict[str, Any]) -> dict[str, Any]:
 
 def _citation_row(rid: str, position: int, citation: dict[str, Any]) -> dict[str, Any]:
     c = Citation(**{k: citation[k] for k in ("n", "sentence", "url", "quote") if k in citation},
-                 content_hash=citation.get("content_hash") or "", similarity=float(citation.get("similarity") or 0))
+                 content_hash=citation.get("content_hash") or "", similarity=float(citation.get("similarity") or 0),
+                 verdict=str(citation.get("verdict") or ""), passage=str(citation.get("passage") or ""))
     return {"report_id": rid, "position": position, **asdict(c)}
 
 

@@ -1,8 +1,10 @@
-"""Answers from the retrieved chunks with `[n]` citations to file and location, verified like the web
-report: an LLM writes when one is configured, otherwise an extractive answer is built from the chunks'
-own sentences. Chunk text is untrusted data inside the prompt. Chunks whose cosine similarity to the question
-is below [documents] relevance_floor are not used; when none reaches it, the answer says so and lists the
-closest chunks as not used.
+"""Answers from the retrieved chunks with `[n]` citations to file and location, by the cited-answer core
+(Retrieval/cited_answer.py) like the web report: an LLM writes when one is configured, otherwise the core's
+extractive writer quotes the chunks' own sentences; every citation is verified and given a verdict, and the
+chunks are renumbered without gaps (cited first, then the others). Chunk text is untrusted data inside the
+prompt. Chunks whose cosine similarity to the question is below [documents] relevance_floor are not used;
+when none reaches it, or no sentence of the others clears the core's relevance floor, the answer says so and
+lists the closest chunks as not used.
 """
 from __future__ import annotations
 
@@ -14,9 +16,8 @@ from App_Function_Libraries.Documents.doc_types import DocAnswer, SearchHit
 from App_Function_Libraries.LLM import prompts
 from App_Function_Libraries.LLM.base import LLMClient, LLMError
 from App_Function_Libraries.LLM.context import fit_evidence
-from App_Function_Libraries.Retrieval.citations import (CitableSource, extractive_answer, no_answer_markdown,
-                                                        verify_citations)
-from App_Function_Libraries.Retrieval.passages import split_sentences
+from App_Function_Libraries.Retrieval import cited_answer as core
+from App_Function_Libraries.Retrieval.citations import CitableSource
 
 NO_HITS = "Nothing in your documents matches this question."
 NO_ANSWER = "Nothing in your documents answers this question"
@@ -24,9 +25,8 @@ CLOSEST_SHOWN = 3
 
 
 def citable_sources(hits: list[SearchHit]) -> list[CitableSource]:
-    """Hit i becomes source i+1; its sentences are the passages a citation's quote is chosen from."""
-    return [CitableSource(n=i, url=h.citation_target, title=f"{h.name} ({h.location})",
-                          passages=split_sentences(h.text) or [h.text])
+    """Hit i becomes source i+1; its text is the passage a citation's quote is found in."""
+    return [CitableSource(n=i, url=h.citation_target, title=f"{h.name} ({h.location})", passages=[h.text])
             for i, h in enumerate(hits, start=1)]
 
 
@@ -46,15 +46,19 @@ def answer_from_hits(question: str, hits: list[SearchHit], llm: LLMClient | None
             return DocAnswer(question=question, markdown=closest_unused(hits, similarity, relevance_floor),
                              mode="none")
         hits = relevant
+    sources = citable_sources(hits)
+    closest = core.nothing_clears(question, sources, embedder)
+    if closest is not None:
+        return DocAnswer(question=question, markdown=core.not_answered_markdown(f"{NO_ANSWER}.", closest),
+                         mode="none")
     errors: list[str] = []
     if llm is not None:
         try:
             markdown, used = _llm_answer(question, hits, llm, on_token)
-            return _verified(question, markdown, hits[:used], embedder, "llm", errors)
+            return _answer(core.finish(question, markdown, sources[:used], embedder, "llm"), hits[:used], errors)
         except LLMError as exc:
             errors.append(f"the LLM could not answer ({exc}); this answer is extractive")
-    markdown = extractive_answer(question, citable_sources(hits), embedder)
-    return _verified(question, markdown, hits, embedder, "extractive", errors)
+    return _answer(core.extractive(question, sources, embedder, statement=NO_ANSWER), hits, errors)
 
 
 def hit_similarities(question: str, hits: list[SearchHit], embedder) -> np.ndarray:
@@ -66,7 +70,7 @@ def closest_unused(hits: list[SearchHit], similarity: np.ndarray, floor: float) 
     """The answer when no chunk reaches the floor: says so, and lists the closest chunks as not used."""
     statement = f"{NO_ANSWER}: no chunk reaches the relevance floor ({floor:.2f} cosine similarity to the question)."
     best = np.argsort(-similarity, kind="stable")[:CLOSEST_SHOWN]
-    return no_answer_markdown(statement, [(hits[i].citation_target, float(similarity[i]), hits[i].text) for i in best])
+    return core.not_answered_markdown(statement, [(hits[i].citation_target, float(similarity[i]), hits[i].text) for i in best])
 
 
 def _llm_answer(question: str, hits: list[SearchHit], llm: LLMClient,
@@ -91,12 +95,19 @@ def _llm_answer(question: str, hits: list[SearchHit], llm: LLMClient,
     return "".join(parts).strip(), shown[0]
 
 
-def _verified(question: str, markdown: str, hits: list[SearchHit], embedder, mode: str,
-              errors: list[str]) -> DocAnswer:
-    check = verify_citations(markdown, citable_sources(hits), embedder)
-    return DocAnswer(question=question, markdown=check.markdown, sources=list(hits), citations=check.citations,
-                     invalid_citations_removed=check.invalid_removed, uncited_sources=check.uncited,
-                     mode=mode, errors=errors)
+def _answer(answer: core.CitedAnswer, hits: list[SearchHit], errors: list[str]) -> DocAnswer:
+    """The core's answer as a DocAnswer, its hits renumbered 1..k in order of first citation, then the rest."""
+    if answer.mode == "none":
+        return DocAnswer(question=answer.question, markdown=answer.markdown, mode="none", errors=errors)
+    mapping = core.gapless_numbers(answer.markdown, list(range(1, len(hits) + 1)))
+    ordered = [hit for _new, hit in sorted((mapping[i], h) for i, h in enumerate(hits, start=1))]
+    for c in answer.citations:
+        c.n = mapping.get(c.n, c.n)
+    cited = {c.n for c in answer.citations}
+    return DocAnswer(question=answer.question, markdown=core.renumber(answer.markdown, mapping), sources=ordered,
+                     citations=answer.citations, invalid_citations_removed=answer.invalid_removed,
+                     uncited_sources=[n for n in range(1, len(hits) + 1) if n not in cited], mode=answer.mode,
+                     errors=errors, unsupported_citations=answer.unsupported)
 
 
 def format_sources(answer: DocAnswer) -> str:

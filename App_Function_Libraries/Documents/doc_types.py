@@ -143,3 +143,4 @@ class DocAnswer:
     uncited_sources: list[int] = field(default_factory=list)
     mode: str = "extractive"  # "llm" when an LLM wrote the answer
     errors: list[str] = field(default_factory=list)
+    unsupported_citations: int = 0  # cited sentences their source does not support (marked in the answer)

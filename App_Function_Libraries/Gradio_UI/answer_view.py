@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import quote as url_quote, urlsplit, urlunsplit
 
 from App_Function_Libraries.DB.markdown_html import link_open_tag, markdown_to_html
 from App_Function_Libraries.Retrieval.citations import CITATION_GROUP_RE, parse_group
@@ -90,13 +90,113 @@ def mode_label(mode: str) -> str:
     return MODE_LABELS.get(mode, "Extractive answer")
 
 
-def answer_html(markdown: str, sources: list[SourceRef], anchor_prefix: str = "src") -> str:
-    """The answer (safe HTML) with linked citations, followed by the sources it cites (all of them when it
-    cites none; the tab's table lists the rest)."""
-    body = render(markdown, sources, anchor_prefix)
+# ---------------------------------------------------------------- the evidence behind each [n]
+
+FRAGMENT_WORDS = 4  # words at each end of a quote in a #:~:text= link
+
+
+def evidence_id(prefix: str, i: int) -> str:
+    return f"{prefix}-evidence-{i}"
+
+
+def evidence_targets(citations: list, sources: list[SourceRef], anchor_prefix: str):
+    """For the renderer: the k-th `[n]` of the answer links to the evidence of the k-th citation of source n
+    (citations are in the order the answer cites them); a number with no evidence links to its source."""
+    by_n: dict[int, list[int]] = {}
+    for i, c in enumerate(citations):
+        by_n.setdefault(c.n, []).append(i)
+    seen: dict[int, int] = {}
+    fallback = citation_targets(sources, anchor_prefix)
+    titles = {s.n: " ".join(str(s.title or "").split()) for s in sources}
+
+    def target(n: int) -> tuple[str, str] | None:
+        uses = by_n.get(n, [])
+        k = seen.get(n, 0)
+        seen[n] = k + 1
+        if k < len(uses):
+            return f"#{evidence_id(anchor_prefix, uses[k])}", f"Evidence from [{n}] {titles.get(n, '')}".strip()
+        return fallback(n)
+    return target
+
+
+def text_fragment_link(url: str, quote: str) -> str:
+    """The source's address opening at the quoted text: a `#:~:text=start,end` fragment for a web page; the
+    address itself for anything else (a PDF, a local file)."""
+    if not is_web_url(url) or url.lower().split("?")[0].endswith(".pdf"):
+        return url
+    words = quote.split()
+    if not words:
+        return url
+    enc = lambda t: url_quote(t, safe="")  # noqa: E731 - "-" and "," must be escaped inside a text directive
+    if len(words) <= 2 * FRAGMENT_WORDS:
+        directive = enc(" ".join(words))
+    else:
+        directive = enc(" ".join(words[:FRAGMENT_WORDS])) + "," + enc(" ".join(words[-FRAGMENT_WORDS:]))
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, parts.query, "")) + "#:~:text=" + directive
+
+
+def highlighted(passage: str, quote: str) -> str:
+    """The passage as escaped HTML with the quoted words marked; the quote alone when the passage lacks it."""
+    passage, quote = " ".join((passage or "").split()), " ".join((quote or "").split())
+    at = passage.find(quote) if quote else -1
+    if at < 0:
+        return f"<mark>{html.escape(quote)}</mark>" if quote else html.escape(passage)
+    return (html.escape(passage[:at]) + f"<mark>{html.escape(quote)}</mark>"
+            + html.escape(passage[at + len(quote):]))
+
+
+def _evidence_text(c) -> str:
+    """The passage with the quoted words marked; nothing marked when the source does not support the sentence."""
+    passage = getattr(c, "passage", "") or c.quote
+    if getattr(c, "verdict", "") == "not supported":
+        return html.escape(" ".join(passage.split()))
+    return highlighted(passage, c.quote)
+
+
+VERDICT_NOTES = {"supported": "supported", "partly supported": "partly supported",
+                 "not supported": "not supported by this source"}
+
+
+def evidence_html(citations: list, sources: list[SourceRef], anchor_prefix: str = "src") -> str:
+    """One fold per citation, opened by its [n]: the cited sentence's supporting quote in its passage, the
+    quoted words highlighted, the verdict, and a link opening the source at that text."""
+    if not citations:
+        return ""
+    titles = {s.n: " ".join(str(s.title or s.url).split()) for s in sources}
+    rows = ['<div class="evidence"><h3>Evidence</h3>']
+    for i, c in enumerate(citations):
+        verdict = VERDICT_NOTES.get(getattr(c, "verdict", ""), "")
+        link = text_fragment_link(c.url, c.quote)
+        opener = link_open_tag(link, titles.get(c.n, "")) if is_web_url(link) else ""
+        source = (f"{opener}Open [{c.n}] at this text</a>" if opener else
+                  f"<code>{html.escape(c.url or '')}</code>")
+        # the id is inside the fold: following the [n] link reveals (opens) the fold around its target
+        rows.append(f'<details class="evidence-item">'
+                    f"<summary>[{c.n}] {html.escape(titles.get(c.n, ''))}"
+                    f"{' · ' + html.escape(verdict) if verdict else ''}</summary>"
+                    f'<blockquote class="evidence-quote" id="{evidence_id(anchor_prefix, i)}">{_evidence_text(c)}'
+                    f"</blockquote><p>{source}</p></details>")
+    rows.append("</div>")
+    return "\n".join(rows)
+
+
+def answer_html(markdown: str, sources: list[SourceRef], anchor_prefix: str = "src",
+                citations: list | None = None) -> str:
+    """The answer (safe HTML) with linked citations, followed by the sources it cites, then those read but
+    not cited (the order of every list of a report's sources). With its citations, each [n] opens the
+    evidence of that citation (evidence_html) instead of the source's page."""
+    if citations:
+        body = markdown_to_html(markdown, evidence_targets(citations, sources, anchor_prefix))
+        body += "\n" + evidence_html(citations, sources, anchor_prefix)
+    else:
+        body = render(markdown, sources, anchor_prefix)
     cited = cited_numbers(markdown)
-    listed = sources_html([s for s in sources if s.n in cited] or sources, anchor_prefix)
-    return body + ("\n<hr>\n" + listed if listed else "")
+    listed = sources_html([s for s in sources if s.n in cited], anchor_prefix)
+    rest = sources_html([s for s in sources if s.n not in cited], anchor_prefix,
+                        "Read but not cited" if cited else "Sources")
+    shown = "\n".join(p for p in (listed, rest) if p)
+    return body + ("\n<hr>\n" + shown if shown else "")
 
 
 def problems_markdown(errors: list[str], removed: int = 0) -> str:

@@ -33,7 +33,7 @@ def exchanges_html(result, exchanges) -> str:
     line saying how it was made."""
     if not exchanges:
         return ""
-    refs = [SourceRef(s.n, s.title or s.url, s.final_url or s.url) for s in result.cited_sources()]
+    refs = [SourceRef(s.n, s.title or s.url, s.final_url or s.url) for s in result.numbered_sources()]
     parts = []
     for e in exchanges:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.asked_at))

@@ -85,7 +85,7 @@ class StageBoard:
 # ---------------------------------------------------------------- the report
 
 def source_refs(result) -> list[SourceRef]:
-    return [SourceRef(s.n, s.title or s.url, s.final_url or s.url) for s in result.cited_sources()]
+    return [SourceRef(s.n, s.title or s.url, s.final_url or s.url) for s in result.numbered_sources()]
 
 
 def report_html(result, partial: str = "") -> str:
@@ -93,11 +93,15 @@ def report_html(result, partial: str = "") -> str:
     text a page or an LLM wrote shows as text (answer_view.render), never as HTML."""
     if result is None:
         return render(partial)
-    body = answer_html(result.report_markdown or "*No report was written.*", source_refs(result), "web")
+    body = answer_html(result.report_markdown or "*No report was written.*", source_refs(result), "web",
+                       result.citations)
     notes = problems_markdown(result.errors, 0)
     usage = result.llm_usage or {}
+    unsupported = getattr(result, "unsupported_citations", 0)
     footer = (f"*{'LLM' if result.mode == 'llm' else 'Extractive'} report · {len(result.cited_sources())} "
-              f"cited of {len(result.sources)} results · {result.timings.get('total', 0):.1f} s"
+              f"cited of {len(result.sources)} results"
+              + (f" · {unsupported} not supported by their source" if unsupported else "")
+              + f" · {result.timings.get('total', 0):.1f} s"
               + (f" · {usage.get('calls', 0)} LLM calls" if usage.get("calls") else "") + "*")
     after = "\n\n".join(p for p in (notes, footer, options_line(result.params)) if p)
     return render(f"## {md_text(result.question)}") + body + "\n" + render(after)

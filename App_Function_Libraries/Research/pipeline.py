@@ -457,11 +457,17 @@ def stage_report(run: Run, params: ResearchParams, on_delta, *, renumber: bool =
     """Stage 7. A dig-deeper round keeps the numbers (renumber=False), hands the writer the report it
     rewrites (earlier_report) and the queries of every round (groups)."""
     result = run.result
-    numbered = report.number_sources(result.sources) if renumber else result.cited_sources()
+    numbered = report.number_sources(result.sources) if renumber else result.numbered_sources()
     run.progress("report", 0, 1, f"{len(numbered)} sources")
     llm = run.llm("final_answer")
     options = dataclasses.replace(params.report_options(), previous_answer=earlier_report)
     queries = groups or result.sub_queries
+    result.unanswered_parts = []
+    nothing = report.not_answered(result.question, result.sources, run.embedder(), queries) if numbered else ""
+    if nothing:  # below the relevance floor: said plainly, whatever writes the report
+        result.report_markdown = nothing
+        run.progress("report", 1, 1)
+        return
     written = False
     if llm is not None and numbered:
         try:
@@ -473,22 +479,30 @@ def stage_report(run: Run, params: ResearchParams, on_delta, *, renumber: bool =
         except LLMError as exc:
             result.errors.append(f"report: the LLM failed ({exc}); wrote an extractive brief instead")
     if not written:
-        result.report_markdown = report.extractive_brief(result.question, queries or [result.question],
-                                                         result.sources, run.embedder(), options)
+        result.report_markdown, result.unanswered_parts = report.write_brief(
+            result.question, queries or [result.question], result.sources, run.embedder(), options)
         result.mode = "extractive"
     run.progress("report", 1, 1)
 
 
 def stage_verify(run: Run) -> None:
+    """Stage 8: every [n] checked and given its evidence and verdict (report.verify_report); the sources
+    renumbered without gaps, cited first (report.renumber_gapless)."""
     result = run.result
     run.progress("verify", 0, 1)
     check = report.verify_report(result.report_markdown, result.sources, run.embedder())
     result.report_markdown = check.markdown
     result.citations = check.citations
     result.invalid_citations_removed = check.invalid_removed
-    result.uncited_sources = check.uncited
+    report.renumber_gapless(result)
+    result.unsupported_citations = sum(c.verdict == report.NOT_SUPPORTED for c in result.citations)
+    result.answer_status = ("not_answered" if not result.citations else
+                            "partly" if result.unanswered_parts else "answered")
     if check.invalid_removed:
         result.errors.append(f"report: removed {check.invalid_removed} citation(s) naming no source")
+    if result.unsupported_citations:
+        result.errors.append(f"report: {result.unsupported_citations} cited sentence(s) not supported by the "
+                             f"source they cite (marked in the report)")
     run.progress("verify", 1, 1)
 
 

@@ -1,7 +1,9 @@
 """Stage 7: the report. `number_sources` numbers the sources in the order they are given to the writer;
 `write_report` has the LLM write a cited Markdown report (streamed when asked); `verify_report` then checks
-every [n] (see Retrieval/citations.py); `extractive_brief` writes a cited brief without any LLM: the best
-source sentences grouped by sub-question.
+every [n] and gives each a verdict (the cited-answer core, Retrieval/cited_answer.py); `extractive_brief`
+writes a cited brief without any LLM with the core's extractive writer: the lead answer, then the best
+source sentences grouped by sub-question, in the format asked for. `not_answered` says when nothing the
+sources hold clears the core's relevance floor.
 """
 from __future__ import annotations
 
@@ -11,23 +13,22 @@ from typing import Callable
 from App_Function_Libraries.LLM import prompts
 from App_Function_Libraries.LLM.base import LLMClient, LLMError
 from App_Function_Libraries.LLM.context import fit_evidence
-from App_Function_Libraries.Retrieval.bm25 import tokenize
-from App_Function_Libraries.Retrieval.citations import (CitableSource, CitationCheck,
-                                                        quote_text, rank_sentences, verify_citations)
+from App_Function_Libraries.Retrieval import cited_answer as core
+from App_Function_Libraries.Retrieval.citations import CitableSource, CitationCheck
 from App_Function_Libraries.Research import coverage
 from App_Function_Libraries.Research.language import detect_language, language_name
-from App_Function_Libraries.records import Source
+from App_Function_Libraries.records import ResearchResult, Source
 
 SENTENCES_PER_GROUP = 3
 SINGLE_GROUP_SENTENCES = 6
 SHORT_SENTENCES = 3
 MIN_BRIEF_BUDGET = 30  # words: even a tiny length budget gets a sentence or two
-NEAR_REPEAT_JACCARD = 0.6
-MIN_BRIEF_WORDS = 8  # shorter "sentences" are mostly headings and captions
 EXTRACTIVE_NOTE = "*Extractive brief (no LLM): sentences quoted from the sources, best first.*"
 NO_EVIDENCE = ("No source could be read for this question, so there is nothing to report. The sources list "
                "below says what went wrong with each.")
 NO_RESULTS = "The search found no results for this question, so there is nothing to report."
+NOT_ANSWERED = "The sources read do not answer this question"
+NOT_SUPPORTED = core.NOT_SUPPORTED
 
 
 @dataclass
@@ -123,74 +124,89 @@ def write_report(question: str, sources: list[Source], llm: LLMClient, options: 
 
 
 def verify_report(markdown: str, sources: list[Source], embedder=None) -> CitationCheck:
-    """Invalid [n] removed and counted; each cited sentence paired with its source's best passage."""
-    return verify_citations(markdown, citable(sources), embedder)
+    """Invalid [n] removed and counted; each cited sentence paired with its evidence and a verdict."""
+    return core.verify(markdown, citable(sources), embedder)
+
+
+def renumber_gapless(result: ResearchResult) -> None:
+    """Cited sources numbered 1..k in order of first citation, then the read but uncited ones."""
+    numbered = result.numbered_sources()
+    mapping = core.gapless_numbers(result.report_markdown, [s.n for s in numbered])
+    if any(old != new for old, new in mapping.items()):
+        result.report_markdown = core.renumber(result.report_markdown, mapping)
+        for s in numbered:
+            s.n = mapping[s.n]
+        for c in result.citations:
+            c.n = mapping.get(c.n, c.n)
+        for s in result.sources:
+            if s.duplicate:
+                s.duplicate = core.renumber(s.duplicate, mapping)
+    cited = {c.n for c in result.citations}
+    result.uncited_sources = [s.n for s in result.numbered_sources() if s.n not in cited]
+
+
+def not_answered(question: str, sources: list[Source], embedder=None, sub_queries: list[str] | None = None) -> str:
+    """'' when some text of the numbered sources clears the relevance floor for the question or one of its
+    parts; else the report saying the sources do not answer it, with the closest passages marked not used."""
+    groups = coverage.aspects_of(question, sub_queries or [])
+    closest = core.nothing_clears(question, citable(sources), embedder, groups if len(groups) >= 2 else None)
+    if closest is None:
+        return ""
+    return core.not_answered_markdown(f"{NOT_ANSWERED}: nothing they say reaches the relevance floor "
+                                      f"({core.RELEVANCE_FLOOR:.2f} of the question's terms, weighted by rarity).",
+                                      closest)
 
 
 # ---------------------------------------------------------------- the brief without an LLM
 
 def extractive_brief(question: str, sub_queries: list[str], sources: list[Source], embedder=None,
                      options: ReportOptions | None = None) -> str:
-    """The best source sentences, each cited, grouped under the sub-question they answer best, in the
-    format asked for and within its length budget (tone and translation need an LLM; the header says so
-    when the sentences are not in the language wanted). Without sub-queries (no LLM planned the search) the
-    groups are the question's own parts when it asks several things (coverage.question_parts)."""
+    """The brief without an LLM (see write_brief)."""
+    return write_brief(question, sub_queries, sources, embedder, options)[0]
+
+
+def write_brief(question: str, sub_queries: list[str], sources: list[Source], embedder=None,
+                options: ReportOptions | None = None) -> tuple[str, list[str]]:
+    """(markdown, sub-questions not answered): the lead answer, then the best source sentences, each cited,
+    grouped under the sub-question they answer (Retrieval/cited_answer.draft), in the format asked for and
+    within its length budget (tone and translation need an LLM; the header says so when the sentences are
+    not in the language wanted). Without sub-queries (no LLM planned the search) the groups are the
+    question's own parts when it asks several things (coverage.question_parts)."""
     options = options or ReportOptions()
     if not sources:  # no list below to point to
-        return NO_RESULTS
+        return NO_RESULTS, []
     cs = citable(sources)
     if not cs:
-        return NO_EVIDENCE
-    budget = [max(MIN_BRIEF_BUDGET, options.length_words)]
+        return NO_EVIDENCE, []
+    budget = max(MIN_BRIEF_BUDGET, options.length_words)
     groups = coverage.aspects_of(question, sub_queries)
-    if len(groups) < 2 or options.report_format == "short":
-        limit = SHORT_SENTENCES if options.report_format == "short" else SINGLE_GROUP_SENTENCES
-        picks = [(question, line) for line in _pick(rank_sentences(question, cs, embedder), [], limit, budget)]
-    else:
-        used: list[set[str]] = []
-        picks = [(heading, line) for heading in groups for line in
-                 _pick(rank_sentences(f"{question} {heading}", cs, embedder, topic=heading), used,
-                       SENTENCES_PER_GROUP, budget)]
-    if not picks:
-        return NO_EVIDENCE
-    header = EXTRACTIVE_NOTE + _language_note(question, options.output_lang, [s for _, (s, _n) in picks])
-    return header + "\n\n" + _render_brief(picks, options.report_format, multi=len(groups) >= 2)
+    short = options.report_format == "short"
+    parts = [] if short or len(groups) < 2 else groups
+    d = core.draft(question, cs, embedder, parts, per_part=SENTENCES_PER_GROUP,
+                   single=SHORT_SENTENCES if short else SINGLE_GROUP_SENTENCES, budget_words=budget)
+    if d.lead is None:
+        return not_answered(question, sources, embedder, sub_queries) or NO_EVIDENCE, []
+    titles = {c.n: c.title for c in cs}
+    header = EXTRACTIVE_NOTE + _language_note(question, options.output_lang,
+                                              [d.lead.text] + [p.text for p in d.picks])
+    return header + "\n\n" + _render_brief(d, options.report_format, titles), d.unanswered
 
 
-def _pick(ranked: list[tuple[str, int, float]], used: list[set[str]], limit: int,
-          budget: list[int]) -> list[tuple[str, int]]:
-    """Up to limit (sentence, n), skipping near-repeats of anything already used, while budget[0] words last."""
-    lines: list[tuple[str, int]] = []
-    for sentence, n, _score in ranked:
-        if budget[0] <= 0:
-            break
-        sentence = quote_text(sentence)  # the page's own [3] marks are not ours; its markdown is text
-        if len(sentence.split()) < MIN_BRIEF_WORDS:
-            continue
-        words = set(tokenize(sentence))
-        if any(len(words & u) / (len(words | u) or 1) > NEAR_REPEAT_JACCARD for u in used):
-            continue
-        used.append(words)
-        lines.append((sentence.rstrip(), n))
-        budget[0] -= len(sentence.split())
-        if len(lines) >= limit:
-            break
-    return lines
-
-
-def _render_brief(picks: list[tuple[str, tuple[str, int]]], report_format: str, multi: bool) -> str:
+def _render_brief(d: core.Draft, report_format: str, titles: dict[int, str]) -> str:
+    picks = [d.lead] + d.picks
     if report_format == "short":
-        return " ".join(f"{s.rstrip('.')} [{n}]." for _, (s, n) in picks)
+        return " ".join(f"{core.quoted(p.text, p.n, titles.get(p.n, ''))}" for p in picks)
     if report_format == "table":
         rows = ["| Part of the question | Finding |", "|---|---|"]
-        rows += [f"| {_cell(h)} | {_cell(s)} [{n}] |" for h, (s, n) in picks]
+        rows += [f"| {_cell(p.heading or 'Answer')} | {_cell(core.quoted(p.text, p.n, titles.get(p.n, '')))} |"
+                 for p in picks]
+        rows += [f"| {_cell(part)} | *not answered by the sources* |" for part in d.unanswered]
         return "\n".join(rows)
-    if report_format == "bullets" or not multi:
-        return "\n".join(f"- {s} [{n}]" for _, (s, n) in picks)
-    sections: dict[str, list[str]] = {}
-    for heading, (s, n) in picks:
-        sections.setdefault(heading, []).append(f"- {s} [{n}]")
-    return "\n\n".join(f"### {h}\n" + "\n".join(lines) for h, lines in sections.items())
+    if report_format == "bullets":
+        lines = [f"- {core.quoted(p.text, p.n, titles.get(p.n, ''))}" for p in picks]
+        note = core.unanswered_note(d.unanswered)
+        return "\n".join(lines) + (f"\n\n{note}" if note else "")
+    return core.render_bullets(d, titles)
 
 
 def _cell(text: str) -> str:

@@ -1,12 +1,12 @@
 """Ask about this report: a question about a finished report answered from that report's own sources, with
 no new web search. Each numbered source offers its page as the page cache keeps it (when it is still the
 page the report read: same content hash), re-ranked for the new question (Research/rank.py), plus the
-passages stored with the report. The answer is written by the LLM when one is configured, else quoted from
-those texts (Retrieval/citations.extractive_answer, the sentence ranking the extractive report uses: by the
-question's words, by meaning only when no sentence shares one); either
-way every [n] is the report's number for that source and is verified against that source's text like the
-report's own citations (Retrieval/citations.verify_citations). When no source covers the question the
-answer says so instead of quoting something unrelated.
+passages stored with the report. It is answered by the cited-answer core (Retrieval/cited_answer.py), like
+the report: when nothing those texts say clears the relevance floor the answer says the report's sources do not
+answer the question, with the closest passages marked not used (no LLM is asked); otherwise the LLM writes when
+one is configured, else the core's extractive writer quotes the texts. Either way every [n] is the report's
+number for that source, verified against that source's text and given a verdict like the report's own
+citations.
 
     exchange = ask_saved_report(report_id, "How far away is the food?")   # answered and saved with it
 """
@@ -17,14 +17,14 @@ from dataclasses import dataclass, field
 from App_Function_Libraries.LLM import prompts
 from App_Function_Libraries.LLM.base import LLMClient, LLMError
 from App_Function_Libraries.LLM.context import fit_evidence
-from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, CitableSource, extractive_answer,
-                                                        verify_citations)
+from App_Function_Libraries.Retrieval import cited_answer as core
+from App_Function_Libraries.Retrieval.citations import CitableSource
 from App_Function_Libraries.Research.page_stream import content_hash
 from App_Function_Libraries.Research.rank import RankSettings, rank_pages
 from App_Function_Libraries.records import ReportExchange, ResearchResult, Source
 
-NOT_COVERED = ("The report's sources do not answer this question: nothing they say relates to it. Research it "
-               "as a new question to search the web.")
+NOT_COVERED = ("The report's sources do not answer this question: nothing they say reaches the relevance floor. "
+               "Research it as a new question to search the web")
 NO_SOURCES = "This report has no numbered sources to answer from."
 ANY_AGE = 100 * 365 * 86400.0  # a report's pages are read from the cache however long ago they were fetched
 MAX_SENTENCES = 4
@@ -43,7 +43,7 @@ class ChatServices:
 def report_sources(result: ResearchResult, question: str, services: ChatServices) -> list[CitableSource]:
     """The report's numbered sources as texts to answer from: the cached page's best passages for this
     question first, then the passages the report kept (or its snippet), numbered as in the report."""
-    numbered = result.cited_sources()
+    numbered = result.numbered_sources()
     pages = [cached_text(s, services.store) for s in numbered]
     present = [i for i, text in enumerate(pages) if text]
     ranked = rank_pages(question, [pages[i] for i in present], services.rank, services.embedder,
@@ -82,26 +82,19 @@ def ask_report(result: ResearchResult, question: str, services: ChatServices | N
     sources = report_sources(result, question, services)
     if not sources:
         return ReportExchange(question, NO_SOURCES, mode="none")
+    closest = core.nothing_clears(question, sources, services.embedder)
+    if closest is not None:
+        return ReportExchange(question, core.not_answered_markdown(f"{NOT_COVERED}.", closest), mode="none")
     errors: list[str] = []
     if services.llm is not None:
         try:
-            return _checked(question, _llm_answer(question, result.report_markdown, sources, services.llm),
-                            sources, services.embedder, "llm", errors)
+            markdown = _llm_answer(question, result.report_markdown, sources, services.llm)
+            return _exchange(core.finish(question, markdown, sources, services.embedder, "llm"), errors)
         except LLMError as exc:
             errors.append(f"the LLM could not answer ({exc}); this answer is quoted from the sources")
-    markdown = extractive_quotes(question, sources, services.embedder)
-    if not CITATION_GROUP_RE.search(markdown):  # no sentence of any source relates to the question
-        return ReportExchange(question, NOT_COVERED, mode="none", errors=errors)
-    return _checked(question, markdown, sources, services.embedder, "extractive", errors)
-
-
-def extractive_quotes(question: str, sources: list[CitableSource], embedder) -> str:
-    """The sentences that share a word with the question; only when none does, those close to it in meaning
-    (a follow-up question is narrow: a sentence merely near the topic would dilute the answer)."""
-    markdown = extractive_answer(question, sources, None, MAX_SENTENCES)
-    if embedder is not None and not CITATION_GROUP_RE.search(markdown):
-        markdown = extractive_answer(question, sources, embedder, MAX_SENTENCES)
-    return markdown
+    answer = core.extractive(question, sources, services.embedder, max_sentences=MAX_SENTENCES,
+                             statement=NOT_COVERED)
+    return _exchange(answer, errors)
 
 
 def _llm_answer(question: str, report: str, sources: list[CitableSource], llm: LLMClient) -> str:
@@ -112,18 +105,19 @@ def _llm_answer(question: str, report: str, sources: list[CitableSource], llm: L
     return llm.chat(messages).text.strip()
 
 
-def _checked(question: str, markdown: str, sources: list[CitableSource], embedder, mode: str,
-             errors: list[str]) -> ReportExchange:
-    check = verify_citations(markdown, sources, embedder)
-    if check.invalid_removed:
-        errors.append(f"removed {check.invalid_removed} citation(s) naming no source of the report")
-    return ReportExchange(question, check.markdown, check.citations, mode, errors, check.invalid_removed)
+def _exchange(answer: core.CitedAnswer, errors: list[str]) -> ReportExchange:
+    if answer.invalid_removed:
+        errors.append(f"removed {answer.invalid_removed} citation(s) naming no source of the report")
+    if answer.unsupported:
+        errors.append(f"{answer.unsupported} cited sentence(s) not supported by the source they cite (marked)")
+    return ReportExchange(answer.question, answer.markdown, answer.citations, answer.mode, errors,
+                          answer.invalid_removed, unsupported_citations=answer.unsupported)
 
 
 def cited_refs(result: ResearchResult, exchange: ReportExchange) -> list[Source]:
     """The report's sources the answer cites, in number order."""
     cited = {c.n for c in exchange.citations}
-    return [s for s in result.cited_sources() if s.n in cited]
+    return [s for s in result.numbered_sources() if s.n in cited]
 
 
 def exchange_text(result: ResearchResult, exchange: ReportExchange) -> str:

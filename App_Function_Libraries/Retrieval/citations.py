@@ -1,9 +1,10 @@
-"""Citation discipline shared by web reports, Wikipedia answers and document answers.
+"""Citation syntax and the ranking of quotable source text, under the cited-answer core
+(Retrieval/cited_answer.py, which writes, verifies and records every answer).
 
-`verify_citations` checks every `[n]` of an answer against the numbered sources it was written from:
-numbers that name no source are removed (and counted), repeats inside one group are collapsed, ranges like
-`[1-3]` and lists like `[1, 3]` are understood; for each cited sentence the passage of that source that best
-supports it is stored as the quote. `extractive_answer` writes a cited answer without any LLM.
+`clean_citation_groups` removes every `[n]` that names no source (and counts them), collapses repeats inside
+one group and understands ranges like `[1-3]` and lists like `[1, 3]`; `cited_sentences` pairs each cited
+sentence with its numbers; `best_passages` finds the passage that best supports a claim; `rank_sentences`
+ranks what an extractive answer may quote.
 """
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ import numpy as np
 from App_Function_Libraries.Retrieval.bm25 import BM25, tokenize
 from App_Function_Libraries.Retrieval.fusion import reciprocal_rank_fusion
 from App_Function_Libraries.Retrieval.passages import split_sentences
-from App_Function_Libraries.Retrieval.quotable import INLINE_TAGS, answer_shape, asked_for, reads_as_sentence
+from App_Function_Libraries.Retrieval.quotable import (INLINE_TAGS, answer_shape, asked_for, is_meta,
+                                                       item_reads_whole, needs_previous, plain_text,
+                                                       quotable_line, reads_as_sentence)
 from App_Function_Libraries.records import Citation
 
 # [1]  [1, 3]  [1-3]  [1–3]  [1,2, 5-6]  [1000]   (not [^1] footnotes, not [text](links)); a number of any
@@ -26,6 +29,7 @@ MAX_RANGE = 50
 #: than Python converts to an int) is read as NO_SOURCE without being converted
 MAX_CITATION = 999_999
 NO_SOURCE = MAX_CITATION + 1
+UNSUPPORTED_MARK = "*(not supported by the cited source)*"  # set by Retrieval/cited_answer.verify
 
 
 @dataclass
@@ -98,7 +102,7 @@ def clean_citation_groups(markdown: str, valid: set[int]) -> tuple[str, int]:
 def cited_sentences(markdown: str) -> list[tuple[str, list[int]]]:
     """(sentence without its citation marks, numbers it cites) for every sentence carrying citations."""
     out: list[tuple[str, list[int]]] = []
-    for line in markdown.splitlines():
+    for line in markdown.replace(UNSUPPORTED_MARK, "").splitlines():
         body = re.sub(r"^\s*(?:[-*+]|\d+[.)]|#+|>)\s*", "", line).strip()
         if not body:
             continue
@@ -157,23 +161,6 @@ def _overlap_best(claim: str, passages: list[str]) -> tuple[int, float]:
         if score > best_score:
             best, best_score = j, score
     return best, best_score
-
-
-def verify_citations(markdown: str, sources: list[CitableSource], embedder=None) -> CitationCheck:
-    """Remove citations naming no source, and record for each cited sentence its supporting quote."""
-    by_n = {s.n: s for s in sources}
-    text, removed = clean_citation_groups(markdown, set(by_n))
-    pairs = [(sentence, n) for sentence, numbers in cited_sentences(text) for n in numbers]
-    picks = best_passages([s for s, _ in pairs], [by_n[n].passages for _, n in pairs], embedder)
-    citations = []
-    for (sentence, n), (j, sim) in zip(pairs, picks):
-        src = by_n[n]
-        quote = src.passages[j] if j >= 0 else ""
-        citations.append(Citation(n=n, sentence=sentence, url=src.url, quote=quote,
-                                  content_hash=src.content_hash, similarity=round(sim, 4)))
-    cited = {c.n for c in citations}
-    return CitationCheck(markdown=text, citations=citations, invalid_removed=removed,
-                         uncited=sorted(n for n in by_n if n not in cited))
 
 
 # ---------------------------------------------------------------- sentences an extractive answer may quote
@@ -243,10 +230,7 @@ def rank_sentences(question: str, sources: list[CitableSource], embedder=None,
     reader or an AI and sentences unrelated to the topic (default: the question) are left out (see the
     rules above). A brief grouped by sub-question ranks by question and sub-question, with the sub-question
     as the topic."""
-    items = [(s, src.n) for src in sources for passage in src.passages for line in passage.splitlines()
-             for s in split_sentences(line) if len(s.split()) >= 4 and not gives_orders(s)]
-    whole = [item for item in items if reads_as_sentence(item[0])]
-    items = whole or items  # broken sentences only when nothing else was found
+    items = quote_candidates(sources)
     if not items:
         return []
     texts = [s for s, _ in items]
@@ -268,6 +252,42 @@ def rank_sentences(question: str, sources: list[CitableSource], embedder=None,
     return [(items[int(i)][0], items[int(i)][1], score) for i, score in fused]
 
 
+def quote_candidates(sources: list[CitableSource]) -> list[tuple[str, int]]:
+    """(text, source n) of every text an extractive answer may quote (Retrieval/quotable.py rules 1-10):
+    sentences that read as sentences (only when none does, the others), list items and table rows as what
+    they are; no orders, no meta-sentences, no raw markup; a sentence opening with a pronoun only together
+    with the sentence before it."""
+    whole: list[tuple[str, int]] = []
+    broken: list[tuple[str, int]] = []
+    for src in sources:
+        for passage in src.passages:
+            for line in passage.splitlines():
+                item = quotable_line(line)
+                if item is not None:
+                    text = plain_text(item[1])
+                    if text and item_reads_whole(text) and not gives_orders(text) and not is_meta(text):
+                        whole.append((text, src.n))
+                    continue
+                _sentences(line, src.n, whole, broken)
+    return whole or broken
+
+
+def _sentences(line: str, n: int, whole: list, broken: list) -> None:
+    previous = ""  # the last sentence of the line that could be quoted on its own
+    for raw in split_sentences(line):
+        s = plain_text(raw)
+        if s is None or len(s.split()) < 4 or gives_orders(s) or is_meta(s):
+            previous = ""
+            continue
+        if needs_previous(s):
+            if not previous:
+                continue
+            s, previous = f"{previous} {s}", ""
+        else:
+            previous = s if reads_as_sentence(s) else ""
+        (whole if reads_as_sentence(s) else broken).append((s, n))
+
+
 _LINK_SYNTAX = re.compile(r"([\[\]])")
 
 
@@ -278,36 +298,3 @@ def quote_text(sentence: str) -> str:
     plain = " ".join(CITATION_GROUP_RE.sub("", INLINE_TAGS.sub("", sentence)).split())
     plain = re.sub(r"\s+([.,;:!?])", r"\1", plain)
     return _LINK_SYNTAX.sub(r"\\\1", plain)
-
-
-def extractive_answer(question: str, sources: list[CitableSource], embedder=None, max_sentences: int = 6) -> str:
-    """A cited answer made only of source sentences (no LLM): the best sentences for the question, each
-    followed by the number of the source it comes from; near-repeats are skipped."""
-    ranked = rank_sentences(question, sources, embedder)
-    chosen: list[tuple[str, int]] = []
-    seen: list[set[str]] = []
-    for sentence, n, _ in ranked:
-        sentence = quote_text(sentence)
-        words = set(tokenize(sentence))
-        if any(len(words & s) / (len(words | s) or 1) > 0.6 for s in seen):
-            continue
-        chosen.append((sentence, n))
-        seen.append(words)
-        if len(chosen) >= max_sentences:
-            break
-    if not chosen:
-        return "The sources found do not contain text that answers this question."
-    return "\n".join(f"- {s.rstrip()} [{n}]" for s, n in chosen)
-
-
-def no_answer_markdown(statement: str, closest: list[tuple[str, float, str]], words: int = 20) -> str:
-    """An answer saying plainly that no source answers the question, then the closest passages as
-    (where, similarity, text), listed as not used: no [n], since nothing is cited."""
-    lines = [statement]
-    if closest:
-        lines += ["", "Closest passages, not used:"]
-    for where, similarity, text in closest:
-        split = text.split()
-        lines.append(f"- {where} (similarity {similarity:.2f}): {' '.join(split[:words])}"
-                     f"{' …' if len(split) > words else ''}")
-    return "\n".join(lines)

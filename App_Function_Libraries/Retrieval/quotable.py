@@ -62,6 +62,89 @@ def reads_as_sentence(sentence: str) -> bool:
     return not _HEADING_GLUE.search(" ".join(s.split()[:HEADING_WORDS]))
 
 
+# ---------------------------------------------------------------- what a quote may be
+#
+# Beyond reading as a sentence, an extractive answer quotes a source's text as a finding only when it stands
+# on its own as one:
+#  7. not a meta-sentence: one about the page itself rather than its subject ("The method presented above …",
+#     "In this article we …", "Here, we offer another …", "see below", "the following example");
+#  8. not opening with a pronoun whose referent is in a sentence the reader does not see ("It …", "This
+#     implies …", "These are …", "He was …"): such a sentence is quoted only with the sentence before it;
+#  9. no Markdown, code or TeX shown raw: emphasis marks and link syntax become their text, inline code its
+#     text; a sentence holding TeX (`\[`, `\(`, `$$`) or a code fence is left out;
+# 10. a list item ("+ Added …", "- …", "1. …") or a table row ("| a | b |") is quoted as what it is: the item's
+#     text, or the row's cells joined by " — ", even without a full stop (`quotable_line`).
+
+_META = re.compile(
+    r"\b(?:this|the present|the following|the next|the previous|the above|the below)\s+(?:article|section|page|"
+    r"chapter|paper|post|tutorial|guide|lesson|example|figure|table|list|video|blog|entry|answer)\b|"
+    r"\b(?:presented|shown|described|discussed|mentioned|given|listed|explained)\s+(?:above|below|earlier|here)\b|"
+    r"\b(?:see|shown|as)\s+(?:above|below)\b|"
+    r"^\W*(?:here|in this \w+|below|above)\s*,?\s+(?:we|i|you)\b|"
+    r"\b(?:we|i)\s+(?:will|shall|now|offer|present|show|discuss|describe|consider|look|introduce|explain|"
+    r"review|begin|start|turn|focus|give|provide)\b|\blet(?:'s|\s+us)\b",
+    re.IGNORECASE)
+_PRONOUN_OPENER = re.compile(r"^\W*(?:it|this|these|that|those|they|he|she|such|them|its|their|his|her|"
+                             r"thus|hence|therefore|however|also|moreover|furthermore)\b", re.IGNORECASE)
+_RAW_MARKUP = re.compile(r"\\[\[\(]|\$\$|```|\\(?:frac|sum|int|mathbf|begin|end|left|right)\b")
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MD_EMPHASIS = re.compile(r"(\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w))")
+_MD_CODE = re.compile(r"`([^`]*)`")
+_LIST_ITEM = re.compile(r"^\s*(?:[-+*•·▪]|\d{1,3}[.)])\s+(?=\S)")
+_TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|we|We|our|Our|my|My|us)\b")
+
+
+def is_meta(sentence: str) -> bool:
+    """True when the sentence is about the page itself, not its subject (rule 7)."""
+    return bool(_META.search(sentence))
+
+
+def needs_previous(sentence: str) -> bool:
+    """True when the sentence opens with a pronoun or link word whose referent is in the sentence before (8)."""
+    return bool(_PRONOUN_OPENER.match(sentence))
+
+
+def plain_text(text: str) -> str | None:
+    """The text without Markdown or code syntax, whitespace collapsed; None when it holds TeX or a code fence
+    that cannot be shown as text (rule 9)."""
+    if _RAW_MARKUP.search(text):
+        return None
+    text = _MD_LINK.sub(r"\1", text)
+    text = _MD_CODE.sub(r"\1", text)
+    text = _MD_EMPHASIS.sub("", text)
+    return " ".join(text.split())
+
+
+def quotable_line(line: str) -> tuple[str, str] | None:
+    """(kind, text) for a line that is a list item ('item') or a table row ('row'), its markers removed;
+    None for a line of prose, a table's rule line or an empty item (rule 10)."""
+    if _TABLE_ROW.match(line):
+        if _TABLE_RULE.match(line.replace("|", "", 1)) or set(line.strip()) <= set("|-: "):
+            return None
+        cells = [c.strip() for c in line.strip().strip("|").split("|") if c.strip()]
+        return ("row", " — ".join(cells)) if len(cells) >= 2 else None
+    m = _LIST_ITEM.match(line)
+    if m:
+        text = line[m.end():].strip()
+        return ("item", text) if text else None
+    return None
+
+
+def first_person(sentence: str) -> bool:
+    """True when the sentence speaks as I/we: quoted, it must be marked as a quote (not the report's voice)."""
+    return bool(_FIRST_PERSON.search(sentence))
+
+
+def item_reads_whole(text: str) -> bool:
+    """A list item or table row can be quoted: enough letters, no markup debris (rules 2 and 5)."""
+    letters = sum(ch.isalpha() for ch in text)
+    words = sum(ch.isalnum() for ch in text)
+    return letters >= MIN_LETTERS and words >= MIN_LETTER_SHARE * len(text.replace(" ", "")) \
+        and not _BROKEN_PUNCT.search(text) and len(text.split()) >= 3
+
+
 # ---------------------------------------------------------------- what the question asks for
 
 _YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\b\d{1,2}(?:st|nd|rd|th)\s+century\b|\bcentury\b", re.I)

@@ -3,10 +3,12 @@
 search (sign scan, int8 rescoring, BM25 fusion) -> drop passages below the relevance floor (an estimated
 cosine similarity to the question, [wikipedia] relevance_floor) -> rerank (cross-encoder when configured,
 else embedding + BM25 fusion) -> keep top_k_nodes -> related-node expansion (the best other passages of the
-top documents) -> group by article -> with an LLM: condense each article, then answer citing [n]; without
-one: an extractive answer made of the passages' own sentences. Every answer's citations are verified
-against the passages. When no passage clears the floor, the answer says the index has none that answers
-the question and lists the closest passages as not used.
+top documents) -> group by article -> the cited-answer core (Retrieval/cited_answer.py): when no sentence of
+those passages clears its relevance floor the answer says so, else with an LLM each article is condensed and
+the answer cites [n]; without one the core's extractive writer quotes the passages. Every citation is
+verified against the passages and given a verdict; articles are renumbered without gaps, cited first. When
+no passage clears the similarity floor, the answer says the index has none that answers the question and
+lists the closest passages as not used.
 """
 from __future__ import annotations
 
@@ -19,8 +21,8 @@ from App_Function_Libraries.LLM import prompts
 from App_Function_Libraries.LLM.base import LLMClient, LLMError, LLMUnavailable
 from App_Function_Libraries.LLM.breaker import LLMHealth, RunClient
 from App_Function_Libraries.Retrieval.bm25 import BM25
-from App_Function_Libraries.Retrieval.citations import (CitableSource, extractive_answer, no_answer_markdown,
-                                                        verify_citations)
+from App_Function_Libraries.Retrieval import cited_answer as core
+from App_Function_Libraries.Retrieval.citations import CitableSource
 from App_Function_Libraries.Retrieval.fusion import reciprocal_rank_fusion
 from App_Function_Libraries.Retrieval.rerank import cross_encoder_scores
 from App_Function_Libraries.records import Citation
@@ -44,6 +46,7 @@ class WikiAnswer:
     timings: dict[str, float] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     closest: list[WikiHit] = field(default_factory=list)  # with mode "none": the nearest passages, not used
+    unsupported_citations: int = 0  # cited sentences their source does not support (marked in the answer)
 
 
 # ---------------------------------------------------------------- ranking
@@ -159,7 +162,7 @@ def closest_unused(closest: list[WikiHit], floor: float) -> str:
     """The answer when no passage reaches the floor: says so, and lists the closest passages as not used."""
     statement = (f"{NO_ANSWER}: no passage reaches the relevance floor ({floor:.2f} estimated similarity to the "
                  f"question).")
-    return no_answer_markdown(statement, [(h.title, h.vector_score, h.text) for h in closest])
+    return core.not_answered_markdown(statement, [(h.title, h.vector_score, h.text) for h in closest])
 
 
 def answer_question(question: str, settings=None, index: WikiIndex | None = None, llm=USE_CONFIGURED_LLM,
@@ -186,17 +189,39 @@ def answer_question(question: str, settings=None, index: WikiIndex | None = None
         return WikiAnswer(question, closest_unused(closest, settings.wikipedia.relevance_floor), [],
                           mode="none", closest=closest, timings=timings, errors=errors)
     t = time.perf_counter()
-    markdown, mode = "", "extractive"
+    answer = write_answer(question, sources, llm, embedder, errors)
+    timings["answer"] = time.perf_counter() - t
+    if answer.mode == "none":
+        return WikiAnswer(question, answer.markdown, [], mode="none", timings=timings, errors=errors)
+    sources, answer = gapless(sources, answer)
+    return WikiAnswer(question, answer.markdown, sources, answer.citations, passages, answer.mode,
+                      answer.invalid_removed, timings, errors, unsupported_citations=answer.unsupported)
+
+
+def write_answer(question: str, sources: list[CitableSource], llm, embedder, errors: list[str]) -> core.CitedAnswer:
+    """The core's answer: not answered below its floor, else the LLM's (when configured) or extractive."""
+    closest = core.nothing_clears(question, sources, embedder)
+    if closest is not None:
+        return core.CitedAnswer(question, core.not_answered_markdown(f"{NO_ANSWER}.", closest), mode="none",
+                                status="not_answered")
     if llm is not None and sources:
         try:
-            markdown, mode = llm_answer(question, sources, llm, errors), "llm"
+            markdown = llm_answer(question, sources, llm, errors)
+            if markdown:  # no article said anything useful: the extractive answer
+                return core.finish(question, markdown, sources, embedder, "llm")
         except LLMUnavailable as exc:
             errors.append(f"{exc}: Quarry stopped calling it, so this answer is extractive")
         except LLMError as exc:
             errors.append(f"the LLM failed, answered extractively instead: {exc}")
-    if not markdown:
-        markdown, mode = extractive_answer(question, sources, embedder), "extractive"
-    check = verify_citations(markdown, sources, embedder)
-    timings["answer"] = time.perf_counter() - t
-    return WikiAnswer(question, check.markdown, sources, check.citations, passages, mode,
-                      check.invalid_removed, timings, errors)
+    return core.extractive(question, sources, embedder, statement=NO_ANSWER)
+
+
+def gapless(sources: list[CitableSource], answer: core.CitedAnswer) -> tuple[list[CitableSource], core.CitedAnswer]:
+    """Articles renumbered 1..k in order of first citation, then the uncited ones."""
+    mapping = core.gapless_numbers(answer.markdown, [s.n for s in sources])
+    for s in sources:
+        s.n = mapping[s.n]
+    for c in answer.citations:
+        c.n = mapping.get(c.n, c.n)
+    answer.markdown = core.renumber(answer.markdown, mapping)
+    return sorted(sources, key=lambda s: s.n), answer

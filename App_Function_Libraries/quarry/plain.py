@@ -19,12 +19,16 @@ def safe_message(text: str, settings) -> str:
 
 
 def research_out(result, saved: bool) -> dict[str, Any]:
-    """The report, its numbered sources (URL and kind), its citations with their supporting quotes, the search
-    options it ran with."""
-    sources = [{"n": s.n, "title": s.title, "url": s.final_url or s.url, "kind": getattr(s, "kind", "web")}
-               for s in result.cited_sources()]
-    citations = [{"n": c.n, "sentence": c.sentence, "url": c.url, "quote": c.quote} for c in result.citations]
+    """The report, its numbered sources (URL, kind, whether cited: cited first, then read but not cited), its
+    citations with their supporting quotes, passages and verdicts, the search options it ran with."""
+    cited = {c.n for c in result.citations}
+    sources = [{"n": s.n, "title": s.title, "url": s.final_url or s.url, "kind": getattr(s, "kind", "web"),
+                "cited": s.n in cited} for s in result.cited_sources() + result.read_not_cited()]
+    citations = [{"n": c.n, "sentence": c.sentence, "url": c.url, "quote": c.quote, "passage": c.passage,
+                  "verdict": c.verdict} for c in result.citations]
     return {"question": result.question, "report_markdown": result.report_markdown, "mode": result.mode,
+            "answer_status": result.answer_status, "unanswered_parts": list(result.unanswered_parts),
+            "unsupported_citations": result.unsupported_citations,
             "sources": sources, "citations": citations, "errors": list(result.errors),
             "follow_up_questions": list(result.follow_ups or []), "search_options": _search_options(result),
             "id": result.id if saved else None}

@@ -1,0 +1,466 @@
+"""The cited-answer core: one relevance floor, one extractive writer, one verifier and one answer record, used
+by the web report (Research/report.py), Wikipedia answers, Documents answers and report chat (and so by
+follow-ups, re-runs and dig-deeper rounds, which go through the report stage).
+
+Relevance floor. A quotable text (Retrieval/quotable.py) answers a question only when it holds enough of
+what the question asks about: the share of the question's terms (content words, plurals, -ing and -ed folded;
+a name of several words, "Karl von Frisch", is one term; the words that only
+frame the question, like "year", "name", "many", left out) that the text holds, each word weighted by its
+rarity among all the texts the answer may quote (idf = ln(1 + N / (1 + df))); a word no text holds (it may be
+said in other words) weighs as much as the average word that some text holds; a text's words include its
+source's title, since a page's title names what its sentences and list items are about. A word every text holds (the topic)
+weighs little, the words that single out the asked fact weigh most. RELEVANCE_FLOOR is the share a text must
+reach. Below it a text is never presented as the answer: when nothing clears it the answer says the sources
+do not answer the question and lists the closest passages as not used; when a part of the question (a
+sub-question) has nothing that clears it, the answer names that part as not answered.
+
+Extractive writer. The lead is the one text that best answers the question by its shape
+(Retrieval/quotable.asked_for): for "what is X" a definition of X ("X is …", "X refers to …"), for "when" a
+date, for "how many/much" a number, for "who" a name, for "where" a place; among those, the best ranked. Then
+the supporting texts, under each sub-question only texts that clear the floor for that sub-question.
+
+Verifier. Every [n] naming no source is removed; every cited sentence gets its evidence and a verdict:
+  supported        the source holds the sentence (normalised: case, punctuation and markup ignored), or its
+                   best passage holds at least SUPPORTED_SHARE of the sentence's content words and every
+                   number the sentence states;
+  partly supported the best passage holds at least PARTLY_SHARE of the content words;
+  not supported    otherwise: the sentence is marked in the answer (`UNSUPPORTED_MARK`) and counted.
+The stored quote is the source's own sentence when the source holds it (its passage stored with it), else the
+best-supporting passage. The check needs no LLM.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from App_Function_Libraries.Retrieval.bm25 import tokenize
+from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, UNSUPPORTED_MARK, CitableSource,
+                                                        CitationCheck, best_passages, clean_citation_groups,
+                                                        cited_sentences, format_group, parse_group, quote_text,
+                                                        rank_sentences)
+from App_Function_Libraries.Retrieval.quotable import INLINE_TAGS, asked_for, first_person
+from App_Function_Libraries.records import Citation
+
+RELEVANCE_FLOOR = 0.5
+SUPPORTED_SHARE, PARTLY_SHARE = 0.8, 0.5
+NEAR_REPEAT_JACCARD = 0.6
+NEAR_CONTAINED = 0.9  # a text whose words are 90% inside another's repeats it
+MIN_WORDS = 4
+CLOSEST_SHOWN = 3
+LEAD_POOL = 8  # the lead is chosen among the best-ranked texts that clear the floor
+
+NOT_ANSWERED = "The sources do not answer this question"
+SUPPORTED, PARTLY, NOT_SUPPORTED = "supported", "partly supported", "not supported"
+# words that frame a question rather than name what it is about
+FRAME_WORDS = frozenset("""year years date day month century decade name names named called call many much long
+number amount percentage percent kind type types sort way ways used use happen happened mean means meant
+term word one ones first often need needs needed""".split())
+
+
+@dataclass
+class Pick:
+    text: str  # the source's text as quoted (markup removed)
+    n: int
+    heading: str = ""  # the sub-question it answers ('' for the lead and single-part answers)
+    score: float = 0.0  # its relevance (share of the question it holds)
+
+
+@dataclass
+class Draft:
+    """What the extractive writer chose: the lead, the picks by sub-question, what is not answered."""
+    lead: Pick | None
+    picks: list[Pick] = field(default_factory=list)
+    unanswered: list[str] = field(default_factory=list)  # sub-questions nothing answers
+    closest: list[tuple[str, float, str]] = field(default_factory=list)  # (where, score, text) when none
+
+
+@dataclass
+class CitedAnswer:
+    """The one answer record: markdown with verified [n], each citation with its evidence and verdict."""
+    question: str
+    markdown: str
+    citations: list[Citation] = field(default_factory=list)
+    mode: str = "extractive"  # "llm" | "extractive" | "none" (nothing clears the floor)
+    status: str = "answered"  # "answered" | "partly" | "not_answered"
+    unanswered: list[str] = field(default_factory=list)
+    invalid_removed: int = 0
+    unsupported: int = 0
+    uncited: list[int] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------- the relevance floor
+
+def fold(word: str) -> str:
+    """A crude fold of plurals and -ing/-ed forms ("bees" meets "bee", "steeping" meets "steep")."""
+    if len(word) > 5 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 4 and word.endswith("ed") and not word.endswith("eed"):
+        return word[:-2]
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def words_of(text: str) -> set[str]:
+    return {fold(t) for t in tokenize(text) if len(t) > 1}
+
+
+_NAME = re.compile(r"\b[A-Z][\w'-]*(?:\s+(?:(?:von|van|de|der|den|da|di|du|of|the|al|bin|le|la)\s+)*[A-Z0-9][\w'-]*)+")
+
+
+def question_terms(question: str) -> list[frozenset[str]]:
+    """The things a question asks about: a name of several words ("Karl von Frisch", "Super Bowl 50") is one
+    term, held by a text that has all its words; every other content word is a term of its own, without those
+    that only frame the question (FRAME_WORDS); all of them when nothing else is left."""
+    names = [frozenset(words_of(m.group(0))) for m in _NAME.finditer(question)]
+    names = [n for n in names if len(n) > 1]
+    named = set().union(*names) if names else set()
+    words = words_of(question)
+    singles = (words - FRAME_WORDS - named) or (words - named)
+    terms = names + [frozenset([w]) for w in sorted(singles)]
+    return terms or [frozenset([w]) for w in sorted(words)]
+
+
+def relevance(question: str, texts: list[str]) -> list[float]:
+    """For each text the idf-weighted share of the question's terms it holds (see the module docstring)."""
+    terms = question_terms(question)
+    if not terms or not texts:
+        return [0.0] * len(texts)
+    bags = [words_of(t) for t in texts]
+    n = len(bags)
+    df = {t: sum(t <= b for b in bags) for t in terms}
+    weight = {t: math.log(1 + n / (1 + df[t])) for t in terms}
+    held = [weight[t] for t in terms if df[t]]
+    for t in terms:  # a word no text holds may be paraphrased: it weighs as much as an average held word
+        if not df[t] and held:
+            weight[t] = sum(held) / len(held)
+    total = sum(weight.values()) or 1.0
+    return [sum(w for t, w in weight.items() if t <= b) / total for b in bags]
+
+
+# ---------------------------------------------------------------- the extractive writer
+
+_DEFINITION_Q = re.compile(r"^\s*(?:what\s+(?:is|are|was|were)\s+(?:an?\s+)?|define\s+|what\s+does\s+)"
+                           r"(?P<x>[^?]+?)(?:\s+mean)?\s*\??\s*$", re.IGNORECASE)
+_DEFINES = re.compile(r"\b(?:is|are|was|were|refers?\s+to|means?|denotes?|is\s+defined\s+as|is\s+called)\b",
+                      re.IGNORECASE)
+
+
+def definition_subject(question: str) -> str:
+    """X of "what is X?" when X is a short name (no "of", at most five words), else ''."""
+    m = _DEFINITION_Q.match(question)
+    if not m:
+        return ""
+    x = m.group("x").strip()
+    return x if len(x.split()) <= 5 and not re.search(r"\b(?:of|in|for|by|to|that|which)\b", x, re.I) else ""
+
+
+def is_definition(subject: str, text: str) -> bool:
+    """The text defines the subject: it opens with the subject (after an article, or a field such as "In
+    mathematics,"), an optional aside in brackets or commas, then a defining verb ("is", "refers to" …)."""
+    words = [re.escape(fold(w)) + r"(?:e?s)?" for w in re.findall(r"\w+", subject.lower())]
+    if not words:
+        return False
+    pattern = (r"^\W*(?:in\s+[^,]{1,40},\s*)?(?:(?:a|an|the)\s+)?" + r"\W+".join(words)
+               + r"\W*(?:\([^)]{0,80}\)\s*)?(?:,[^,]{0,80},\s*)?" + _DEFINES.pattern)
+    return bool(re.match(pattern, text, re.IGNORECASE))
+
+
+def shape_fits(question: str, text: str) -> bool:
+    """The text has what the question's form asks for (see the module docstring)."""
+    from App_Function_Libraries.Retrieval.quotable import answer_shape
+    subject = definition_subject(question)
+    if subject:
+        return is_definition(subject, text)
+    kind = asked_for(question)
+    return bool(kind) and answer_shape(question, text, kind) == 2
+
+
+def _ranked(question: str, sources: list[CitableSource], embedder, topic: str = "") -> list[Pick]:
+    ranked = rank_sentences(question, sources, embedder, topic=topic)
+    titles = {s.n: s.title for s in sources}
+    scores = relevance(topic or question, [f"{t} {titles.get(n, '')}" for t, n, _s in ranked])
+    return [Pick(t, n, topic, sc) for (t, n, _), sc in zip(ranked, scores) if len(t.split()) >= MIN_WORDS]
+
+
+def _repeat(text: str, used: list[set[str]]) -> bool:
+    """A near-repeat of a text already used, or mostly held in one (a sentence quoted with the one before it)."""
+    words = set(tokenize(text))
+    return any(len(words & u) / (len(words | u) or 1) > NEAR_REPEAT_JACCARD
+               or len(words & u) >= NEAR_CONTAINED * min(len(words), len(u)) for u in used)
+
+
+def closest_texts(ranked: list[Pick], sources: list[CitableSource]) -> list[tuple[str, float, str]]:
+    """The CLOSEST_SHOWN texts nearest the floor, near-repeats left out, as (source title, score, text)."""
+    where = {s.n: s.title or s.url for s in sources}
+    used: list[set[str]] = []
+    out = []
+    for p in sorted(ranked, key=lambda p: -p.score):
+        if len(out) >= CLOSEST_SHOWN:
+            break
+        if not _repeat(p.text, used):
+            used.append(set(tokenize(p.text)))
+            out.append((where.get(p.n, f"source {p.n}"), p.score, p.text))
+    return out
+
+
+def choose_lead(question: str, cleared: list[Pick]) -> Pick | None:
+    """The best-ranked text of the first LEAD_POOL that has the answer's shape, else the best-ranked one."""
+    pool = cleared[:LEAD_POOL]
+    return next((p for p in pool if shape_fits(question, p.text)), pool[0] if pool else None)
+
+
+def draft(question: str, sources: list[CitableSource], embedder=None, parts: list[str] | None = None,
+          per_part: int = 3, single: int = 6, budget_words: int = 10_000,
+          floor: float = RELEVANCE_FLOOR) -> Draft:
+    """Choose what an extractive answer quotes: the lead, then per part (sub-question) up to per_part texts
+    that clear the floor for that part (single: up to `single` for a one-part question), within budget_words.
+    A question of several parts is answered when one of them is; the others are named as not answered."""
+    ranked = _ranked(question, sources, embedder)
+    cleared = [p for p in ranked if p.score >= floor]
+    groups = [p for p in (parts or []) if p.strip()]
+    by_part = {part: [p for p in _ranked(f"{question} {part}", sources, embedder, topic=part) if p.score >= floor]
+               for part in groups} if len(groups) >= 2 else {}
+    if not cleared:  # the lead answers the first part that is answered
+        part = next((k for k, v in by_part.items() if v), "")
+        cleared = by_part.get(part, [])
+        question = part or question
+    if not cleared:
+        return Draft(None, closest=closest_texts(ranked, sources))
+    lead = choose_lead(question, cleared)
+    used = [set(tokenize(lead.text))]
+    budget = [budget_words - len(lead.text.split())]
+    if not by_part:
+        return Draft(lead, _take(cleared, single - 1, used, budget, lead))
+    used = []  # under its sub-question the lead may stand again: each answered part keeps its heading
+    picks = [p for part, mine in by_part.items() for p in _take(mine, per_part, used, budget, None)]
+    return Draft(lead, picks, [part for part, mine in by_part.items() if not mine])
+
+
+def _take(candidates: list[Pick], limit: int, used: list[set[str]], budget: list[int],
+          lead: Pick | None) -> list[Pick]:
+    """Up to limit candidates that repeat nothing already used, while the word budget lasts."""
+    out: list[Pick] = []
+    for p in candidates:
+        if len(out) >= limit or budget[0] <= 0:
+            break
+        if (lead is None or p.text != lead.text) and not _repeat(p.text, used):
+            out.append(p)
+            used.append(set(tokenize(p.text)))
+            budget[0] -= len(p.text.split())
+    return out
+
+
+def quoted(text: str, n: int, title: str = "") -> str:
+    """A source's text as the answer shows it, cited: in quotation marks, its source named, when it speaks
+    as I/we (another voice than the answer's)."""
+    body = quote_text(text).rstrip()
+    if first_person(text):
+        named = f" ({title})" if title else ""
+        return f"“{body}”{named} [{n}]"
+    return f"{body} [{n}]"
+
+
+def not_answered_markdown(statement: str, closest: list[tuple[str, float, str]], words: int = 20) -> str:
+    """An answer saying plainly that no source answers the question, then the closest passages as
+    (where, score, text), listed as not used: no [n], since nothing is cited."""
+    lines = [statement]
+    if closest:
+        lines += ["", "Closest passages, not used:"]
+    for where, score, text in closest:
+        split = " ".join(quote_text(text).split()).split()
+        lines.append(f"- {where} (relevance {score:.2f}): {' '.join(split[:words])}"
+                     f"{' …' if len(split) > words else ''}")
+    return "\n".join(lines)
+
+
+def unanswered_note(parts: list[str]) -> str:
+    return "*Not answered by the sources: " + "; ".join(f"“{p}”" for p in parts) + ".*" if parts else ""
+
+
+def render_bullets(d: Draft, titles: dict[int, str] | None = None) -> str:
+    """The default layout: the lead on its own line, then the supporting texts as a list (by sub-question
+    when there are several), then the parts not answered."""
+    titles = titles or {}
+    lines = [quoted(d.lead.text, d.lead.n, titles.get(d.lead.n, ""))]
+    headings = list(dict.fromkeys(p.heading for p in d.picks))
+    for heading in headings:
+        if heading:
+            lines += ["", f"### {heading}"]
+        elif d.picks:
+            lines.append("")
+        lines += [f"- {quoted(p.text, p.n, titles.get(p.n, ''))}" for p in d.picks if p.heading == heading]
+    if d.unanswered:
+        lines += ["", unanswered_note(d.unanswered)]
+    return "\n".join(lines)
+
+
+def extractive(question: str, sources: list[CitableSource], embedder=None, parts: list[str] | None = None,
+               max_sentences: int = 6, statement: str = NOT_ANSWERED) -> CitedAnswer:
+    """An extractive answer, verified; `statement` (+ the closest passages) when nothing clears the floor."""
+    d = draft(question, sources, embedder, parts, single=max_sentences)
+    if d.lead is None:
+        return CitedAnswer(question, not_answered_markdown(f"{statement}.", d.closest), mode="none",
+                           status="not_answered")
+    markdown = render_bullets(d, {s.n: s.title for s in sources})
+    return finish(question, markdown, sources, embedder, "extractive", d.unanswered)
+
+
+def finish(question: str, markdown: str, sources: list[CitableSource], embedder, mode: str,
+           unanswered: list[str] | None = None) -> CitedAnswer:
+    """Verify an answer's citations (see `verify`) into the answer record."""
+    check = verify(markdown, sources, embedder)
+    status = "partly" if unanswered else "answered"
+    if not check.citations:
+        status = "not_answered"
+    return CitedAnswer(question, check.markdown, check.citations, mode, status, list(unanswered or []),
+                       check.invalid_removed, sum(c.verdict == NOT_SUPPORTED for c in check.citations),
+                       check.uncited)
+
+
+def nothing_clears(question: str, sources: list[CitableSource], embedder=None, parts: list[str] | None = None,
+                   floor: float = RELEVANCE_FLOOR) -> list[tuple[str, float, str]] | None:
+    """None when some text of the sources clears the floor for the question (or, with parts, for one of
+    them); else the closest passages."""
+    d = draft(question, sources, embedder, parts, floor=floor)
+    return None if d.lead is not None else d.closest
+
+
+# ---------------------------------------------------------------- the verifier
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"[^\w]+", " ", text.lower()).split())
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+_ATTRIBUTION = re.compile(r"^[“\"]|[”\"]\s*(\(.*\))?\s*$")  # the title may hold brackets of its own
+
+
+def own_sentence(sentence: str) -> str:
+    """A quoted sentence without the quotation marks and the source's name put around it (see `quoted`)."""
+    return _ATTRIBUTION.sub("", sentence.strip()).strip()
+
+
+def _plain_passage(passage: str) -> str:
+    """The passage as quotes are made from it: the page's own [n] marks and editors' tags left out."""
+    return CITATION_GROUP_RE.sub("", INLINE_TAGS.sub("", passage))
+
+
+def _holding(sentence: str, passages: list[str]) -> tuple[int, str] | None:
+    """(passage index, the source's own words) of the first passage holding the sentence, else None."""
+    want = _norm(own_sentence(sentence))
+    if not want:
+        return None
+    for j, passage in enumerate(passages):
+        plain = _plain_passage(passage)
+        if want in _norm(plain):
+            return j, _own_words(want, plain)
+    return None
+
+
+def _own_words(want: str, passage: str) -> str:
+    """The passage's sentence(s) holding the normalised text, as the passage writes them."""
+    parts = [p for line in passage.splitlines() for p in _SENTENCE_END.split(line) if p.strip()]
+    for size in range(1, 4):
+        for i in range(len(parts) - size + 1):
+            chunk = " ".join(parts[i:i + size])
+            if want in _norm(chunk):
+                return " ".join(chunk.split())
+    return " ".join(passage.split())
+
+
+_NUMBER = re.compile(r"\d[\d,.]*")
+
+
+def verdict(sentence: str, passage: str) -> str:
+    """supported / partly supported / not supported (see the module docstring), without an LLM."""
+    if _norm(sentence) and _norm(sentence) in _norm(passage):
+        return SUPPORTED
+    words = words_of(sentence)
+    if not words:
+        return NOT_SUPPORTED
+    share = len(words & words_of(passage)) / len(words)
+    numbers = {x.strip(".,") for x in _NUMBER.findall(sentence)}
+    have = {x.strip(".,") for x in _NUMBER.findall(passage)}
+    if share >= SUPPORTED_SHARE and numbers <= have:
+        return SUPPORTED
+    return PARTLY if share >= PARTLY_SHARE else NOT_SUPPORTED
+
+
+def verify(markdown: str, sources: list[CitableSource], embedder=None) -> CitationCheck:
+    """Citations naming no source removed; each cited sentence paired with its evidence and a verdict; the
+    sentences their source does not support marked in the markdown."""
+    by_n = {s.n: s for s in sources}
+    text, removed = clean_citation_groups(markdown.replace(UNSUPPORTED_MARK, ""), set(by_n))
+    pairs = [(sentence, n) for sentence, numbers in cited_sentences(text) for n in numbers]
+    held = [_holding(s, by_n[n].passages) for s, n in pairs]
+    need = [i for i, h in enumerate(held) if h is None]
+    picks = dict(zip(need, best_passages([pairs[i][0] for i in need], [by_n[pairs[i][1]].passages for i in need],
+                                         embedder)))
+    citations, unsupported = [], set()
+    for i, (sentence, n) in enumerate(pairs):
+        src = by_n[n]
+        if held[i] is not None:
+            j, own = held[i]
+            passage, quote, sim, v = _plain_passage(src.passages[j]), own, 1.0, SUPPORTED
+            sentence = own_sentence(sentence)
+        else:
+            j, sim = picks[i]
+            passage = src.passages[j] if j >= 0 else ""
+            quote, v = passage, verdict(sentence, passage)
+        if v == NOT_SUPPORTED:
+            unsupported.add(sentence)
+        citations.append(Citation(n=n, sentence=sentence, url=src.url, quote=" ".join(quote.split()),
+                                  content_hash=src.content_hash, similarity=round(float(sim), 4), verdict=v,
+                                  passage=" ".join(passage.split())))
+    if unsupported:
+        text = mark_unsupported(text, unsupported)
+    cited = {c.n for c in citations}
+    return CitationCheck(markdown=text, citations=citations, invalid_removed=removed,
+                         uncited=sorted(n for n in by_n if n not in cited))
+
+
+def mark_unsupported(markdown: str, sentences: set[str]) -> str:
+    """UNSUPPORTED_MARK after the last citation group of each sentence its source does not support."""
+    out = []
+    for line in markdown.splitlines():
+        for sentence in sentences:
+            words = sentence.rstrip(".!?").strip()
+            at = line.find(words) if words else -1
+            if at < 0:
+                continue
+            groups = list(CITATION_GROUP_RE.finditer(line, at + len(words)))
+            if groups:
+                end = groups[0].end()
+                while True:  # "[1][2]" or "[1] [2]": after the last group of the run
+                    nxt = CITATION_GROUP_RE.match(line, end) or CITATION_GROUP_RE.match(line, end + 1)
+                    if not nxt:
+                        break
+                    end = nxt.end()
+                line = line[:end] + " " + UNSUPPORTED_MARK + line[end:]
+        out.append(line)
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- numbering without gaps
+
+def gapless_numbers(markdown: str, numbers: list[int]) -> dict[int, int]:
+    """New numbers for the sources `numbers`: the cited ones 1..k in order of first citation, then the others
+    in their old order. {old: new}."""
+    first: list[int] = []
+    for _s, ns in cited_sentences(markdown):
+        first += [n for n in ns if n in numbers and n not in first]
+    rest = [n for n in sorted(numbers) if n not in first]
+    return {old: new for new, old in enumerate(first + rest, start=1)}
+
+
+def renumber(markdown: str, mapping: dict[int, int]) -> str:
+    """Every citation group rewritten with the new numbers."""
+    def fix(m: re.Match) -> str:
+        return format_group([mapping.get(n, n) for n in parse_group(m.group(1))])
+    return CITATION_GROUP_RE.sub(fix, markdown)

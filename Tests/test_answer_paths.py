@@ -1,0 +1,216 @@
+"""Issue 22: every answer Quarry writes goes through one cited-answer core (Retrieval/cited_answer.py). The
+same cases, one for each thing a reader saw go wrong, run through all four answer paths: the web report
+(stages report + verify, as re-runs, follow-ups and dig-deeper rounds use them), Wikipedia answers, Documents
+answers and "Ask about this report". The texts are this test's own."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pytest
+
+from App_Function_Libraries.Documents.answer import answer_from_hits
+from App_Function_Libraries.Documents.doc_types import SearchHit
+from App_Function_Libraries.Research.params import ResearchParams
+from App_Function_Libraries.Research.pipeline import Run, Services, stage_report, stage_verify
+from App_Function_Libraries.Research.report_chat import ChatServices, ask_report
+from App_Function_Libraries.Retrieval import cited_answer as core
+from App_Function_Libraries.Retrieval.citations import CitableSource, cited_sentences
+from App_Function_Libraries.Wikipedia import answer as wiki
+from App_Function_Libraries.records import Passage, ResearchResult, Source
+
+LORENZ = [("Edward Lorenz", "Edward Lorenz was an American mathematician and meteorologist. Lorenz founded modern "
+           "chaos theory with his work on weather models in 1963. The Lorenz attractor is a set of chaotic "
+           "solutions of a simplified model of convection."),
+          ("Chaos theory", "Chaos theory studies deterministic systems that are highly sensitive to initial "
+           "conditions. Lorenz called this sensitivity the butterfly effect in a talk given in 1972.")]
+ACQUISITIONS = [("Acme history", "Acme Corporation bought the photo service Snapline in 2012 for one billion "
+                 "dollars. The founder of Acme announced the purchase of the messaging app Chatterly in 2014."),
+                ("Acme deals", "Acme Corporation paid two billion dollars for the headset maker Visorly in 2014. "
+                 "Analysts said the Acme founder overpaid for Visorly.")]
+HERMITIAN = [("Hermitian matrices", "Hermitian matrices appear throughout quantum mechanics and signal processing. "
+              "A Hermitian matrix is a complex square matrix that is equal to its own conjugate transpose. "
+              "Here, we offer another useful Hermitian matrix using an abstract example. "
+              "It is also always diagonalizable by a unitary matrix."),
+             ("Spectral theorem", "The method presented above is a very simple method for Hermitian matrices. "
+              "The spectral theorem states that every Hermitian matrix has real eigenvalues.")]
+MARKUP = [("Notes", "**Sourdough bread** rises thanks to a `starter` of wild yeasts and lactic acid bacteria.\n"
+           "The bacteria give [sourdough](http://evil.test/x) bread its slightly sour taste.\n"
+           "The rise of sourdough follows \\[ V(t) = V_0 e^{kt} \\] for a starter in bread dough.")]
+CHANGELOG = [("Widgetcraft 1.8 changelog", "Widgetcraft 1.8 release notes\n+ Added the ocelot mob to jungle "
+              "biomes\n+ Added granite, diorite and andesite blocks\n- Removed the old villager trading screen")]
+
+
+# ---------------------------------------------------------------- the four paths, one signature
+
+@dataclass
+class Out:
+    markdown: str
+    citations: list
+    status: str  # answered | partly | not_answered
+
+
+def web(question: str, docs: list[tuple[str, str]], make_settings) -> Out:
+    settings = make_settings({"research": {"use_embeddings": "false"}})
+    sources = [Source(title, f"http://site{i}.test/page", passages=[Passage(text)], notes=text, fetched=True,
+                      content_hash=f"h{i}") for i, (title, text) in enumerate(docs)]
+    result = ResearchResult(question, sources=sources)
+    params = ResearchParams.from_settings(settings, use_llm=False, use_cache=False)
+    run = Run(result, Services(settings=settings), params, None, None)
+    stage_report(run, params, None)
+    stage_verify(run)
+    return Out(result.report_markdown, result.citations, result.answer_status)
+
+
+def wikipedia(question: str, docs: list[tuple[str, str]], make_settings) -> Out:
+    sources = [CitableSource(i, f"https://en.wikipedia.org/wiki/{title.replace(' ', '_')}", title, [text])
+               for i, (title, text) in enumerate(docs, start=1)]
+    answer = wiki.write_answer(question, sources, None, None, [])
+    if answer.mode != "none":
+        _sources, answer = wiki.gapless(sources, answer)
+    return Out(answer.markdown, answer.citations, answer.status)
+
+
+def documents(question: str, docs: list[tuple[str, str]], make_settings) -> Out:
+    hits = [SearchHit(node_id=i, doc_id=i, path=f"/docs/{i}.md", name=f"{title}.md", file_type="md", group="g",
+                      index=0, text=text, context="", page=None) for i, (title, text) in enumerate(docs)]
+    answer = answer_from_hits(question, hits, None, None, relevance_floor=0)
+    status = "not_answered" if answer.mode == "none" else "answered"
+    return Out(answer.markdown, answer.citations, status)
+
+
+def chat(question: str, docs: list[tuple[str, str]], make_settings) -> Out:
+    sources = [Source(title, f"http://site{i}.test/page", passages=[Passage(text)], notes=text, n=i,
+                      fetched=True) for i, (title, text) in enumerate(docs, start=1)]
+    result = ResearchResult("An earlier question", sources=sources, report_markdown="Earlier report [1].")
+    exchange = ask_report(result, question, ChatServices())
+    status = "not_answered" if exchange.mode == "none" else "answered"
+    return Out(exchange.answer_markdown, exchange.citations, status)
+
+
+PATHS = [web, wikipedia, documents, chat]
+
+
+def first_cited(markdown: str) -> str:
+    return cited_sentences(markdown)[0][0]
+
+
+# ---------------------------------------------------------------- the cases
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("question,docs", [("What did Lorenz eat for breakfast?", LORENZ),
+                                           ("How does Acme track people who are not Acme users?", ACQUISITIONS)])
+def test_sources_that_do_not_answer_say_so_and_show_the_closest_passages_not_used(path, question, docs,
+                                                                                  make_settings):
+    out = path(question, docs, make_settings)
+    assert out.status == "not_answered" and not out.citations
+    assert "do not answer" in out.markdown or "no passage that answers" in out.markdown \
+        or "Nothing in your documents answers" in out.markdown
+    assert "not used" in out.markdown and not re.search(r"\[\d+\]", out.markdown)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_the_lead_is_the_definition_and_no_meta_or_dangling_sentence_is_quoted(path, make_settings):
+    out = path("What is a Hermitian matrix?", HERMITIAN, make_settings)
+    assert out.status == "answered"
+    assert first_cited(out.markdown).startswith("A Hermitian matrix is a complex square matrix")
+    assert "Here, we offer" not in out.markdown and "presented above" not in out.markdown
+    assert not re.search(r"(^|[-\n]\s*)It is also", out.markdown)  # only ever with the sentence before it
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_markdown_code_and_tex_are_never_shown_raw_and_quotes_are_one_line(path, make_settings):
+    out = path("How does sourdough bread rise?", MARKUP, make_settings)
+    assert out.citations
+    for raw in ("**", "`", "\\[", "](", "e^{"):
+        assert raw not in out.markdown, raw
+    assert "Sourdough bread rises thanks to a starter of wild yeasts" in out.markdown
+    for c in out.citations:
+        assert "\n" not in c.quote and "\n" not in c.sentence
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_list_items_are_quotable_as_what_they_are(path, make_settings):
+    out = path("What was added in Widgetcraft 1.8?", CHANGELOG, make_settings)
+    assert out.status == "answered"
+    assert "Added the ocelot mob to jungle biomes" in out.markdown or "Added granite" in out.markdown
+    assert "+ Added" not in out.markdown
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_every_quote_holds_its_cited_sentence_and_is_marked_supported(path, make_settings):
+    out = path("What is a Hermitian matrix?", HERMITIAN, make_settings)
+    assert out.citations
+    for c in out.citations:
+        assert re.sub(r"\W+", " ", c.sentence).strip().lower() in re.sub(r"\W+", " ", c.quote).lower()
+        assert c.verdict == core.SUPPORTED and c.passage and c.sentence.rstrip(".") in c.passage
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_numbers_have_no_gaps_cited_first(path, make_settings):
+    docs = [("Weather", "Rain fell on the coast for most of the week."), *HERMITIAN,
+            ("Cooking", "Boil the pasta for ten minutes in salted water.")]
+    out = path("What is a Hermitian matrix?", docs, make_settings)
+    numbers = sorted({c.n for c in out.citations})
+    if path is chat:  # report chat cites the report's own numbers: sources 2 and 3 hold the answer
+        assert set(numbers) <= {2, 3}
+    else:
+        assert numbers == list(range(1, len(numbers) + 1))
+
+
+# ---------------------------------------------------------------- the verifier on its own
+
+def test_a_sentence_its_cited_source_does_not_support_is_marked_and_counted():
+    sources = [CitableSource(1, "http://a.test", "A", ["Honey bees dance to show the direction of food."]),
+               CitableSource(2, "http://b.test", "B", ["Ants lay pheromone trails that lead to food."])]
+    md = "Honey bees dance to show the direction of food [2]. Ants follow pheromone trails to food [2]."
+    answer = core.finish("How do insects find food?", md, sources, None, "llm")
+    verdicts = [(c.sentence, c.verdict) for c in answer.citations]
+    assert verdicts[0][1] == core.NOT_SUPPORTED and verdicts[1][1] in (core.SUPPORTED, core.PARTLY)
+    assert answer.unsupported == 1
+    assert answer.markdown.count(core.UNSUPPORTED_MARK) == 1
+    assert answer.markdown.index(core.UNSUPPORTED_MARK) < answer.markdown.index("Ants")
+    again = core.verify(answer.markdown, sources)  # verifying twice marks once
+    assert again.markdown.count(core.UNSUPPORTED_MARK) == 1
+
+
+def test_control_a_source_that_says_it_is_supported():
+    sources = [CitableSource(1, "http://a.test", "A", ["Honey bees dance to show the direction of food."])]
+    answer = core.finish("q", "Bees dance to show the direction of food [1].", sources, None, "llm")
+    assert answer.citations[0].verdict == core.SUPPORTED and answer.unsupported == 0
+
+
+def test_a_number_the_source_does_not_state_is_not_fully_supported():
+    sources = [CitableSource(1, "http://a.test", "A", ["The bridge opened to traffic in 1937 after four years."])]
+    c = core.verify("The bridge opened to traffic in 1941 after four years [1].", sources).citations[0]
+    assert c.verdict != core.SUPPORTED
+
+
+def test_a_part_of_the_question_no_source_answers_is_named(make_settings):
+    docs = CHANGELOG + [("Server crash exploit", "Attackers can crash Widgetcraft servers by sending oversized "
+                         "book packets. The malformed packet makes the server parse nested data until it "
+                         "runs out of memory.")]
+    question = "What was added in Widgetcraft 1.8 and how can attackers crash Widgetcraft servers?"
+    out = web(question, docs, make_settings)
+    sections = dict(re.findall(r"### (.+)\n((?:- .+\n?)+)", out.markdown))
+    added = next(v for k, v in sections.items() if "added" in k.lower())
+    crash = next((v for k, v in sections.items() if "crash" in k.lower()), "")
+    assert "Added" in added and "packet" not in added
+    assert "ocelot" not in crash and "Added" not in crash
+    assert "packet" in crash or "packet" in first_cited(out.markdown)  # the lead may be its answer
+    assert out.status == "answered" and "Not answered" not in out.markdown
+    partial = web("What was added in Widgetcraft 1.8 and who designed the Widgetcraft logo?", CHANGELOG,
+                  make_settings)
+    assert partial.status == "partly" and "Not answered by the sources" in partial.markdown
+    assert "logo" in partial.markdown.split("Not answered by the sources")[1]
+
+
+def test_exports_carry_each_quote_and_say_when_its_source_does_not_support_it():
+    from App_Function_Libraries.DB.citation_styles import Reference, Span
+    from App_Function_Libraries.DB.export_print import sources_html
+    refs = [Reference(1, (Span("Bees"),), "http://a.test")]
+    cites = [{"n": 1, "quote": "Honey bees dance.", "verdict": "supported"},
+             {"n": 1, "quote": "Ants lay trails.", "verdict": "not supported"}]
+    page = sources_html(refs, cites)
+    assert "<blockquote>Honey bees dance.</blockquote>" in page
+    assert "Ants lay trails. <em>(not supported)</em>" in page
