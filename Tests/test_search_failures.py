@@ -140,7 +140,8 @@ def test_the_report_area_says_nothing_could_be_searched_and_history_stays_empty(
     assert len(values) == tab.RESULT_OUTPUTS
     assert "Nothing could be searched" in values[0] and "no internet?" in values[0]
     assert values[2] is None  # no report in the tab's state: follow-ups and re-runs have nothing to act on
-    assert all(v.get("visible") is False for v in values[-tab.PANELS:])
+    assert all(v.get("visible") is False for v in values[-tab.PANELS - tab.TAIL:-tab.TAIL])
+    assert values[-tab.TAIL] == ""  # no source cards; the search options stay as they were (to pick another)
     tab.save_to_history(result, settings)
     assert get_research_store(settings).list_reports() == []
 

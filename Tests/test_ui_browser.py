@@ -23,6 +23,9 @@ BRAVE_KEY = "brave-secret-7f3a9c1e"
 
 
 QUESTION = "How do honey bees communicate where flowers are?"
+SMALL_SCREEN = {"width": 1366, "height": 768}
+# what of a 1366x768 screen the browser's own bars (tabs, address bar) and a desktop's panel take away
+SCREEN_BARS = 128
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +79,7 @@ def expect_result_controls(page, shown: bool) -> None:
     for elem_id in RESULT_PANELS:
         (expect(page.locator(f"#{elem_id}")).to_be_visible() if shown else
          expect(page.locator(f"#{elem_id}")).to_be_hidden())
-    for elem_id in ("ws-dig", "ws-sources", "ws-note-title", "ws-copy", "ws-download-md", "ws-chat-question"):
+    for elem_id in ("ws-dig", "ws-details", "ws-note-title", "ws-copy", "ws-download-md", "ws-chat-question"):
         (expect(page.locator(f"#{elem_id}")).to_be_visible() if shown else
          expect(page.locator(f"#{elem_id}")).to_be_hidden())
 
@@ -180,17 +183,54 @@ def wait_for_run(page, timeout=150_000):
     ui.wait_done(page, "ws-report")
 
 
+def first_line_box(page) -> dict:
+    """Where the report's first line (its first paragraph or list item with a citation: the lead answer)
+    lies, with the page scrolled to its top, and the window's height."""
+    return page.evaluate("""() => {
+      window.scrollTo(0, 0);
+      const first = [...document.querySelectorAll('#ws-report p, #ws-report li')].find((e) => !e.closest('details')
+        && [...e.querySelectorAll('a')].some((a) => /^\\[\\d+\\]$/.test(a.innerText.trim())));
+      const box = first.getBoundingClientRect();
+      return {text: first.innerText, top: box.top, bottom: box.top + parseFloat(getComputedStyle(first).lineHeight),
+              height: window.innerHeight, scrolled: window.scrollY};
+    }""")
+
+
 def test_search_shows_stages_and_a_cited_report(page, world, story):
     ui.open_tab(page, "Web Search")
+    page.set_viewport_size(SMALL_SCREEN)  # issue 22: the answer first, on a 1366x768 screen
+    expect(page.locator("#ws-cancel")).to_be_hidden()  # nothing runs yet
+    expect(page.locator("#ws-engines")).to_be_visible()  # the search options are open before any report
     world.fault("/searxng", delay=2.0, times=1)  # long enough to see the search stage running
     ui.fill(page, "ws-question", QUESTION)
     ui.field(page, "ws-question").press("Enter")  # Enter searches
     expect(page.locator("#ws-progress")).to_contain_text("◐ Search", timeout=30_000)
+    expect(page.locator("#ws-cancel")).to_be_visible()  # Cancel only while a run runs
     expect_result_controls(page, False)
     wait_for_run(page)
     expect_result_controls(page, True)
+    expect(page.locator("#ws-cancel")).to_be_hidden()
+
+    # issue 22: the report's first line shows without scrolling; the search options are folded away (the
+    # question box and Search stay); the sources are cards; the full table waits in the closed Details fold
+    expect(page.locator("#ws-options button.label-wrap").first).not_to_have_class(re.compile(r"\bopen\b"))
+    expect(page.locator("#ws-engines")).to_be_hidden()
+    box = first_line_box(page)
+    assert box["scrolled"] == 0 and 0 <= box["top"] and box["bottom"] <= box["height"] - SCREEN_BARS, box
+    for elem_id in ("ws-question", "ws-search"):
+        expect(page.locator(f"#{elem_id}")).to_be_visible()
+    cards = page.locator("#ws-source-cards .ws-card")
+    expect(cards.first).to_be_visible()
+    expect(page.locator("#ws-source-cards .ws-card[data-cited=yes]").first).to_contain_text("cited: ")
+    expect(page.locator("#ws-details button.label-wrap").first).not_to_have_class(re.compile(r"\bopen\b"))
+    expect(page.locator("#ws-details #ws-sources")).to_be_hidden()
+    ui.screenshot(page, "answer_first", full_page=False)
+    page.set_viewport_size(ui.VIEWPORT)
+    ui.open_fold(page, "ws-details")
+    expect(page.locator("#ws-sources")).to_be_visible()
 
     rows = ui.table_rows(page, "ws-sources")
+    assert cards.count() == sum(1 for row in rows if row[1])  # a card per source read
     links = report_links(page)
     assert len(links) >= 2, page.locator("#ws-report").inner_text()
     cited = {row[1]: row[3] for row in rows if row[1]}

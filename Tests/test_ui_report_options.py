@@ -116,6 +116,7 @@ def test_a_search_uses_the_options_and_suggests_follow_ups(page, llm):
 
 
 def test_dig_deeper_adds_a_round_and_keeps_the_numbers(page):
+    ui.open_fold(page, "ws-details")  # the sources table waits under Details
     before = {row[3]: row[1] for row in ui.table_rows(page, "ws-sources") if row[1]}
     page.click("#ws-dig")
     expect(page.locator("#ws-rounds")).to_contain_text("Round 1", timeout=120_000)
@@ -146,6 +147,7 @@ def test_a_follow_up_builds_on_the_report(page, llm):
 
 
 def test_history_reopens_options_rounds_and_follow_ups(page):
+    ui.open_fold(page, "ws-options")  # folded away once the report was written
     choose(page, "ws-format", "full report")  # changed after the run: reopening restores the saved options
     ui.open_tab(page, "History")
     expect(page.locator("#hist-list")).to_contain_text(QUESTION)

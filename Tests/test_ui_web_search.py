@@ -301,3 +301,59 @@ def test_an_answer_with_no_relevant_passage_says_so_under_it():
                       mode="none", timings={"search": 0.01})
     assert "<em>No answer: no passage reached the relevance floor · search 0.01 s</em>" in wiki_view(none)
     assert "<em>Extractive answer · search 0.01 s</em>" in wiki_view(WikiAnswer("Q", "A", [], timings={"search": 0.01}))
+
+
+# ---------------------------------------------------------------- issue 22 item 6: answer first
+
+def carded_result() -> ResearchResult:
+    from App_Function_Libraries.records import Citation
+    paper = Paper(authors=["Ada Bee", "Karl Frisch"], year=1967)
+    return ResearchResult(question="How do bees dance?", mode="extractive", report_markdown="Bees dance [2].", sources=[
+        Source("Read <b>only</b>", "https://read.example/a", n=1, fetched=True, verdict="relevant"),
+        Source("The waggle dance", "https://arxiv.org/abs/1", n=2, fetched=True, verdict="relevant", kind="paper",
+               paper=paper),
+        Source("Never read", "https://skip.example/", verdict="irrelevant")],
+        citations=[Citation(2, "Bees dance [2].", "https://arxiv.org/abs/1", "Bees dance.", verdict="supported")])
+
+
+def test_source_cards_list_cited_first_with_site_or_authors_kind_verdict_and_escaped_text():
+    cards = view.source_cards_html(carded_result())
+    assert cards.index("The waggle dance") < cards.index("Read &lt;b&gt;only&lt;/b&gt;")  # cited first, escaped
+    assert "<b>only</b>" not in cards and "Never read" not in cards  # a result not read is in the table only
+    assert "Ada Bee, Karl Frisch, 1967 · paper · relevance relevant" in cards and "cited: supported" in cards
+    assert "read.example · web · relevance relevant" in cards and "read, not cited" in cards
+    assert f'<a href="https://read.example/a"{EXTERNAL}>' in cards
+    assert view.source_cards_html(ResearchResult(question="q")) == ""
+
+
+def test_a_finished_report_folds_the_search_options_and_shows_its_cards(make_settings):
+    from App_Function_Libraries.Gradio_UI import web_search_tab as tab
+    make_settings({})
+    values = tab.result_values(carded_result())
+    assert len(values) == tab.RESULT_OUTPUTS
+    cards, fold = values[-tab.TAIL:]
+    assert "The waggle dance" in cards and fold == {"__type__": "update", "open": False}
+
+
+def test_cancel_shows_only_while_a_run_is_running(make_settings):
+    from App_Function_Libraries.Gradio_UI import web_search_tab as tab
+    settings = make_settings({})
+
+    def work(on_progress, cancel, on_delta):
+        on_progress(event("search", 0, 1))
+        cancel.wait(0.3)
+        return carded_result()
+    updates = list(tab.stream_outputs(work, settings))
+    assert all(len(u) == 2 + tab.RESULT_OUTPUTS + 1 for u in updates)
+    assert [u[-1]["visible"] for u in updates[:-1]] and all(u[-1]["visible"] for u in updates[:-1])
+    assert updates[-1][-1]["visible"] is False
+
+    def failing(on_progress, cancel, on_delta):
+        on_progress(event("search", 0, 1))
+        cancel.wait(0.3)
+        raise RuntimeError("engine broke")
+    shown = []
+    with pytest.raises(RuntimeError):
+        for update in tab.stream_outputs(failing, settings):
+            shown.append(update[-1]["visible"])
+    assert shown[0] is True and shown[-1] is False  # a failed run hides Cancel too

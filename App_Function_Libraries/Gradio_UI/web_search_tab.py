@@ -47,10 +47,18 @@ ESCAPE_JS = """() => {
 # the controls that act on a report (follow-ups and dig deeper, ask about it, sources, notes, copy and
 # downloads): hidden on the first screen and while a new report is being written
 PANELS = 4
+# after the panels: the source cards and the "Search options" fold (closed once a report exists, so the
+# report's first line shows without scrolling)
+TAIL = 2
 
 
 def panels(shown: bool) -> list:
     return [gr.update(visible=shown)] * PANELS
+
+
+def cancel_shown(running: bool):
+    """Cancel shows only while a run is running."""
+    return gr.update(visible=running)
 
 
 # ---------------------------------------------------------------- results into outputs
@@ -58,20 +66,21 @@ def panels(shown: bool) -> list:
 def result_values(result) -> list:
     """What a finished run fills in (RESULT_OUTPUTS of them): report, sources, state, 4 downloads, clipboard
     text, note title, follow-ups heading, the follow-up buttons, rounds, the questions asked about it and
-    an empty question box, then the report's PANELS shown."""
+    an empty question box, then the report's PANELS shown, the source cards and the search options folded."""
     if result is None:
         return [gr.skip()] * RESULT_OUTPUTS
     if result.searched_nothing:  # no report: the report area says why; the report's controls stay hidden
-        return [view.searched_nothing_html(result), [], None] + [gr.skip()] * (RESULT_OUTPUTS - 3 - PANELS) \
-            + panels(False)
+        return [view.searched_nothing_html(result), [], None] + [gr.skip()] * (RESULT_OUTPUTS - 3 - PANELS - TAIL) \
+            + panels(False) + ["", gr.skip()]
     files = view.download_files(result)
     buttons = [gr.Button(value=label or " ", visible=bool(label)) for label in view.follow_up_labels(result)]
     return [view.report_html(result), view.source_rows(result), result.to_dict(), *files,
             view.clipboard_text(result), one_line(result.question, 120), view.follow_ups_heading(result),
-            *buttons, view.rounds_markdown(result), chat.saved_exchanges_html(result), "", *panels(True)]
+            *buttons, view.rounds_markdown(result), chat.saved_exchanges_html(result), "", *panels(True),
+            view.source_cards_html(result), gr.update(open=False)]
 
 
-RESULT_OUTPUTS = 13 + view.MAX_FOLLOW_UPS + PANELS
+RESULT_OUTPUTS = 13 + view.MAX_FOLLOW_UPS + PANELS + TAIL
 
 
 def save_to_history(result, settings) -> None:
@@ -86,23 +95,30 @@ def save_to_history(result, settings) -> None:
 
 
 def stream_outputs(work, settings):
-    """Yield [run id, progress, *result_values] while `work` runs, then the finished run."""
+    """Yield [run id, progress, *result_values, Cancel] while `work` runs, then the finished run; Cancel
+    shows while it runs and goes when it ends, however it ends."""
     first = True
-    for update in stream_run(work):
-        progress = update.board.markdown(cancelled=update.cancelled)
-        if not update.final:
-            shown = update.partial or ("*Working…*" if first else "")
-            partial = view.report_html(None, shown) if shown else gr.skip()
-            first = False
-            yield [update.run_id, progress, partial] + [gr.skip()] * (RESULT_OUTPUTS - 1 - PANELS) + panels(False)
-            continue
-        if update.error is not None:
-            raise update.error
-        result = update.result
-        save_to_history(result, settings)
-        if update.cancelled:
-            gr.Info("Search cancelled: showing what was done.")
-        yield [None, update.board.markdown(result.timings, update.cancelled)] + result_values(result)
+    try:
+        for update in stream_run(work):
+            progress = update.board.markdown(cancelled=update.cancelled)
+            if not update.final:
+                shown = update.partial or ("*Working…*" if first else "")
+                partial = view.report_html(None, shown) if shown else gr.skip()
+                first = False
+                yield ([update.run_id, progress, partial] + [gr.skip()] * (RESULT_OUTPUTS - 1 - PANELS - TAIL)
+                       + panels(False) + [gr.skip()] * TAIL + [cancel_shown(True)])
+                continue
+            if update.error is not None:
+                raise update.error
+            result = update.result
+            save_to_history(result, settings)
+            if update.cancelled:
+                gr.Info("Search cancelled: showing what was done.")
+            yield ([None, update.board.markdown(result.timings, update.cancelled)] + result_values(result)
+                   + [cancel_shown(False)])
+    except Exception:
+        yield [gr.skip()] * (1 + 1 + RESULT_OUTPUTS) + [cancel_shown(False)]
+        raise
 
 
 @user_errors
@@ -305,9 +321,10 @@ def build_tab(settings, shared: dict | None = None) -> None:
         with gr.Column(scale=1, min_width=140):
             search = gr.Button("Search", variant="primary", elem_id="ws-search")
             review, plan_button = plan_review.build_toggle()
-            cancel = gr.Button("Cancel", variant="stop", size="sm", elem_id="ws-cancel")
+            cancel = gr.Button("Cancel", variant="stop", size="sm", visible=False, elem_id="ws-cancel")
     plan_panel, plan_code, run_plan = plan_review.build_panel()
-    options = build_options(settings)
+    with gr.Accordion("Search options", open=True, elem_id="ws-options") as options_fold:
+        options = build_options(settings)
     with gr.Row():
         with gr.Column(scale=1, min_width=260):
             progress = gr.Markdown("*Stages appear here while a search runs.*", elem_id="ws-progress")
@@ -324,13 +341,15 @@ def build_tab(settings, shared: dict | None = None) -> None:
                                            elem_id="ws-dig-rounds")
                     dig = gr.Button("Dig deeper", scale=1, elem_id="ws-dig")
                 rounds = gr.Markdown(elem_id="ws-rounds")
-    with gr.Column(visible=False, elem_id="ws-sources-panel") as sources_panel, \
-            gr.Accordion("Sources: tick results in or out, then re-run", open=True):
-        sources = gr.Dataframe(headers=view.SOURCE_HEADERS, datatype=view.SOURCE_TYPES, type="array",
-                               interactive=True, static_columns=list(range(1, len(view.SOURCE_HEADERS))),
-                               wrap=True, max_height=420, elem_id="ws-sources",
-                               column_widths=["6%", "4%", "18%", "21%", "8%", "8%", "17%", "11%", "7%"])
-        rerun = gr.Button("Re-run with selection", elem_id="ws-rerun")
+    with gr.Column(visible=False, elem_id="ws-sources-panel") as sources_panel:
+        cards = gr.HTML(elem_id="ws-source-cards")  # safe HTML from view.source_cards_html
+        with gr.Accordion("Details: every result; tick results in or out, then re-run", open=False,
+                          elem_id="ws-details"):
+            sources = gr.Dataframe(headers=view.SOURCE_HEADERS, datatype=view.SOURCE_TYPES, type="array",
+                                   interactive=True, static_columns=list(range(1, len(view.SOURCE_HEADERS))),
+                                   wrap=True, max_height=420, elem_id="ws-sources",
+                                   column_widths=["6%", "4%", "18%", "21%", "8%", "8%", "17%", "11%", "7%"])
+            rerun = gr.Button("Re-run with selection", elem_id="ws-rerun")
     with gr.Column(visible=False, elem_id="ws-keep") as keep_panel:
         with gr.Row(equal_height=True):
             note_title = gr.Textbox(label="Note title", max_lines=1, scale=3, elem_id="ws-note-title")
@@ -351,8 +370,9 @@ def build_tab(settings, shared: dict | None = None) -> None:
 
     option_inputs = [options[name] for name in OPTION_NAMES]
     result_outputs = [report, sources, state, *downloads, copy_text, note_title, follow_heading, *follow_buttons,
-                      rounds, chat_log, chat_question, chat_panel, next_panel, sources_panel, keep_panel]
-    run_outputs = [run_id, progress, *result_outputs]
+                      rounds, chat_log, chat_question, chat_panel, next_panel, sources_panel, keep_panel,
+                      cards, options_fold]
+    run_outputs = [run_id, progress, *result_outputs, cancel]
     search.click(run_search, inputs=[question, *option_inputs], outputs=run_outputs).then(
         engine_picker, outputs=options["engines"])
     plan_review.wire(review, plan_button, search, question, plan_panel, plan_code, run_plan, OPTION_NAMES,

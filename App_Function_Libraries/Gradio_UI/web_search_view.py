@@ -4,10 +4,14 @@ dig-deeper rounds (sources added, what changed), the sources table the user tick
 the files offered for download, what keeping the sources did."""
 from __future__ import annotations
 
+import html
+from collections import Counter
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from App_Function_Libraries.Gradio_UI.answer_view import (SourceRef, answer_html, md_text, problems_markdown,
                                                           render)
+from App_Function_Libraries.DB.markdown_html import link_open_tag, safe_href
 from App_Function_Libraries.Gradio_UI.downloads import write_download
 from App_Function_Libraries.Gradio_UI.ui_common import one_line
 
@@ -162,6 +166,54 @@ def rounds_markdown(result) -> str:
             lines += [f"- added: {md_text(s)}" for s in added] + [f"- removed: {md_text(s)}" for s in removed]
             lines += ["", "</details>", ""]
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- source cards
+
+CARDS_STYLE = "display:flex;flex-wrap:wrap;gap:8px"
+CARD_STYLE = ("flex:1 1 260px;max-width:420px;border:1px solid var(--border-color-primary,#ddd);"
+              "border-radius:6px;padding:6px 10px")
+
+
+def source_cards_html(result) -> str:
+    """The report's sources as cards, cited first then read but not cited: number, title (linked), site or
+    authors and year, kind, verdict, whether cited. Every field is escaped (page text shows as text)."""
+    if result is None:
+        return ""
+    cited, rest = result.cited_sources(), result.read_not_cited()
+    if not cited and not rest:
+        return ""
+    verdicts: dict[int, Counter] = {}
+    for c in result.citations:
+        verdicts.setdefault(c.n, Counter())[c.verdict or "not checked"] += 1
+    cards = [source_card(s, verdicts.get(s.n)) for s in cited + rest]
+    return (f'<div id="ws-cards" style="{CARDS_STYLE}">' + "".join(cards) + "</div>")
+
+
+def source_card(source, verdicts: Counter | None) -> str:
+    esc = html.escape
+    title = esc(one_line(source.title or source.url, 160))
+    href = source.final_url or source.url
+    link = f"{link_open_tag(href)}{title}</a>" if safe_href(href, fragments=False) else title
+    cited = ("cited: " + ", ".join(f"{k} ×{v}" if v > 1 else k for k, v in verdicts.items())
+             if verdicts else "read, not cited")
+    facts = " · ".join(esc(f) for f in (where_from(source), source.kind, f"relevance {source.verdict}") if f)
+    return (f'<div class="ws-card" data-cited="{"yes" if verdicts else "no"}" style="{CARD_STYLE}">'
+            f"<div><b>[{esc(str(source.n))}]</b> {link}</div>"
+            f"<div><small>{facts}</small></div><div><small>{esc(cited)}</small></div></div>")
+
+
+def where_from(source) -> str:
+    """A paper's first authors and year; else the page's site (its host name)."""
+    paper = source.paper if source.kind == "paper" else None
+    if paper is not None:
+        facts = ", ".join(f for f in (paper.authors_line(), str(paper.year or "")) if f)
+        if facts:
+            return one_line(facts, 120)
+    try:
+        return urlsplit(source.final_url or source.url).hostname or ""
+    except ValueError:
+        return ""
 
 
 def fetched_cell(source) -> str:

@@ -156,5 +156,18 @@ def wait_done(page, elem_id: str, timeout: float = 120_000) -> None:
         arg=elem_id, timeout=timeout)
 
 
+def fold_is_open(page, elem_id: str) -> bool:
+    """Whether the gr.Accordion with this elem_id is open (its label button has the class `open`)."""
+    return "open" in (page.locator(f"#{elem_id} button.label-wrap").first.get_attribute("class") or "").split()
+
+
+def open_fold(page, elem_id: str) -> None:
+    """Open the gr.Accordion with this elem_id (Web Search's "Search options" or "Details") if it is closed."""
+    if not fold_is_open(page, elem_id):
+        page.locator(f"#{elem_id} button.label-wrap").first.click()
+        page.wait_for_function("id => document.querySelector(`#${id} button.label-wrap`).classList.contains('open')",
+                               arg=elem_id)
+
+
 def markdown_text(page, elem_id: str) -> str:
     return page.locator(f"#{elem_id} .md").first.inner_text()
