@@ -123,6 +123,10 @@ def screenshot(page, name: str, full_page: bool = True) -> Path:
     """SCREENSHOTS/NAME.png of the page, without the toast messages that may cover it."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
+    try:  # not while the page's own load events still grey out what they update
+        page.wait_for_function("() => !document.querySelector('.pending')", timeout=10_000)
+    except Exception:  # noqa: BLE001 - a picture of a busy page is still a picture
+        pass
     page.evaluate("() => document.querySelectorAll('.toast-wrap').forEach(t => t.style.display = 'none')")
     try:
         page.screenshot(path=str(path), full_page=full_page)
