@@ -414,8 +414,13 @@ def test_documents_add_list_and_ask(page, tmp_path_factory):
     answer = page.locator("#docs-answer")
     expect(answer).to_contain_text("every day")
     first = answer.locator("a", has_text="[1]").first
-    assert first.get_attribute("href") == "#doc-source-1"
+    assert first.get_attribute("href") == "#doc-evidence-0"  # issue 22: [n] opens its evidence
     expect(page.locator("#doc-source-1")).to_have_count(1)
+    fold = page.locator("details:has(#doc-evidence-0)")
+    expect(fold).not_to_have_attribute("open", "")
+    first.click()  # the fold around the evidence opens: the passage with the cited words marked
+    expect(fold).to_have_attribute("open", "")
+    expect(page.locator("#doc-evidence-0 mark")).to_be_visible()
     expect(answer).to_contain_text("starter-care.md")
     ui.screenshot(page, "documents")
 

@@ -95,7 +95,7 @@ def test_wikipedia_and_documents_answers_show_quoted_html_as_text():
     assert_inert(wiki, {SOURCE, PIXEL})
     hit = SimpleNamespace(name="<img src=x>.md", location="p1", citation_target="/docs/x.md#p1")
     docs = documents_tab.answer_view(SimpleNamespace(markdown=HOSTILE, sources=[hit], mode="extractive", errors=[],
-                                                     invalid_citations_removed=0))
+                                                     citations=[], invalid_citations_removed=0))
     assert_inert(docs, {"#doc-source-1", PIXEL})
     assert 'id="doc-source-1"' in docs and "&lt;img src=x&gt;.md" in docs
     broken = wikipedia_tab.answer_view(WikiAnswer("q", "Fact [1].", [CitableSource(1, "http://[", "Broken", [])]))

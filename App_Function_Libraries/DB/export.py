@@ -23,7 +23,7 @@ from App_Function_Libraries.DB import citation_styles as styles
 from App_Function_Libraries.DB import reference_formats as refs
 from App_Function_Libraries.DB.citation_styles import Reference
 from App_Function_Libraries.DB.connection import StoreError
-from App_Function_Libraries.DB.export_print import Printable, sources_html
+from App_Function_Libraries.DB.export_print import Printable, evidence_html, sources_html
 from App_Function_Libraries.DB.markdown_html import markdown_to_html
 from App_Function_Libraries.DB.note_format import note_to_markdown
 from App_Function_Libraries.DB.redact import configured_secrets, scrub, scrub_result_dict
@@ -177,7 +177,7 @@ def export_report(result: Any, fmt: str, secrets: Iterable[str] | None = None,
     if fmt in ("pdf", "docx"):
         printable = Printable(title=question, fields=report_fields(data, style), body_markdown=body,
                               references=report_references(data, style), cite=_cite_targets(data),
-                              footer=_report_footer(data))
+                              footer=_report_footer(data), citations=_objects(data.get("citations")))
         return _binary(printable, fmt)
     if fmt in ("bib", "ris", "csl"):
         return _reference_file(data, fmt)
@@ -324,6 +324,7 @@ def _html_page(title: str, markdown_text: str, data: dict[str, Any], footer: str
              f"<body><article><h1>{html.escape(title)}</h1>", body]
     if entries:
         parts.append(sources_html(entries, _objects(data.get("citations"))))
+        parts.append(evidence_html(_objects(data.get("citations"))))
     parts.append(f"<footer>{html.escape(footer)}</footer></article></body></html>\n")
     return "\n".join(parts)
 

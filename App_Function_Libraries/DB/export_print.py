@@ -15,7 +15,7 @@ from typing import Any
 
 from App_Function_Libraries.DB.citation_styles import Reference, Span, web_address
 from App_Function_Libraries.DB.connection import StoreError
-from App_Function_Libraries.DB.markdown_html import markdown_to_html
+from App_Function_Libraries.DB.markdown_html import markdown_to_html, marked_passage
 
 
 @dataclass
@@ -27,6 +27,7 @@ class Printable:
     references: list[Reference] = field(default_factory=list)  # the sources list (empty: none printed)
     cite: dict[int, str] = field(default_factory=dict)  # where each [n] links: a web address or #source-n
     footer: str = ""
+    citations: list[dict[str, Any]] = field(default_factory=list)  # each with its quote, passage and verdict
 
 
 # ---------------------------------------------------------------- the sources list as HTML
@@ -57,6 +58,25 @@ def sources_html(entries: list[Reference], citations: list[dict[str, Any]] | Non
     return "<h2>Sources</h2>\n<ol>\n" + "\n".join(items) + "\n</ol>"
 
 
+def evidence_html(citations: list[dict[str, Any]] | None) -> str:
+    """<h2>Evidence</h2>: each citation's cited sentence, then its passage with the quoted words in <mark> and
+    its support verdict, as the UI's evidence folds show them; all escaped (page text stays text)."""
+    items = []
+    for c in citations or []:
+        quote, passage = str(c.get("quote") or ""), str(c.get("passage") or "")
+        if not quote and not passage:
+            continue
+        verdict = str(c.get("verdict") or "")
+        # a source that does not support its sentence has nothing marked as its support
+        shown = html.escape(" ".join((passage or quote).split())) if verdict == "not supported" else \
+            marked_passage(passage or quote, quote)
+        sentence = " ".join(str(c.get("sentence") or "").split())
+        items.append(f'<li><strong>[{html.escape(str(c.get("n", "")))}]</strong> {html.escape(sentence)}'
+                     f"{f' <em>({html.escape(verdict)})</em>' if verdict else ''}"
+                     f'<blockquote class="evidence">{shown}</blockquote></li>')
+    return "<h2>Evidence</h2>\n<ol class=\"evidence\">\n" + "\n".join(items) + "\n</ol>" if items else ""
+
+
 # ---------------------------------------------------------------- the print page
 
 FONTS = '"DejaVu Sans", "WenQuanYi Zen Hei", "Noto Sans CJK SC", "Noto Sans", sans-serif'
@@ -74,7 +94,8 @@ pre {{ padding: .5em; white-space: pre-wrap; }}
 blockquote {{ border-left: 2pt solid #ccc; margin: .3em 0 .3em .5em; padding-left: .8em; color: #555; }}
 table {{ border-collapse: collapse; }} td, th {{ border: .5pt solid #bbb; padding: .2em .4em; }}
 .sources li {{ margin-bottom: .35em; }} .url {{ color: #666; font-size: 8.5pt; word-break: break-all; }}
-footer {{ margin-top: 2em; color: #777; font-size: 8.5pt; }}"""
+footer {{ margin-top: 2em; color: #777; font-size: 8.5pt; }}
+ol.evidence {{ list-style: none; padding-left: 0; }} mark {{ background: #fff3a8; }}"""
 
 
 def print_html(doc: Printable) -> str:
@@ -86,6 +107,9 @@ def print_html(doc: Printable) -> str:
              f"<header><h1>{html.escape(doc.title)}</h1><dl>{fields}</dl></header>", f"<main>{body}</main>"]
     if doc.references:
         parts.append(f'<section class="sources">{sources_html(doc.references)}</section>')
+    evidence = evidence_html(doc.citations)
+    if evidence:
+        parts.append(f'<section class="evidence">{evidence}</section>')
     if doc.footer:
         parts.append(f"<footer>{html.escape(doc.footer)}</footer>")
     return "\n".join(parts + ["</body></html>\n"])

@@ -125,3 +125,14 @@ def link_citations(escaped: str, cite: Cite | None) -> str:
         parts = [f"{link_open_tag(*found[n])}{n}</a>" if n in found else str(n) for n in numbers]
         return "[" + ", ".join(parts) + "]"
     return CITATION_GROUP_RE.sub(link, escaped)
+
+
+def marked_passage(passage: str, quote: str) -> str:
+    """A passage as escaped HTML with the quoted words in <mark>; the quote alone (marked) when the passage
+    lacks it. The evidence of a citation, shown the same in the UI and the exports."""
+    passage, quote = " ".join((passage or "").split()), " ".join((quote or "").split())
+    at = passage.find(quote) if quote else -1
+    if at < 0:
+        return f"<mark>{html.escape(quote)}</mark>" if quote else html.escape(passage)
+    return (html.escape(passage[:at]) + f"<mark>{html.escape(quote)}</mark>"
+            + html.escape(passage[at + len(quote):]))

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import quote as url_quote, urlsplit, urlunsplit
 
-from App_Function_Libraries.DB.markdown_html import link_open_tag, markdown_to_html
+from App_Function_Libraries.DB.markdown_html import link_open_tag, markdown_to_html, marked_passage
 from App_Function_Libraries.Retrieval.citations import CITATION_GROUP_RE, parse_group
 
 # a citation group as verification reads it ([1], [1, 3], [2-4]), unless escaped (\[1]): what the renderer links
@@ -136,22 +136,12 @@ def text_fragment_link(url: str, quote: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path, parts.query, "")) + "#:~:text=" + directive
 
 
-def highlighted(passage: str, quote: str) -> str:
-    """The passage as escaped HTML with the quoted words marked; the quote alone when the passage lacks it."""
-    passage, quote = " ".join((passage or "").split()), " ".join((quote or "").split())
-    at = passage.find(quote) if quote else -1
-    if at < 0:
-        return f"<mark>{html.escape(quote)}</mark>" if quote else html.escape(passage)
-    return (html.escape(passage[:at]) + f"<mark>{html.escape(quote)}</mark>"
-            + html.escape(passage[at + len(quote):]))
-
-
 def _evidence_text(c) -> str:
     """The passage with the quoted words marked; nothing marked when the source does not support the sentence."""
     passage = getattr(c, "passage", "") or c.quote
     if getattr(c, "verdict", "") == "not supported":
         return html.escape(" ".join(passage.split()))
-    return highlighted(passage, c.quote)
+    return marked_passage(passage, c.quote)
 
 
 VERDICT_NOTES = {"supported": "supported", "partly supported": "partly supported",
@@ -181,16 +171,21 @@ def evidence_html(citations: list, sources: list[SourceRef], anchor_prefix: str 
     return "\n".join(rows)
 
 
+def answer_body(markdown: str, sources: list[SourceRef], anchor_prefix: str = "src",
+                citations: list | None = None) -> str:
+    """The answer (safe HTML) with linked citations; with its citations, each [n] opens the evidence of that
+    citation (evidence_html, shown under the answer) instead of the source's page."""
+    if not citations:
+        return render(markdown, sources, anchor_prefix)
+    return (markdown_to_html(markdown, evidence_targets(citations, sources, anchor_prefix))
+            + "\n" + evidence_html(citations, sources, anchor_prefix))
+
+
 def answer_html(markdown: str, sources: list[SourceRef], anchor_prefix: str = "src",
                 citations: list | None = None) -> str:
-    """The answer (safe HTML) with linked citations, followed by the sources it cites, then those read but
-    not cited (the order of every list of a report's sources). With its citations, each [n] opens the
-    evidence of that citation (evidence_html) instead of the source's page."""
-    if citations:
-        body = markdown_to_html(markdown, evidence_targets(citations, sources, anchor_prefix))
-        body += "\n" + evidence_html(citations, sources, anchor_prefix)
-    else:
-        body = render(markdown, sources, anchor_prefix)
+    """The answer (answer_body) followed by the sources it cites, then those read but not cited (the order of
+    every list of a report's sources)."""
+    body = answer_body(markdown, sources, anchor_prefix, citations)
     cited = cited_numbers(markdown)
     listed = sources_html([s for s in sources if s.n in cited], anchor_prefix)
     rest = sources_html([s for s in sources if s.n not in cited], anchor_prefix,

@@ -157,7 +157,8 @@ def answer_view(answer) -> str:
     refs = [SourceRef(n, f"{h.name} ({h.location})", h.citation_target) for n, h in enumerate(answer.sources, 1)]
     footer = f"*{mode_label(answer.mode)} · {len(refs)} passage(s) used*"
     notes = problems_markdown(answer.errors, answer.invalid_citations_removed)
-    return answer_html(answer.markdown, refs, "doc") + "\n" + render("\n\n".join(p for p in (notes, footer) if p))
+    return (answer_html(answer.markdown, refs, "doc", answer.citations) + "\n"
+            + render("\n\n".join(p for p in (notes, footer) if p)))
 
 
 @user_errors

@@ -8,7 +8,8 @@ import time
 
 import gradio as gr
 
-from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, md_text, mode_label, problems_markdown, render
+from App_Function_Libraries.Gradio_UI.answer_view import (SourceRef, answer_body, md_text, mode_label,
+                                                          problems_markdown, render)
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, warn
 
 HEADING = ("**Ask about this report**: answered from this report's own sources (no new web search), "
@@ -35,12 +36,12 @@ def exchanges_html(result, exchanges) -> str:
         return ""
     refs = [SourceRef(s.n, s.title or s.url, s.final_url or s.url) for s in result.numbered_sources()]
     parts = []
-    for e in exchanges:
+    for i, e in enumerate(exchanges, 1):
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.asked_at))
         how = MODE_NOTES.get(e.mode) or mode_label(e.mode)
         notes = problems_markdown(e.errors)
         parts.append(render(f"**Q: {md_text(one_line(e.question, 300))}**")
-                     + render(e.answer_markdown, refs, "chat")
+                     + answer_body(e.answer_markdown, refs, f"chat{i}", e.citations)
                      + render("\n\n".join(p for p in (notes, f"*{how} · {when}*") if p)))
     return "\n<hr>\n".join(parts)
 

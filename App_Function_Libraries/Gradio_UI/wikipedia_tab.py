@@ -76,7 +76,8 @@ def answer_view(answer) -> str:
     timing = " · ".join(f"{k} {v:.2f} s" for k, v in answer.timings.items())
     footer = f"*{mode_label(answer.mode)} · {timing}*"
     notes = problems_markdown(answer.errors, answer.invalid_citations_removed)
-    return answer_html(answer.markdown, refs, "wiki") + "\n" + render("\n\n".join(p for p in (notes, footer) if p))
+    return (answer_html(answer.markdown, refs, "wiki", answer.citations) + "\n"
+            + render("\n\n".join(p for p in (notes, footer) if p)))
 
 
 @user_errors

@@ -1,0 +1,91 @@
+"""Issue 22 item 5: every answer shows its evidence where the reader is. Each [n] of a Wikipedia answer, a
+Documents answer and an answer about a report opens the supporting quote in its passage with the cited words
+in <mark>, its verdict and (for a web address) a link opening the source at that text; the HTML and PDF
+exports carry the same evidence after the report. Page text stays text throughout."""
+from __future__ import annotations
+
+import re
+from types import SimpleNamespace
+
+from App_Function_Libraries.DB.export import export_report
+from App_Function_Libraries.Retrieval.citations import CitableSource
+from App_Function_Libraries.records import Citation, ReportExchange, ResearchResult, Source
+from Tests.test_export_print import pdf_text, pdf_tools  # noqa: F401 - pdf_tools is a fixture
+
+QUOTE = "Honey bees dance to show where flowers are."
+PASSAGE = "Scouts come back to the hive. " + QUOTE + " The <b>waggle</b> run points at the sun."
+ARTICLE = "https://en.wikipedia.org/wiki/Waggle_dance"
+
+
+def citation(url: str, verdict: str = "supported") -> Citation:
+    return Citation(1, QUOTE + " [1]", url, QUOTE, verdict=verdict, passage=PASSAGE)
+
+
+def assert_fold(page: str, prefix: str) -> None:
+    """The [1] links to its evidence, a fold holding the passage with the cited words marked and the verdict;
+    the passage's markup shows as text."""
+    assert re.search(rf'<a href="#{prefix}-evidence-0"[^>]*>\[1\]</a>', page), page
+    fold = re.search(r'<details class="evidence-item">.*?</details>', page, re.S)
+    assert fold, page
+    assert f"<mark>{QUOTE}</mark>" in fold.group(0)
+    assert "Scouts come back to the hive." in fold.group(0) and "supported" in fold.group(0)
+    assert "&lt;b&gt;waggle&lt;/b&gt;" in fold.group(0) and "<b>" not in page
+
+
+def test_wikipedia_answer_opens_the_evidence_with_a_link_to_the_article_at_that_text():
+    from App_Function_Libraries.Gradio_UI import wikipedia_tab
+    from App_Function_Libraries.Wikipedia.answer import WikiAnswer
+    page = wikipedia_tab.answer_view(WikiAnswer("How do bees tell where flowers are?", QUOTE + " [1]",
+                                                [CitableSource(1, ARTICLE, "Waggle dance", [PASSAGE])],
+                                                citations=[citation(ARTICLE)]))
+    assert_fold(page, "wiki")
+    assert re.search(r'<a href="https://en\.wikipedia\.org/wiki/Waggle_dance#:~:text=[^"]+"', page)
+
+
+def test_documents_answer_opens_the_evidence_in_its_file_without_a_link_the_page_cannot_open():
+    from App_Function_Libraries.Gradio_UI import documents_tab
+    hit = SimpleNamespace(name="bees.pdf", location="p3", citation_target="/docs/bees.pdf#p3")
+    page = documents_tab.answer_view(SimpleNamespace(markdown=QUOTE + " [1]", sources=[hit], mode="extractive",
+                                                     errors=[], invalid_citations_removed=0,
+                                                     citations=[citation("/docs/bees.pdf#p3")]))
+    assert_fold(page, "doc")
+    assert "<code>/docs/bees.pdf#p3</code>" in page and 'href="/docs' not in page
+
+
+def test_an_answer_about_a_report_opens_its_evidence_in_each_exchange():
+    from App_Function_Libraries.Gradio_UI import report_chat_view
+    result = ResearchResult(question="bees?", sources=[Source(n=1, url="https://bees.example/dance",
+                                                              title="Bee dance")])
+    exchanges = [ReportExchange("Where are the flowers?", QUOTE + " [1]", [citation("https://bees.example/dance")]),
+                 ReportExchange("And again?", QUOTE + " [1]", [citation("https://bees.example/dance")])]
+    log = report_chat_view.exchanges_html(result, exchanges)
+    assert_fold(log, "chat1")
+    assert re.search(r'<a href="#chat2-evidence-0"', log)  # each exchange's folds have their own ids
+    assert 'href="https://bees.example/dance#:~:text=' in log
+
+
+def test_a_source_that_does_not_support_its_sentence_has_nothing_marked():
+    from App_Function_Libraries.Gradio_UI import wikipedia_tab
+    from App_Function_Libraries.Wikipedia.answer import WikiAnswer
+    page = wikipedia_tab.answer_view(WikiAnswer("q", QUOTE + " [1]", [CitableSource(1, ARTICLE, "Waggle", [])],
+                                                citations=[citation(ARTICLE, "not supported")]))
+    assert "<mark>" not in page and "not supported by this source" in page  # control: a fold without a mark
+
+
+def evidence_result() -> ResearchResult:
+    return ResearchResult(question="How do bees tell where flowers are?", report_markdown=QUOTE + " [1]",
+                          sources=[Source(n=1, url="https://bees.example/dance", title="Bee dance")],
+                          citations=[citation("https://bees.example/dance")])
+
+
+def test_html_export_carries_each_citations_evidence_after_the_report():
+    page = export_report(evidence_result(), "html")
+    evidence = page[page.index("<h2>Evidence</h2>"):]
+    assert page.index("<h2>Sources</h2>") < page.index("<h2>Evidence</h2>")
+    assert f"<mark>{QUOTE}</mark>" in evidence and "Scouts come back to the hive." in evidence
+    assert "(supported)" in evidence and "&lt;b&gt;waggle&lt;/b&gt;" in evidence and "<b>" not in page
+
+
+def test_pdf_export_carries_the_evidence(tmp_path, pdf_tools):  # noqa: F811 - the fixture
+    text = " ".join(pdf_text(export_report(evidence_result(), "pdf"), tmp_path).split())
+    assert "Evidence" in text and "Scouts come back to the hive. " + QUOTE in text
