@@ -4,7 +4,7 @@ and gigabytes (Tests/support/hostile_files.py), against the fetcher, a research 
 
     python bench/hostile_inputs.py [--cases drip,research,stream,extract,docs,items] [--cap 120] [--after 30]
                                    [--before REV] [--item-cap 60]
-    python bench/hostile_inputs.py --cases exports [--baseline DIR]   # DIR: an older checkout, measured first
+    python bench/hostile_inputs.py --cases exports [--before REV]
 
 drip      PageFetcher.fetch of a page that drips its body / its headers / headers behind a redirect (a byte every
           0.5 s), [fetch] total_timeout_seconds = 5: seconds until the fetch ends
@@ -26,7 +26,7 @@ items     issue 23's hostile search answers and outside bytes (bench/hostile_sea
           `--cases items:7-arxiv,items:1-search` runs only those
 exports   export_report to Word of a 1,600-cell table (80 x 20), to PDF of 1 MB of text and of 50,000 `[1]`, each
           in a process of its own: seconds, peak RSS of its tree (the render worker included) and the outcome;
-          with --baseline, the same in that checkout first (before / after in one run)
+          with --before REV, the same on that git revision first (before / after in one run)
 
 Every subprocess is killed at --cap seconds (reported as "still running after").
 """
@@ -220,23 +220,26 @@ def case_docs(workdir: Path, cap: float) -> None:
             print(f"docs add {path.name} ({setting}): {state}, peak tree RSS {mb(peak)}; {outcome}", flush=True)
 
 
-def case_items(before: str | None, cap: float, only: list[str]) -> None:
-    """Every case of hostile_search_cases.py (or those in `only`) on this tree, and first on `before`'s."""
+def older_tree(before: str | None, dest: Path) -> list[tuple[str, Path]]:
+    """[(label, folder)] of `before`'s code extracted into dest (git archive), or [] without a revision."""
+    if not before:
+        return []
+    archive = subprocess.run(["git", "archive", before], cwd=ROOT, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    return [(f"before ({before})", dest)]
+
+
+def case_items(trees: list[tuple[str, Path]], cap: float, only: list[str]) -> None:
+    """Every case of hostile_search_cases.py (or those in `only`) on each tree (an older one first)."""
     from bench.hostile_search_cases import CASES
     script = str(ROOT / "bench" / "hostile_search_cases.py")
-    with tempfile.TemporaryDirectory(prefix="hostile-before-") as old:
-        trees = [("after", str(ROOT))]
-        if before:
-            archive = subprocess.run(["git", "archive", before], cwd=ROOT, capture_output=True, check=True).stdout
-            subprocess.run(["tar", "-x", "-C", old], input=archive, check=True)
-            trees.insert(0, (f"before ({before})", old))
-        for name in [c for c in CASES if not only or c in only]:
-            for label, tree in trees:
-                seconds, peak, code, out, err = run_measured([sys.executable, script, tree, name], cap)
-                said = [line[len("RESULT "):] for line in out.splitlines() if line.startswith("RESULT ")]
-                state = f"{seconds:.1f} s (exit {code})" if code is not None else f"still running after {seconds:.0f} s"
-                outcome = said[0] if said else (err or "no result")
-                print(f"item {name} {label}: {state}, peak tree RSS {mb(peak)}; {outcome[:200]}", flush=True)
+    for name in [c for c in CASES if not only or c in only]:
+        for label, tree in trees:
+            seconds, peak, code, out, err = run_measured([sys.executable, script, str(tree), name], cap)
+            said = [line[len("RESULT "):] for line in out.splitlines() if line.startswith("RESULT ")]
+            state = f"{seconds:.1f} s (exit {code})" if code is not None else f"still running after {seconds:.0f} s"
+            outcome = said[0] if said else (err or "no result")
+            print(f"item {name} {label}: {state}, peak tree RSS {mb(peak)}; {outcome[:200]}", flush=True)
 
 
 EXPORT_SCRIPT = """
@@ -266,10 +269,8 @@ EXPORT_CASES = {"word-table": "Word, 1,600-cell table", "pdf-text": "PDF, 1 MB o
                 "pdf-citations": "PDF, 50,000 [1]"}
 
 
-def case_exports(cap: float, baseline: Path | None) -> None:
-    for label, root in (("before", baseline), ("after", ROOT)):
-        if root is None:
-            continue
+def case_exports(trees: list[tuple[str, Path]], cap: float) -> None:
+    for label, root in trees:
         for kind, name in EXPORT_CASES.items():
             seconds, peak, code, out, err = run_measured([sys.executable, "-c", EXPORT_SCRIPT, kind], cap, cwd=root)
             state = f"{seconds:.1f} s" if code is not None else f"still running after {seconds:.0f} s"
@@ -280,11 +281,10 @@ def case_exports(cap: float, baseline: Path | None) -> None:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", default="drip,research,stream,extract,docs,items")
-    parser.add_argument("--before", help="git revision whose code the items cases also run on (e.g. main)")
+    parser.add_argument("--before", help="git revision whose code the items and exports cases also run on first")
     parser.add_argument("--item-cap", type=float, default=60, help="seconds before an items case is killed")
     parser.add_argument("--cap", type=float, default=120, help="seconds before a case is called hung and killed")
     parser.add_argument("--after", type=float, default=30, help="seconds watched after a page is given up")
-    parser.add_argument("--baseline", type=Path, help="an older checkout to measure the exports in first")
     args = parser.parse_args(argv)
     os.environ.update(GRADIO_ANALYTICS_ENABLED="False", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     from Tests.support.mini_web import MiniWeb
@@ -307,10 +307,14 @@ def main(argv: list[str]) -> int:
         if "docs" in cases:
             case_docs(workdir, args.cap)
         only = [c.split(":", 1)[1] for c in cases if c.startswith("items:")]
-        if "items" in cases or only:
-            case_items(args.before, args.item_cap, only)
-        if "exports" in cases:
-            case_exports(args.cap, args.baseline)
+        if "items" in cases or only or "exports" in cases:
+            old = workdir / "before"
+            old.mkdir()
+            trees = older_tree(args.before, old) + [("after", ROOT)]
+            if "items" in cases or only:
+                case_items(trees, args.item_cap, only)
+            if "exports" in cases:
+                case_exports(trees, args.cap)
     return 0
 
 
