@@ -98,3 +98,15 @@ def test_research_refuses_bad_report_options(make_settings, capsys):
                            (["--follow-up-of", "abc"], "no saved report with id 'abc'")):
         assert main(base + extra) == 2
         assert message in capsys.readouterr().err
+
+
+def test_markdown_of_a_report_citing_nothing_says_so_under_sources():
+    """A "not answered" report cites nothing: its Sources section says so instead of standing empty."""
+    from App_Function_Libraries.CLI.research_command import format_markdown
+    from App_Function_Libraries.records import ResearchResult, Source
+    read = Source(title="Karl von Frisch", url="https://example.org/frisch", n=1, fetched=True)
+    text = format_markdown(ResearchResult(question="What did he eat?", report_markdown="Not answered.",
+                                          sources=[read]))
+    sources = text.split("## Sources", 1)[1]
+    assert sources.split("Read but not cited:")[0].strip() == "None cited."
+    assert "https://example.org/frisch" in sources.split("Read but not cited:")[1]

@@ -96,7 +96,7 @@ def format_markdown(result) -> str:
     """The report, then the numbered sources (with any warning on their page, and what went wrong with the
     others)."""
     lines = [f"# {one_line(result.question)}", "", result.report_markdown.strip(), "", "## Sources", ""]
-    lines += [_source_line(s) for s in result.cited_sources()]
+    lines += [_source_line(s) for s in result.cited_sources()] or ["None cited."]  # never an empty section
     unread = result.read_not_cited()
     if unread:
         lines += ["", "Read but not cited:"] + [_source_line(s) for s in unread]
