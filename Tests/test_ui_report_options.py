@@ -117,7 +117,9 @@ def test_a_search_uses_the_options_and_suggests_follow_ups(page, llm):
 
 def test_dig_deeper_adds_a_round_and_keeps_the_numbers(page):
     ui.open_fold(page, "ws-details")  # the sources table waits under Details
+    expect(page.locator("#ws-sources [data-testid=cell-0-0]")).to_be_visible()  # rendered once the fold opened
     before = {row[3]: row[1] for row in ui.table_rows(page, "ws-sources") if row[1]}
+    assert before, "the report numbers some sources"
     page.click("#ws-dig")
     expect(page.locator("#ws-rounds")).to_contain_text("Round 1", timeout=120_000)
     ui.wait_done(page, "ws-report")
