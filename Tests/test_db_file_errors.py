@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from App_Function_Libraries.CLI import docs_command
 from App_Function_Libraries.CLI.main import main
 from App_Function_Libraries.CLI.notes_command import guarded
 from App_Function_Libraries.DB.connection import close_thread_connections, forget_schema_checks
 from App_Function_Libraries.DB.file_errors import UnusableDatabaseError, file_error_code
 from App_Function_Libraries.DB.notes_store import NotesStore
 from App_Function_Libraries.DB.research_store import ResearchStore
+from App_Function_Libraries.Documents import library as docs_library
 from App_Function_Libraries.Wikipedia import index as wiki_index
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -125,7 +125,7 @@ MESSAGES = {"list": "database disk image is malformed", "close": "database disk 
 
 def test_docs_command_names_a_damaged_index(make_settings, capsys, monkeypatch):
     settings = make_settings()
-    monkeypatch.setattr(docs_command, "_library", Damaged)
+    monkeypatch.setattr(docs_library, "DocumentLibrary", lambda settings=None: Damaged())
     assert main(["--config", str(settings.path), "docs", "list"]) == 1
     index = settings.resolve_path(settings.documents.index_dir) / "documents.sqlite3"
     assert capsys.readouterr().err == (f"docs: {index} is damaged (database disk image is malformed): move it aside "

@@ -6,7 +6,8 @@ import argparse
 
 from App_Function_Libraries.CLI.terminal import json_text, say
 from App_Function_Libraries.config import get_settings, masked
-from App_Function_Libraries.status import Verdict, status_lines
+from App_Function_Libraries.quarry.check import local_verdicts
+from App_Function_Libraries.status import status_lines
 
 
 def register(sub) -> None:
@@ -17,24 +18,6 @@ def register(sub) -> None:
                                                            "verdicts")
     p.add_argument("--no-settings", action="store_true", help=argparse.SUPPRESS)  # the default now; still accepted
     p.set_defaults(func=run_check)
-
-
-def local_verdicts(settings) -> list[Verdict]:
-    """The Wikipedia index and the document library, read without loading a model."""
-    from App_Function_Libraries.Documents.library import library_status
-    from App_Function_Libraries.Wikipedia.index import index_folder, index_status, is_quarry_index
-    found, message = index_status(settings)
-    wiki_ok: bool | None = found
-    if not found and not is_quarry_index(index_folder(settings)):  # none built yet: a failure only when asked for
-        wiki_ok = False if "wikipedia" in _default_sources(settings) else None
-    docs_ok, docs_message = library_status(settings)
-    if docs_ok is None and "documents" in _default_sources(settings):
-        docs_ok = False
-    return [Verdict("wikipedia index", wiki_ok, message), Verdict("document library", docs_ok, docs_message)]
-
-
-def _default_sources(settings) -> list[str]:
-    return [n.strip() for n in settings.search.search_provider_default.split(",")]
 
 
 def run_check(args) -> int:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sqlite3
 import sys
 from dataclasses import asdict
 from datetime import datetime
@@ -69,29 +68,14 @@ def _date(text: str) -> datetime:
         raise argparse.ArgumentTypeError(f"{text!r} is not a date (use YYYY-MM-DD)") from None
 
 
-def _library():
-    from App_Function_Libraries.Documents.library import DocumentLibrary
-    return DocumentLibrary()
-
-
 def _guarded(action):
-    """Run an action, turning documents/embedding errors into a one-line message and exit code 1 (a damaged
-    index file too: the store checks it when opening, but damage deeper in the file shows only in a query)."""
-    from App_Function_Libraries.Documents.doc_types import DocumentsError
+    """Run an action, turning a failure of the library (documents, embedding, a damaged index file: the store
+    checks it when opening, but damage deeper in the file shows only in a query) into one line and exit code 1."""
     from App_Function_Libraries.quarry import QuarryError
-    from App_Function_Libraries.Retrieval.embeddings import EmbeddingError
     try:
         return action()
-    except (QuarryError, DocumentsError, EmbeddingError) as exc:
+    except QuarryError as exc:
         say(f"docs: {exc}", file=sys.stderr)
-        return 1
-    except sqlite3.DatabaseError as exc:
-        from App_Function_Libraries.config import get_settings
-        from App_Function_Libraries.DB.file_errors import unusable_message
-        from App_Function_Libraries.Documents.store import DB_NAME
-        settings = get_settings()
-        path = settings.resolve_path(settings.documents.index_dir) / DB_NAME
-        say(f"docs: {unusable_message(path, '[documents] index_dir', exc)}", file=sys.stderr)
         return 1
 
 
@@ -102,12 +86,9 @@ def _progress(done: int, total: int, path: str) -> None:
 
 def run_add(args) -> int:
     def action():
-        lib = _library()
-        try:
-            report = lib.add(args.paths, progress=None if args.quiet or args.json else _progress,
-                             annotate=args.annotate)
-        finally:
-            lib.close()
+        from App_Function_Libraries import quarry
+        report = quarry.docs.add(args.paths, progress=None if args.quiet or args.json else _progress,
+                                 annotate=args.annotate)
         if args.json:
             print(json.dumps(asdict(report), indent=2))
         else:
@@ -136,9 +117,8 @@ def _counts(nodes: dict[str, int]) -> str:
 
 def run_list(args) -> int:
     def action():
-        lib = _library()
-        docs, skipped = lib.list(), lib.skipped() if args.skipped else []
-        lib.close()
+        from App_Function_Libraries import quarry
+        docs, skipped = quarry.docs.list(), quarry.docs.skipped() if args.skipped else []
         if args.json:
             print(json.dumps({"documents": [asdict(d) for d in docs],
                               "skipped": [{"path": p, "reason": r} for p, r in skipped]}, indent=2))
@@ -156,31 +136,22 @@ def run_list(args) -> int:
 
 def run_remove(args) -> int:
     def action():
-        lib = _library()
-        failed = 0
-        try:
-            for ref in args.refs:
-                try:
-                    info = lib.remove(ref)
-                    say(f"removed #{info.id} {info.path}")
-                except Exception as exc:
-                    from App_Function_Libraries.Documents.doc_types import DocumentNotFound
-                    if not isinstance(exc, DocumentNotFound):
-                        raise
-                    say(f"docs: {exc}", file=sys.stderr)
-                    failed += 1
-        finally:
-            lib.close()
-        return 1 if failed else 0
+        from App_Function_Libraries import quarry
+        done = quarry.docs.remove(args.refs)
+        for info in done.removed:
+            say(f"removed #{info.id} {info.path}")
+        for missing in done.missing:
+            say(f"docs: {missing}", file=sys.stderr)
+        return 1 if done.missing else 0
     return _guarded(action)
 
 
 def _filters(args):
-    from App_Function_Libraries.Documents.doc_types import SearchFilters
+    from App_Function_Libraries import quarry
     before = args.before
     if before is not None and before.time() == datetime.min.time():  # a bare date: the whole day counts
         before = before.replace(hour=23, minute=59, second=59)
-    return SearchFilters(names=args.name, types=args.type, modified_after=args.after, modified_before=before)
+    return quarry.docs.filters(names=args.name, types=args.type, modified_after=args.after, modified_before=before)
 
 
 def run_search(args) -> int:
@@ -212,10 +183,9 @@ def run_ask(args) -> int:
         if args.json:
             print(json.dumps(asdict(answer), indent=2, default=str))
             return 0
-        from App_Function_Libraries.Documents.answer import format_sources
         say(answer.markdown)
         if answer.sources:
-            say("\nSources:\n" + format_sources(answer))
+            say("\nSources:\n" + quarry.docs.sources_text(answer))
         for err in answer.errors:
             say(f"note: {err}", file=sys.stderr)
         if answer.invalid_citations_removed:
@@ -227,11 +197,8 @@ def run_ask(args) -> int:
 
 def run_reindex(args) -> int:
     def action():
-        lib = _library()
-        try:
-            count = lib.reindex()
-        finally:
-            lib.close()
+        from App_Function_Libraries import quarry
+        count = quarry.docs.reindex()
         say(f"re-embedded {count} chunks")
         return 0
     return _guarded(action)

@@ -87,11 +87,6 @@ def _list_args(parser, keep_given: bool = False) -> None:
     parser.add_argument("--json", action="store_true", default=defaults["json"], help="print JSON")
 
 
-def _store():
-    from App_Function_Libraries.DB.research_store import get_research_store
-    return get_research_store()
-
-
 @guarded
 def run_list(args) -> int:
     from App_Function_Libraries import quarry
@@ -131,14 +126,13 @@ def run_show(args) -> int:
 def _show_unfinished(args) -> int:
     """`history show` of a run that has no report yet: its status, last stage, plan and how to resume it."""
     from App_Function_Libraries import quarry
-    from App_Function_Libraries.Research.plan import plan_markdown
     try:
         run = quarry.runs.get(args.id)
     except quarry.QuarryError:
         raise quarry.QuarryError(f"no saved report with id {args.id!r}") from None
     text = (f"# {one_line(run.question)}\n\nrun {run.id}: {run.status} after {run.stage or 'no stage'}; "
             f"resume with: python app.py research --resume {run.id[:8]}\n\n"
-            + plan_markdown((run.state.get("params") or {}).get("plan") or run.plan))
+            + quarry.render.plan_markdown((run.state.get("params") or {}).get("plan") or run.plan))
     write_output(text, args.output, args.format)
     return 0
 
@@ -148,9 +142,8 @@ def run_export(args) -> int:
     """Check the format and style, find the report, make the export, then write it (nothing is written when
     any step fails; each failure is one line)."""
     from App_Function_Libraries import quarry
-    from App_Function_Libraries.DB.export import check_format
     from pathlib import Path
-    fmt = check_format(args.format or _suffix_format(args.output))
+    fmt = quarry.history.export_format(args.format or _suffix_format(args.output))
     data = quarry.export(args.id, fmt, citation_style=args.citation_style)
     try:
         Path(args.output).write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
@@ -175,16 +168,12 @@ def run_note(args) -> int:
 
 @guarded
 def run_ask(args) -> int:
-    from App_Function_Libraries.Research.report_chat import ask_saved_report, exchange_text
-    try:
-        result, exchange = ask_saved_report(args.id, args.question)
-    except ValueError as exc:
-        say(f"error: {exc}", file=sys.stderr)
-        return 1
+    from App_Function_Libraries import quarry
+    asked = quarry.history.ask(args.id, args.question)
     if args.json:
-        print(json_text(exchange.to_dict(), indent=2))
+        print(json_text(asked.exchange.to_dict(), indent=2))
     else:
-        say(exchange_text(result, exchange))  # page text quoted in the answer: no terminal control characters
+        say(asked.text())  # page text quoted in the answer: no terminal control characters
     return 0
 
 
@@ -203,9 +192,7 @@ def keep_lines(kept) -> list[str]:
 
 @guarded
 def run_delete(args) -> int:
-    store = _store()
-    report_id = store.resolve_id(args.id)
-    store.delete_report(report_id)
-    print(f"deleted search {report_id}")
+    from App_Function_Libraries import quarry
+    print(f"deleted search {quarry.history.delete(args.id)}")
     return 0
 

@@ -99,20 +99,14 @@ def _content_args(parser) -> None:
 
 # ---------------------------------------------------------------- helpers
 
-def _store():
-    from App_Function_Libraries.DB.notes_store import get_notes_store
-    return get_notes_store()
-
-
 def guarded(func):
     """Run a command body, turning storage errors into one line on stderr and exit code 1 (a database file
     that is not SQLite or is damaged is named by the store, with the setting that points at it)."""
     def wrapper(args) -> int:
-        from App_Function_Libraries.DB.connection import StoreError
         from App_Function_Libraries.quarry import QuarryError
         try:
             return int(func(args) or 0)
-        except (QuarryError, StoreError, OSError, UnicodeDecodeError) as exc:
+        except (QuarryError, OSError, UnicodeDecodeError) as exc:
             say(f"error: {exc}", file=sys.stderr)
             return 1
         except sqlite3.DatabaseError as exc:
@@ -137,7 +131,7 @@ def write_output(text: str, output: str | None, fmt: str = "md") -> None:
 
 def when(epoch: float | None) -> str:
     """Local date and time of `epoch`; "-" when there is none, "?" when it is not a valid time."""
-    from App_Function_Libraries.DB.timestamps import format_epoch
+    from App_Function_Libraries.quarry.render import format_epoch
     return format_epoch(epoch, invalid="?") if epoch else "-"
 
 
@@ -165,20 +159,19 @@ def _print_notes(notes, as_json: bool) -> None:
 
 @guarded
 def run_list(args) -> int:
-    store = _store()
-    _print_notes(store.list_notes(keyword=args.keyword, limit=args.limit, offset=args.offset, deleted=args.deleted),
-                 args.json)
+    from App_Function_Libraries import quarry
+    _print_notes(quarry.notes.list(args.keyword, args.limit, args.offset, deleted=args.deleted), args.json)
     return 0
 
 
 @guarded
 def run_search(args) -> int:
     """Matches in bold on a terminal; JSON gives the snippet's text and the (start, end) of each match."""
-    from App_Function_Libraries.DB.snippets import END, START, for_terminal, plain
     from App_Function_Libraries import quarry
+    from App_Function_Libraries.quarry.render import END, START, snippet_plain, snippet_terminal
     hits = quarry.notes.search(args.query, limit=args.limit, offset=args.offset)
     if args.json:
-        rows = [(h, *plain(h.snippet)) for h in hits]
+        rows = [(h, *snippet_plain(h.snippet)) for h in hits]
         print(json_text([{"id": h.note.id, "title": h.note.title, "snippet": text, "matches": spans,
                           "score": h.score} for h, text, spans in rows], indent=2))
         return 0
@@ -186,16 +179,15 @@ def run_search(args) -> int:
         print("no matching notes")
     bold = sys.stdout.isatty()
     for hit in hits:
-        snippet = for_terminal(clean(hit.snippet, keep=START + END), bold)  # marks kept; BOLD added after
+        snippet = snippet_terminal(clean(hit.snippet, keep=START + END), bold)  # marks kept; BOLD added after
         print(f"{one_line(hit.note.id[:8])}  {one_line(hit.note.title)}\n          {snippet}")
     return 0
 
 
 @guarded
 def run_show(args) -> int:
-    from App_Function_Libraries.DB.export import export_note
-    store = _store()
-    write_output(export_note(store.get_note(store.resolve_id(args.id)), args.format), args.output, args.format)
+    from App_Function_Libraries import quarry
+    write_output(quarry.notes.export(quarry.notes.get(args.id), args.format), args.output, args.format)
     return 0
 
 
@@ -222,26 +214,25 @@ def run_add(args) -> int:
 
 @guarded
 def run_edit(args) -> int:
-    store = _store()
-    note = store.get_note(store.resolve_id(args.id))
+    from App_Function_Libraries import quarry
+    note = quarry.notes.get(args.id)
     content = _content(args)
     if args.title is None and content is None and args.keywords is None:
         print("error: nothing to change; give --title, --content/--file or --keywords", file=sys.stderr)
         return 2
-    version = note.version if args.expected_version is None else args.expected_version
-    note = store.update_note(note.id, version, title=args.title, content=content, keywords=args.keywords)
+    note = quarry.notes.edit(note.id, args.expected_version, title=args.title, content=content,
+                             keywords=args.keywords)
     say(f"note {note.id[:8]} is now at version {note.version}")
     return 0
 
 
 @guarded
 def run_delete(args) -> int:
-    from App_Function_Libraries.DB.notes_store import AlreadyInTrashError
-    store = _store()
-    note_id = store.resolve_id(args.id)
+    from App_Function_Libraries import quarry
     try:
-        store.delete_note(note_id, permanent=args.permanent)
-    except AlreadyInTrashError:
+        note_id = quarry.notes.delete(args.id, permanent=args.permanent)
+    except quarry.notes.AlreadyInTrash as exc:
+        note_id = exc.note_id
         say(f"note {note_id[:8]} is already in the trash (python app.py notes restore {note_id[:8]} brings it "
             f"back; notes delete {note_id[:8]} --permanent erases it)", file=sys.stderr)
         return 1
@@ -252,15 +243,16 @@ def run_delete(args) -> int:
 
 @guarded
 def run_restore(args) -> int:
-    store = _store()
-    note = store.restore_note(store.resolve_id(args.id))
+    from App_Function_Libraries import quarry
+    note = quarry.notes.restore(args.id)
     say(f"restored note {note.id[:8]} ({one_line(note.title)})")
     return 0
 
 
 @guarded
 def run_keywords(args) -> int:
-    keywords = _store().list_keywords()
+    from App_Function_Libraries import quarry
+    keywords = quarry.notes.keywords()
     if not keywords:
         print("no keywords")
     for keyword, uses in keywords:
@@ -270,16 +262,16 @@ def run_keywords(args) -> int:
 
 @guarded
 def run_export(args) -> int:
-    from App_Function_Libraries.DB.notes_io import export_notes
-    count = export_notes(_store(), args.destination, include_deleted=args.include_deleted)
+    from App_Function_Libraries import quarry
+    count = quarry.notes.export_all(args.destination, include_deleted=args.include_deleted)
     say(f"exported {count} notes to {args.destination}")
     return 0
 
 
 @guarded
 def run_import(args) -> int:
-    from App_Function_Libraries.DB.notes_io import import_notes
-    summary = import_notes(_store(), args.path)
+    from App_Function_Libraries import quarry
+    summary = quarry.notes.import_file(args.path)
     say(f"import from {args.path}: {summary.line()}")
     for error in summary.errors:
         say(f"  skipped {one_line(error)}", file=sys.stderr)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 
 from App_Function_Libraries.config import get_settings
+from App_Function_Libraries.quarry.errors import BadArgument
 
 
 def add_ui_arguments(parser) -> None:
@@ -24,7 +25,7 @@ def parse_auth(value: str | None) -> tuple[str, str] | None:
         return None
     user, sep, password = value.partition(":")
     if not sep or not user or not password:
-        raise ValueError("--auth must be USER:PASSWORD")
+        raise BadArgument(None, "--auth must be USER:PASSWORD")
     return user, password
 
 
@@ -32,14 +33,14 @@ def run_ui(args) -> int:
     settings = get_settings()
     try:
         auth = parse_auth(getattr(args, "auth", None))
-    except ValueError as exc:
+    except BadArgument as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if getattr(args, "share", False) and not auth:
         print("error: --share makes the UI reachable from the internet; it requires --auth USER:PASSWORD",
               file=sys.stderr)
         return 2
-    from App_Function_Libraries.Documents.readers import MAX_FILE_BYTES  # larger uploads are refused (413)
+    from App_Function_Libraries import quarry
     from App_Function_Libraries.Gradio_UI.app_ui import build_app
     from App_Function_Libraries.Gradio_UI.downloads import prune_stale_roots
     from App_Function_Libraries.Gradio_UI.api_endpoints import PUBLIC
@@ -60,5 +61,5 @@ def run_ui(args) -> int:
     print(f"Quarry UI on http://{host}:{port}", flush=True)
     app.queue(default_concurrency_limit=4).launch(
         server_name=host, server_port=port, share=share, auth=auth, show_error=False, inbrowser=False,
-        quiet=True, ssr_mode=False, app_kwargs=app_kwargs, max_file_size=MAX_FILE_BYTES)
+        quiet=True, ssr_mode=False, app_kwargs=app_kwargs, max_file_size=quarry.docs.max_file_bytes())  # larger uploads refused (413)
     return 0

@@ -1,7 +1,6 @@
 """`python app.py wiki build|search|ask|status`: the local Wikipedia index from the command line."""
 from __future__ import annotations
 
-import sqlite3
 import sys
 from pathlib import Path
 
@@ -45,26 +44,10 @@ def register(sub) -> None:
     st.set_defaults(func=run_status)
 
 
-def _fail(exc: Exception, folder=None) -> int:
-    """One line on stderr and exit code 1; an SQLite error (a damaged passages.sqlite, found only when a query
-    reaches the damaged part) names the index folder and how to rebuild it."""
-    if isinstance(exc, sqlite3.DatabaseError):
-        from App_Function_Libraries.config import get_settings
-        settings = get_settings()
-        folder = folder or settings.resolve_path(settings.wikipedia.index_dir)
-        exc = (f"the index in {folder} cannot be read ({' '.join(str(exc).split())}); rebuild it with: "
-               f"python app.py wiki build --force --demo (or --input PATH)")
+def _fail(exc: Exception) -> int:
+    """One line on stderr and exit code 1 (a damaged index names its folder and how to rebuild it)."""
     say(f"wiki: {exc}", file=sys.stderr)
     return 1
-
-
-def _build_embedder(args, settings):
-    from App_Function_Libraries.Retrieval.embeddings import Embedder
-    e = settings.embeddings
-    return Embedder(args.model if args.model is not None else e.model,
-                    e.bf16 if args.bf16 is None else args.bf16,
-                    args.batch_size or e.batch_size,
-                    args.query_prompt if args.query_prompt is not None else e.query_prompt)
 
 
 def _cli_path(value: str) -> Path:
@@ -75,33 +58,26 @@ def _cli_path(value: str) -> Path:
 def run_build(args) -> int:
     from tqdm import tqdm
 
-    from App_Function_Libraries.config import get_settings
-    from App_Function_Libraries.Retrieval.embeddings import EmbeddingError
-    from App_Function_Libraries.Wikipedia.builder import build_index
-    from App_Function_Libraries.Wikipedia.demo import DEMO_CORPUS, demo_may_replace
-    from App_Function_Libraries.Wikipedia.index import forget_wiki_index
-    from App_Function_Libraries.Wikipedia.layout import WikiIndexError
-    settings = get_settings()
-    out = _cli_path(args.out) if args.out else settings.resolve_path(settings.wikipedia.index_dir)
-    source = DEMO_CORPUS if args.demo else _cli_path(args.input)
-    try:
-        force = demo_may_replace(out, args.force) if args.demo else args.force
-    except WikiIndexError as exc:
-        return _fail(exc, out)
-    bar = tqdm(unit="passage", desc="embedding", dynamic_ncols=True)
+    from App_Function_Libraries import quarry
+    bars = []
 
     def progress(done: int, total: int | None) -> None:
-        bar.total = total
-        bar.update(done - bar.n)
+        if not bars:  # the bar starts with the embedding, not before a refusal to replace an index
+            bars.append(tqdm(unit="passage", desc="embedding", dynamic_ncols=True))
+        bars[0].total = total
+        bars[0].update(done - bars[0].n)
 
     try:
-        report = build_index(source, out, _build_embedder(args, settings), fmt=args.format, force=force,
-                             progress=progress, fts=not args.no_fts, demo=args.demo)
-    except (WikiIndexError, EmbeddingError, sqlite3.DatabaseError) as exc:
+        report = quarry.wiki.build(None if args.demo else _cli_path(args.input),
+                                   _cli_path(args.out) if args.out else None, demo=args.demo, model=args.model,
+                                   bf16=args.bf16, batch_size=args.batch_size, query_prompt=args.query_prompt,
+                                   fmt=args.format, force=args.force, progress=progress, fts=not args.no_fts)
+    except quarry.QuarryError as exc:
+        for bar in bars:
+            bar.close()
+        return _fail(exc)
+    for bar in bars:
         bar.close()
-        return _fail(exc, out)
-    bar.close()
-    forget_wiki_index(settings)
     resumed = f" (resumed at row {report.resumed_from:,})" if report.resumed_from else ""
     say(f"built {report.out_dir}: {report.count:,} passages from {report.documents:,} articles, "
         f"{report.dimension}-d, in {report.seconds:.1f} s{resumed}")
@@ -151,8 +127,7 @@ def run_ask(args) -> int:
 
 
 def run_status(args) -> int:
-    from App_Function_Libraries.config import get_settings
-    from App_Function_Libraries.Wikipedia.index import index_status
-    exists, description = index_status(get_settings())
-    say(description)
-    return 0 if exists else 1
+    from App_Function_Libraries import quarry
+    index = quarry.wiki.status()
+    say(index.message)
+    return 0 if index.exists else 1

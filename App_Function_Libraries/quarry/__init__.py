@@ -13,6 +13,11 @@
     quarry.history.keep_sources("3fa2").summary()   # its read pages and papers into the document library
     quarry.runs.plan("How do bees find food?"), quarry.runs.resume("3fa2")   # plans, durable runs
     quarry.watch.add("3fa2", every="1d"), quarry.watch.run_due()              # watchlists
+    quarry.history.save(result).ok, quarry.history.ask("3fa2", "Which source says so?").exchange
+    quarry.runs.dig_deeper(result, rounds=1), quarry.runs.rerun(result)       # after a report
+    quarry.docs.add(["~/papers"]), quarry.wiki.build(demo=True), quarry.extract.pages(["page.html"])
+    quarry.check.local_verdicts(), quarry.engines.health(), quarry.models.load_embedder()
+    quarry.render.markdown_to_html(text)      # how every door shows a result (safe HTML, snippets, times)
 
 Settings come from the current config (App_Function_Libraries.config.get_settings) unless `settings=` is
 given. Failures leave as QuarryError (one line, the same the CLI prints); a wrong argument as BadArgument,
@@ -21,6 +26,7 @@ which names it. Importing this package does no work: every function imports what
 from __future__ import annotations
 
 from App_Function_Libraries.quarry import docs, history, notes, runs, watch, wiki
+from App_Function_Libraries.quarry import check, engines, extract, models, render
 from App_Function_Libraries.quarry.errors import BadArgument, QuarryError
 from App_Function_Libraries.quarry.history import export
 from App_Function_Libraries.quarry.research import nothing_searched, research, research_params, save_result
@@ -28,3 +34,4 @@ from App_Function_Libraries.quarry.web import search
 
 __all__ = ["BadArgument", "QuarryError", "docs", "export", "history", "nothing_searched", "notes", "research",
            "research_params", "runs", "save_result", "search", "watch", "wiki"]
+__all__ += ["check", "engines", "extract", "models", "render"]

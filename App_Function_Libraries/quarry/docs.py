@@ -1,13 +1,22 @@
-"""Your document library: search it, ask it (answers cite files and pages)."""
+"""Your document library: add files and folders, list, remove, re-embed, search it, ask it (answers cite files
+and pages). Documents, embedding and database failures leave as QuarryError."""
 from __future__ import annotations
 
 import sqlite3
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 from App_Function_Libraries.quarry._common import count_argument, settings_or_current, text_argument
 from App_Function_Libraries.quarry.errors import QuarryError, one_line
 
 METHODS = ("hybrid", "bm25", "vector")
+
+
+@dataclass
+class Removed:
+    """What remove() did: the DocumentInfos taken out, and a line for each reference that named no document."""
+    removed: list = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
 
 
 def library(settings=None):
@@ -75,3 +84,58 @@ def ask(query: str, k: int = 20, *, group: str = "fine", filters=None, use_llm: 
     query, k = _check(query, k)
     return _with_library(lambda lib: lib.ask(query, group=group, k=k, filters=filters, use_llm=use_llm), settings,
                          shared)
+
+
+def add(paths, progress=None, annotate: bool | None = None, settings=None, shared: bool = False):
+    """Index files and folders (changed files replaced, unchanged ones skipped); the IngestReport. progress(done,
+    total, path) after each file; annotate: an LLM context per chunk (None: [documents] contextual_annotation)."""
+    return _with_library(lambda lib: lib.add(paths, progress=progress, annotate=annotate), settings, shared)
+
+
+def list(settings=None, shared: bool = False):  # noqa: A001 - quarry.docs.list(), as quarry.history.list()
+    """The indexed documents (DocumentInfo: id, path, name, type, pages, words, chunks per group)."""
+    return _with_library(lambda lib: lib.list(), settings, shared)
+
+
+def skipped(settings=None, shared: bool = False) -> list[tuple[str, str]]:
+    """(path, reason) of every file that could not be indexed."""
+    return _with_library(lambda lib: lib.skipped(), settings, shared)
+
+
+def remove(refs, settings=None, shared: bool = False) -> Removed:
+    """Take documents out of the index (the files stay), each by id or path."""
+    from App_Function_Libraries.Documents.doc_types import DocumentNotFound
+
+    def work(lib):
+        done = Removed()
+        for ref in refs:
+            try:
+                done.removed.append(lib.remove(ref))
+            except DocumentNotFound as exc:
+                done.missing.append(one_line(exc))
+        return done
+    return _with_library(work, settings, shared)
+
+
+def reindex(settings=None) -> int:
+    """Embed every chunk again with the configured embedding model; how many."""
+    return _with_library(lambda lib: lib.reindex(), settings)
+
+
+def filters(names=None, types=None, modified_after=None, modified_before=None):
+    """SearchFilters for search() and ask(): file name globs, file types, modification dates (datetimes)."""
+    from App_Function_Libraries.Documents.doc_types import SearchFilters
+    return SearchFilters(names=[*(names or [])], types=[*(types or [])], modified_after=modified_after,
+                         modified_before=modified_before)
+
+
+def sources_text(answer) -> str:
+    """An answer's numbered sources (file and page or chunk), one a line."""
+    from App_Function_Libraries.Documents.answer import format_sources
+    return format_sources(answer)
+
+
+def max_file_bytes() -> int:
+    """The largest file the library reads; a larger upload is refused."""
+    from App_Function_Libraries.Documents.readers import MAX_FILE_BYTES
+    return MAX_FILE_BYTES

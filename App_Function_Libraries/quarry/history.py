@@ -1,10 +1,34 @@
-"""Past research runs: list, read, export (the formats of DB/export.py), keep their sources in the document
-library."""
+"""Past research runs: save, list, read, delete, export (the formats of DB/export.py), ask about one (answered from
+its own sources), keep their sources in the document library."""
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from App_Function_Libraries.quarry._common import count_argument, settings_or_current, text_argument
 from App_Function_Libraries.quarry.errors import BadArgument, QuarryError, one_line
 from App_Function_Libraries.quarry.notes import stored
+
+
+@dataclass(frozen=True)
+class Saved:
+    """What saving a research result did: ok and its id, or not ok and the one line saying why."""
+    ok: bool
+    id: str | None = None
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A question asked about a report: the report, the exchange (answer, citations, mode, errors), and whether
+    the exchange was saved with the report (not when the report is not in History)."""
+    result: object
+    exchange: object
+    saved: bool
+
+    def text(self) -> str:
+        """The exchange as plain text: the answer, then the report's sources it cites."""
+        from App_Function_Libraries.Research.report_chat import exchange_text
+        return exchange_text(self.result, self.exchange)
 
 
 def _store(settings=None):
@@ -27,6 +51,66 @@ def get(report_id: str, settings=None):
         store = _store(settings)
         return store.load_report(store.resolve_id(report_id))
     return stored(work)
+
+
+def save(result, settings=None) -> Saved:
+    """Store a research result in History (replacing an earlier save of it; a durable run is marked done)."""
+    from App_Function_Libraries.quarry.research import save_result
+    try:
+        return Saved(True, save_result(result, settings))
+    except QuarryError as exc:
+        return Saved(False, None, one_line(exc))
+
+
+def delete(report_id: str, settings=None) -> str:
+    """Delete a saved report (its id or the start of it) with its questions; its full id."""
+    report_id = text_argument("id", report_id)
+
+    def work():
+        store = _store(settings)
+        full_id = store.resolve_id(report_id)
+        store.delete_report(full_id)
+        return full_id
+    return stored(work)
+
+
+def exchanges(report_id: str, settings=None):
+    """The questions asked about a saved report (ReportExchanges, oldest first); [] when it has none."""
+    return stored(lambda: _store(settings).list_exchanges(report_id))
+
+
+def ask(report, question: str, settings=None) -> Asked:
+    """Ask about a report (a saved one's id or the start of it, or a ResearchResult in hand), answered from its
+    own sources with its numbering; the exchange is saved with the report when the report is in History."""
+    from App_Function_Libraries.DB.connection import NotFoundError
+    from App_Function_Libraries.Research.report_chat import ask_and_save, ask_report, services_for
+    settings = settings_or_current(settings)
+    result = get(report, settings) if isinstance(report, str) else report
+    try:
+        try:
+            return Asked(result, ask_and_save(result, question, settings), True)
+        except NotFoundError:  # not in History (saving it failed): answered, not saved
+            return Asked(result, ask_report(result, question, services_for(result, settings)), False)
+    except ValueError as exc:  # no question
+        raise BadArgument(None, one_line(exc)) from exc
+
+
+def export_format(fmt: str) -> str:
+    """The export format's short name (md, pdf, csl, …; aliases such as "markdown" or "word" too)."""
+    from App_Function_Libraries.DB.export import ExportFormatError, check_format
+    try:
+        return check_format(fmt)
+    except ExportFormatError as exc:
+        raise BadArgument(None, one_line(exc)) from exc
+
+
+def export_result(result, fmt: str = "md", citation_style: str | None = None, exchanges=None) -> str | bytes:
+    """A research result in hand (a ResearchResult or its dict, saved or not) in format `fmt`, as export()."""
+    from App_Function_Libraries.DB.export import ExportFormatError, export_report
+    try:
+        return export_report(result, fmt, citation_style=citation_style, exchanges=exchanges)
+    except ExportFormatError as exc:
+        raise BadArgument(None, one_line(exc)) from exc
 
 
 def export(report_id: str, fmt: str = "md", settings=None, citation_style: str | None = None) -> str | bytes:

@@ -1,10 +1,12 @@
-"""Plans and durable runs: the plan a research would follow (nothing searched), the runs that did not finish
-(interrupted, cancelled, failed), and resuming one from its last completed stage.
+"""Plans and runs: the plan a research would follow (nothing searched), the runs that did not finish
+(interrupted, cancelled, failed) and resuming one from its last completed stage; and what follows a finished
+report: re-run it on the sources as ticked, dig deeper, research a follow-up question.
 
     plan = quarry.runs.plan("How do bees find food?", engines="searxng")      # a ResearchPlan
     result = quarry.research(plan.question, plan=plan)                         # run it (edited or not)
     quarry.runs.unfinished()                                                   # RunRecords, newest first
     quarry.runs.resume("3fa2")                                                 # continue, then saved
+    quarry.runs.dig_deeper(result, rounds=2), quarry.runs.rerun(result)        # new results (not saved)
 """
 from __future__ import annotations
 
@@ -105,4 +107,43 @@ def facts_markdown(report_id: str, settings=None) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
-__all__ = ["facts_markdown", "get", "plan", "read_plan", "resume", "unfinished"]
+def params_of(result):
+    """The ResearchParams a result ran with (params saved by an older version load too)."""
+    from App_Function_Libraries.Research.params import ResearchParams
+    return ResearchParams.from_dict(result.params)
+
+
+def follow_up(previous, params=None):
+    """ResearchParams for a follow-up question of the result `previous`: its options (or `params`), plus what it
+    searched and answered, for the sub-queries to build on."""
+    from App_Function_Libraries.Research.follow_ups import follow_up_params
+    return follow_up_params(previous, params)
+
+
+def rerun(result, params=None, *, on_progress: Callable | None = None, cancel: threading.Event | None = None,
+          on_report_delta: Callable[[str], None] | None = None, services=None):
+    """Fetch, read, rank and write again on `result`'s sources as ticked (Source.user_override), nothing
+    searched again; a new ResearchResult (not saved). `params`: default, the result's own."""
+    from App_Function_Libraries.Research.pipeline import rerun_from_fetch
+    try:
+        return rerun_from_fetch(result, params if params is not None else params_of(result), on_progress, cancel,
+                                on_report_delta=on_report_delta, services=services)
+    except ValueError as exc:
+        raise QuarryError(one_line(exc)) from exc
+
+
+def dig_deeper(result, rounds: int = 1, params=None, *, on_progress: Callable | None = None,
+               cancel: threading.Event | None = None, on_report_delta: Callable[[str], None] | None = None,
+               services=None):
+    """Up to `rounds` more rounds on `result`, aimed at what its report lacks (its own options and engines);
+    a new ResearchResult (not saved), `result` left as it was."""
+    from App_Function_Libraries.Research.dig_deeper import dig_deeper as dig
+    try:
+        return dig(result, rounds, params if params is not None else params_of(result), on_progress, cancel,
+                   on_report_delta=on_report_delta, services=services)
+    except ValueError as exc:
+        raise QuarryError(one_line(exc)) from exc
+
+
+__all__ = ["dig_deeper", "facts_markdown", "follow_up", "get", "params_of", "plan", "read_plan", "rerun", "resume",
+           "unfinished"]
