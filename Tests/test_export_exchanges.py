@@ -97,7 +97,6 @@ def test_history_export_and_the_history_download_load_the_saved_exchanges(cli, t
     assert cli("history", "export", plain.id[:8], "-o", str(tmp_path / "p.md"))[0] == 0
     assert HEADING not in (tmp_path / "p.md").read_text(encoding="utf-8")
 
-    monkeypatch.setattr(history_tab, "research_store", lambda: store)
     button = history_tab.download_report(asked.id, "json")
     path = button.value if isinstance(button.value, str) else button.value["path"]
     saved = json.loads(open(path, encoding="utf-8").read())

@@ -2,6 +2,7 @@
 import gradio as gr
 import pytest
 
+from App_Function_Libraries.DB.notes_store import get_notes_store
 from App_Function_Libraries.Gradio_UI import notes_tab
 
 
@@ -13,7 +14,7 @@ class Select:
 @pytest.fixture
 def notes(make_settings):
     make_settings({})
-    store = notes_tab.store()
+    store = get_notes_store()
     store.add_note("Bee dances", "The waggle dance gives direction and distance.", "bees, biology")
     store.add_note("Sourdough", "A starter of flour and water.", "bread")
     return store

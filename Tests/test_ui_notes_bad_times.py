@@ -3,6 +3,7 @@ which imported `created_at: 1e300`): the list, opening the note and "Export all"
 import sqlite3
 import zipfile
 
+from App_Function_Libraries.DB.notes_store import get_notes_store
 from App_Function_Libraries.Gradio_UI import notes_tab
 
 
@@ -13,7 +14,7 @@ class Select:
 
 def test_list_open_and_export_all_over_a_bad_stored_time(make_settings):
     make_settings({})
-    store = notes_tab.store()
+    store = get_notes_store()
     store.add_note("Fine", "ok")
     far = store.add_note("Far future", "imported long ago")
     conn = sqlite3.connect(store.path)

@@ -77,9 +77,10 @@ def test_questions_asked_about_a_report_show_page_html_as_text(make_settings):
 
 @pytest.mark.parametrize("content", [HOSTILE, "# Saved report\n\n" + HOSTILE + "\n\n## Sources\n\n1. [Bee](" + SOURCE + ")"])
 def test_notes_preview_shows_page_html_as_text(make_settings, content):
+    from App_Function_Libraries.DB.notes_store import get_notes_store
     from App_Function_Libraries.Gradio_UI import notes_tab
     make_settings({})
-    note = notes_tab.store().add_note("From the web", content, "web")
+    note = get_notes_store().add_note("From the web", content, "web")
     opened = notes_tab.open_note([note.id], "md", Select(0))
     assert opened[2] == content  # the editor holds the markdown as written
     assert_inert(opened[3], {SOURCE, PIXEL})

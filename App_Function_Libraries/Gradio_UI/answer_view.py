@@ -2,7 +2,7 @@
 
 Shared by the Web Search, Wikipedia and Documents tabs (and the History and Notes previews). An answer may
 quote page text verbatim, so it is shown as HTML made by the export's renderer (DB/markdown_html): raw HTML
-in it is text, no image is loaded; the tabs show it in a gr.HTML. Links go to the source's web address when
+in it is text, no image is loaded (quarry.render); the tabs show it in a gr.HTML. Links go to the source's web address when
 it has one (http/https); a local file's citation links to its row in the sources list below the answer.
 """
 from __future__ import annotations
@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import quote as url_quote, urlsplit, urlunsplit
 
-from App_Function_Libraries.DB.markdown_html import link_open_tag, markdown_to_html, marked_passage
-from App_Function_Libraries.Retrieval.citations import CITATION_GROUP_RE, parse_group
+from App_Function_Libraries.quarry.render import (CITATION_GROUP_RE, link_open_tag, markdown_to_html, marked_passage,
+                                                  parse_group)
 
 # a citation group as verification reads it ([1], [1, 3], [2-4]), unless escaped (\[1]): what the renderer links
 CITATION = re.compile(r"(?<!\\)" + CITATION_GROUP_RE.pattern)

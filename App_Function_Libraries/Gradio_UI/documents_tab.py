@@ -12,9 +12,11 @@ from pathlib import Path
 
 import gradio as gr
 
+from App_Function_Libraries import quarry
 from App_Function_Libraries.Gradio_UI.answer_view import (SourceRef, answer_html, md_text, mode_label,
                                                           problems_markdown, render)
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, toast_text, user_errors
+from App_Function_Libraries.quarry.errors import BadArgument
 
 COLLECTION_HEADERS = ["id", "name", "type", "pages", "words", "chunks", "added", "path"]
 SOURCE_HEADERS = ["n", "file", "where", "score", "text"]
@@ -23,8 +25,7 @@ UPLOAD_FOLDER = "uploads"
 
 def library():
     """The DocumentLibrary of the configured index folder: the facade's shared one (quarry.docs.library), the
-    same one research and the questions asked here use."""
-    from App_Function_Libraries import quarry
+    same one research and the questions asked here use (the tab's calls pass shared=True for it)."""
     return quarry.docs.library(current_settings())
 
 
@@ -34,7 +35,7 @@ def collection_rows() -> list[list]:
     rows = []
     settings = current_settings()
     kept = settings.resolve_path(settings.documents.kept_sources_dir)
-    for d in library().list():
+    for d in quarry.docs.list(settings, shared=True):
         chunks = d.nodes.get("fine", sum(d.nodes.values()))
         rows.append([d.id, document_name(d, kept), d.file_type, d.pages or "", d.words, chunks,
                      d.added_at[:16].replace("T", " "), d.path])
@@ -49,7 +50,7 @@ def document_name(doc, kept_sources_dir: Path) -> str:
 
 
 def skipped_markdown() -> str:
-    return skipped_files_markdown(library().skipped())
+    return skipped_files_markdown(quarry.docs.skipped(current_settings(), shared=True))
 
 
 def skipped_files_markdown(skipped: list[tuple[str, str]]) -> str:
@@ -89,11 +90,11 @@ def keep_upload(path: Path, folder: Path) -> Path:
 
 
 def check_upload_sizes(paths: list[Path]) -> None:
-    """ValueError naming each upload larger than the document library reads (nothing is copied then)."""
-    from App_Function_Libraries.Documents.readers import MAX_FILE_BYTES
-    large = [f"{p.name} ({p.stat().st_size // 1_000_000} MB)" for p in paths if p.stat().st_size > MAX_FILE_BYTES]
+    """BadArgument naming each upload larger than the document library reads (nothing is copied then)."""
+    most = quarry.docs.max_file_bytes()
+    large = [f"{p.name} ({p.stat().st_size // 1_000_000} MB)" for p in paths if p.stat().st_size > most]
     if large:
-        raise ValueError(f"too large to add (at most {MAX_FILE_BYTES // 1_000_000} MB a file): {', '.join(large)}")
+        raise BadArgument(None, f"too large to add (at most {most // 1_000_000} MB a file): {', '.join(large)}")
 
 
 def paths_to_add(files: list | None, folder: str) -> list[Path]:
@@ -105,10 +106,10 @@ def paths_to_add(files: list | None, folder: str) -> list[Path]:
     if folder and folder.strip():
         where = Path(folder.strip()).expanduser()
         if not where.exists():
-            raise ValueError(f"no such file or folder: {where}")
+            raise BadArgument(None, f"no such file or folder: {where}")
         paths.append(where)
     if not paths:
-        raise ValueError("choose files to upload, or type the path of a folder on this computer")
+        raise BadArgument(None, "choose files to upload, or type the path of a folder on this computer")
     return paths
 
 
@@ -120,7 +121,7 @@ def add_documents(files: list | None, folder: str, progress=gr.Progress()):
         progress((done, total), desc=f"Indexing {Path(current).name}" if current else "Indexing", unit="files")
 
     progress(0, desc="Loading the embedding model")
-    result = library().add(paths, progress=report)
+    result = quarry.docs.add(paths, progress=report, settings=current_settings(), shared=True)
     gr.Info(toast_text(result.summary()))
     return added_markdown(result), None, ""
 
@@ -138,8 +139,11 @@ def added_markdown(result) -> str:
 @user_errors
 def remove_document(selected: int | None):
     if selected is None:
-        raise ValueError("select a document in the collection first")
-    info = library().remove(int(selected))
+        raise BadArgument(None, "select a document in the collection first")
+    done = quarry.docs.remove([int(selected)], current_settings(), shared=True)
+    if done.missing:
+        raise BadArgument(None, done.missing[0])
+    info = done.removed[0]
     gr.Info(toast_text(f"Removed {info.name} from the collection (the file itself is untouched)."))
     return None, "Select a document to remove it."
 
@@ -164,13 +168,12 @@ def answer_view(answer) -> str:
 @user_errors
 def ask(question: str, k: int, progress=gr.Progress()):
     if not (question or "").strip():
-        raise ValueError("type a question first")
-    lib = library()
-    if not lib.list():
-        raise ValueError("the collection is empty: add files or a folder first")
+        raise BadArgument(None, "type a question first")
+    settings = current_settings()
+    if not quarry.docs.list(settings, shared=True):
+        raise BadArgument(None, "the collection is empty: add files or a folder first")
     progress(0.1, desc="Searching your documents")
-    from App_Function_Libraries import quarry
-    answer = quarry.docs.ask(question.strip(), k=int(k), settings=lib.settings, shared=True)
+    answer = quarry.docs.ask(question.strip(), k=int(k), settings=settings, shared=True)
     rows = [[n, h.name, h.location, round(float(h.score), 4), one_line(h.text, 300)]
             for n, h in enumerate(answer.sources, 1)]
     return answer_view(answer), rows

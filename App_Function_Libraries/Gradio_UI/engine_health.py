@@ -1,20 +1,19 @@
-"""Engine health for the Settings tab: configured or not, and failures/suspension from Search/health.py."""
+"""Engine health for the Settings tab: configured or not, and failures/suspension (quarry.engines)."""
 from __future__ import annotations
 
-from App_Function_Libraries.config import Settings
+from App_Function_Libraries.config import ENGINES, Settings
 
 
 def health_rows(settings: Settings) -> list[list[str]]:
     """[engine, configured, state, details] for every engine, in the order the UI lists them."""
     import time
 
-    from App_Function_Libraries.Search.engines import ENGINE_MODULES, missing_setting_message
-    from App_Function_Libraries.Search.engine import engine_health_snapshot
-    states = engine_health_snapshot(settings)
+    from App_Function_Libraries import quarry
+    states = quarry.engines.health(settings)
     now = time.time()
     rows = []
-    for engine in ENGINE_MODULES:
-        missing = missing_setting_message(engine, settings)
+    for engine in ENGINES:
+        missing = quarry.engines.missing_setting(engine, settings)
         state = states.get(engine)
         if state is None:
             verdict, details = "not used yet", ""
@@ -30,5 +29,5 @@ def health_rows(settings: Settings) -> list[list[str]]:
 
 def resume_all_engines() -> None:
     """Lift every suspension now (the next search to each engine is tried again)."""
-    from App_Function_Libraries.Search.engine import lift_engine_suspensions
-    lift_engine_suspensions()
+    from App_Function_Libraries import quarry
+    quarry.engines.resume_all()

@@ -40,15 +40,11 @@ def mode_markdown(settings: Settings) -> str:
 def engine_problem(engine: str, settings: Settings, health: dict | None = None, now: float | None = None) -> str:
     """Why the engine would not answer now ('' when nothing is known against it): not set up, or what its
     last searches met."""
-    from App_Function_Libraries.Search.engines import connection_for, is_configured, load_engine
+    from App_Function_Libraries import quarry
     if engine in LOCAL_SOURCES:
         return ""
-    if not is_configured(engine, settings):
-        spec, conn = load_engine(engine).SPEC, connection_for(engine, settings)
-        needs = [name for name, missing in (("API URL", spec.needs_url and not conn.url),
-                                            ("API key", spec.needs_key and not conn.key),
-                                            ("search engine ID", engine == "google" and not conn.extras.get("cx")))
-                 if missing]
+    needs = quarry.engines.needs(engine, settings)
+    if needs is not None:
         return f"not set up: needs {' and '.join(needs) or 'a setting'}"
     state = (health or {}).get(engine)
     if state is None or not state.consecutive_failures:
@@ -71,8 +67,8 @@ def engine_choices(settings: Settings, health: dict | None = None) -> list[tuple
 def engine_health(settings: Settings) -> dict:
     """The engines' health records ({} when the research database cannot be read: marks are a courtesy)."""
     try:
-        from App_Function_Libraries.Search.engine import engine_health_snapshot
-        return engine_health_snapshot(settings)
+        from App_Function_Libraries import quarry
+        return quarry.engines.health(settings)
     except Exception:  # noqa: BLE001 - the picker still lists every engine
         return {}
 

@@ -11,20 +11,17 @@ from App_Function_Libraries.Gradio_UI import report_chat_view as chat
 from App_Function_Libraries.Gradio_UI import runs_panel
 from App_Function_Libraries.Gradio_UI.answer_view import md_text, render
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, toast_text, user_errors
+from App_Function_Libraries.quarry.errors import BadArgument
 
 HEADERS = ["when", "question", "sources", "citations", "mode", "models"]
 LIST_LIMIT = 200
 PREVIEW_CHARS = 1500
 
 
-def research_store():
-    from App_Function_Libraries.DB.research_store import get_research_store
-    return get_research_store(current_settings())
-
-
 @user_errors
 def list_history(query: str):
-    reports = research_store().list_reports(limit=LIST_LIMIT, query=query or None)
+    from App_Function_Libraries import quarry
+    reports = quarry.history.list(LIST_LIMIT, query=query or None, settings=current_settings())
     rows = [[time.strftime("%Y-%m-%d %H:%M", time.localtime(r.created_at)), one_line(r.question, 160),
              r.source_count, r.citation_count, r.mode, ", ".join(r.models)] for r in reports]
     return rows, [r.id for r in reports], f"{len(rows)} saved report(s)" + (" matching" if query else "")
@@ -35,16 +32,18 @@ def select_report(ids: list[str], evt: gr.SelectData):
     row = evt.index[0] if isinstance(evt.index, (list, tuple)) else evt.index
     if not ids or row is None or row >= len(ids):
         return gr.skip()
-    result = research_store().load_report(ids[row])
+    from App_Function_Libraries import quarry
+    result = quarry.history.get(ids[row], current_settings())
     return ids[row], preview_html(result), chat.saved_exchanges_html(result), gr.update(visible=True)
 
 
 @user_errors
 def ask_about(report_id: str | None, question: str):
     """A question about the selected report, answered from its own sources; (exchanges, cleared box)."""
+    from App_Function_Libraries import quarry
     if not report_id:
-        raise ValueError("select a report first")
-    return chat.ask(research_store().load_report(report_id), question), ""
+        raise BadArgument(None, "select a report first")
+    return chat.ask(quarry.history.get(report_id, current_settings()), question), ""
 
 
 def preview_html(result) -> str:
@@ -58,9 +57,10 @@ def preview_html(result) -> str:
 
 @user_errors
 def delete_report(report_id: str | None):
+    from App_Function_Libraries import quarry
     if not report_id:
-        raise ValueError("select a report first")
-    research_store().delete_report(report_id)
+        raise BadArgument(None, "select a report first")
+    quarry.history.delete(report_id, current_settings())
     gr.Info("Report deleted from History.")
     return None, "", "", gr.update(visible=False)
 
@@ -71,7 +71,7 @@ def keep_selected_sources(report_id: str | None):
     from App_Function_Libraries import quarry
     from App_Function_Libraries.Gradio_UI.web_search_view import kept_markdown
     if not report_id:
-        raise ValueError("select a report first")
+        raise BadArgument(None, "select a report first")
     kept = quarry.history.keep_sources(report_id, current_settings())
     gr.Info(toast_text(kept.summary()))
     return kept_markdown(kept)
@@ -88,12 +88,13 @@ def download_report(report_id: str | None, fmt: str | None):
     questions asked about it."""
     if not report_id or not fmt:
         return gr.DownloadButton(value=None)
-    from App_Function_Libraries.DB.export import export_filename, export_report
+    from App_Function_Libraries import quarry
     from App_Function_Libraries.Gradio_UI.downloads import write_download
-    store = research_store()
-    result = store.load_report(report_id)
-    path = write_download(export_report(result, fmt, exchanges=store.list_exchanges(report_id)),
-                          export_filename(result.question, fmt))
+    settings = current_settings()
+    result = quarry.history.get(report_id, settings)
+    exchanges = quarry.history.exchanges(report_id, settings)
+    path = write_download(quarry.history.export_result(result, fmt, exchanges=exchanges),
+                          quarry.render.export_filename(result.question, fmt))
     return gr.DownloadButton(value=path)
 
 
@@ -142,5 +143,5 @@ def build_tab(settings, shared: dict | None = None) -> None:
 
 def reopen_report(report_id: str | None, open_report) -> list:
     if not report_id:
-        raise ValueError("select a report first")
+        raise BadArgument(None, "select a report first")
     return [gr.Tabs(selected="web_search")] + open_report(report_id)

@@ -2,8 +2,8 @@
 export (one note or all) and import.
 
 Edits are version-checked: a note changed elsewhere since it was opened is not overwritten (the user is told
-to reload it). Search, open and add go through the Python facade (quarry.notes), like the CLI, the MCP tools
-and the HTTP API; the rest through DB/notes_store.py and DB/notes_io.py, imported inside callbacks.
+to reload it). Everything goes through the Python facade (quarry.notes), like the CLI, the MCP tools and the
+HTTP API.
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import gradio as gr
 
 from App_Function_Libraries.Gradio_UI.downloads import new_download_path, write_download
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, toast_text, user_errors
+from App_Function_Libraries.quarry.errors import BadArgument
 
 LIST_HEADERS = ["title", "keywords", "updated", "match"]
 EXPORT_FORMATS = [("Markdown (.md)", "md"), ("JSON (.json)", "json"), ("HTML (.html)", "html"), ("PDF (.pdf)", "pdf"),
@@ -24,13 +25,8 @@ ALL_KEYWORDS = "(all keywords)"
 LIST_LIMIT = 200
 
 
-def store():
-    from App_Function_Libraries.DB.notes_store import get_notes_store
-    return get_notes_store(current_settings())
-
-
 def when(epoch: float | None) -> str:
-    from App_Function_Libraries.DB.timestamps import format_epoch
+    from App_Function_Libraries.quarry.render import format_epoch
     return format_epoch(epoch, invalid="?") if epoch else ""  # "?": a stored time that is not a valid one
 
 
@@ -39,25 +35,23 @@ def when(epoch: float | None) -> str:
 def find_notes(query: str, keyword: str | None, trash: bool) -> tuple[list, list[str]]:
     """(rows, note ids) for the list: search hits best first, or newest edited first. The match column shows
     the note's text as typed (its markdown escaped), a search's matches in bold."""
-    from App_Function_Libraries.DB.notes_store import fold_keyword
-    from App_Function_Libraries.DB.snippets import as_markdown
+    from App_Function_Libraries import quarry
+    from App_Function_Libraries.quarry.render import snippet_markdown
     keyword = None if keyword in (None, "", ALL_KEYWORDS) else keyword
     if query and query.strip():
-        from App_Function_Libraries import quarry
-        hits = quarry.notes.search(query, limit=LIST_LIMIT, include_deleted=trash, settings=current_settings())
-        hits = [h for h in hits if h.note.deleted == trash]
-        if keyword:
-            hits = [h for h in hits if fold_keyword(keyword) in {fold_keyword(k) for k in h.note.keywords}]
-        pairs = [(h.note, as_markdown(h.snippet, 160)) for h in hits]
+        hits = quarry.notes.search(query, limit=LIST_LIMIT, include_deleted=trash, keyword=keyword,
+                                   settings=current_settings())
+        pairs = [(h.note, snippet_markdown(h.snippet, 160)) for h in hits if h.note.deleted == trash]
     else:
-        notes = store().list_notes(keyword=keyword, limit=LIST_LIMIT, deleted=trash)
-        pairs = [(n, as_markdown(n.content, 120)) for n in notes]
+        notes = quarry.notes.list(keyword, LIST_LIMIT, deleted=trash, settings=current_settings())
+        pairs = [(n, snippet_markdown(n.content, 120)) for n in notes]
     rows = [[n.title, ", ".join(n.keywords), when(n.updated_at), snippet] for n, snippet in pairs]
     return rows, [n.id for n, _ in pairs]
 
 
 def keyword_choices() -> list[str]:
-    return [ALL_KEYWORDS] + [k for k, _ in store().list_keywords()]
+    from App_Function_Libraries import quarry
+    return [ALL_KEYWORDS] + [k for k, _ in quarry.notes.keywords(current_settings())]
 
 
 @user_errors
@@ -89,8 +83,9 @@ def preview_html(content: str) -> str:
 
 
 def download_for(note, fmt: str):
-    from App_Function_Libraries.DB.export import export_filename, export_note
-    return gr.DownloadButton(value=write_download(export_note(note, fmt), export_filename(note.title, fmt)))
+    from App_Function_Libraries import quarry
+    return gr.DownloadButton(value=write_download(quarry.notes.export(note, fmt),
+                                                  quarry.render.export_filename(note.title, fmt)))
 
 
 @user_errors
@@ -106,7 +101,8 @@ def open_note(ids: list[str], fmt: str, evt: gr.SelectData):
 def save_note(state: dict, title: str, keywords: str, content: str, fmt: str):
     from App_Function_Libraries import quarry
     if state.get("id"):
-        note = store().update_note(state["id"], state["version"], title=title, content=content, keywords=keywords)
+        note = quarry.notes.edit(state["id"], state["version"], title=title, content=content, keywords=keywords,
+                                 settings=current_settings())
         gr.Info(toast_text(f"Saved “{one_line(note.title, 60)}”."))
     else:
         note = quarry.notes.add(title, content, keywords, settings=current_settings())
@@ -116,12 +112,12 @@ def save_note(state: dict, title: str, keywords: str, content: str, fmt: str):
 
 @user_errors
 def delete_note(state: dict, fmt: str):
-    from App_Function_Libraries.DB.notes_store import AlreadyInTrashError
+    from App_Function_Libraries import quarry
     if not state.get("id"):
-        raise ValueError("open a note first")
+        raise BadArgument(None, "open a note first")
     try:
-        store().delete_note(state["id"], expected_version=state["version"])
-    except AlreadyInTrashError:
+        quarry.notes.delete(state["id"], state["version"], settings=current_settings())
+    except quarry.notes.AlreadyInTrash:
         gr.Info("This note is already in the trash (press Restore to bring it back).")
         return gr.skip()
     gr.Info("Moved to the trash (tick “Trash” to see it and restore it).")
@@ -130,40 +126,42 @@ def delete_note(state: dict, fmt: str):
 
 @user_errors
 def restore_note(state: dict, fmt: str):
+    from App_Function_Libraries import quarry
     if not state.get("id"):
-        raise ValueError("open a note from the trash first")
-    note = store().restore_note(state["id"])
+        raise BadArgument(None, "open a note from the trash first")
+    note = quarry.notes.restore(state["id"], current_settings())
     gr.Info(toast_text(f"Restored “{one_line(note.title, 60)}”."))
     return note_outputs(note, fmt)
 
 
 @user_errors
 def change_format(state: dict, fmt: str):
+    from App_Function_Libraries import quarry
     if not state.get("id"):
         return gr.skip()
-    return download_for(store().get_note(state["id"]), fmt)
+    return download_for(quarry.notes.get(state["id"], current_settings()), fmt)
 
 
 # ---------------------------------------------------------------- all notes in and out
 
 @user_errors
 def export_all(include_trash: bool):
-    from App_Function_Libraries.DB.notes_io import export_notes
+    from App_Function_Libraries import quarry
     path = new_download_path(time.strftime("quarry-notes-%Y%m%d-%H%M%S.zip"))
-    count = export_notes(store(), path, include_deleted=include_trash)
+    count = quarry.notes.export_all(path, include_deleted=include_trash, settings=current_settings())
     gr.Info(f"Exported {count} note(s).")
     return str(path)
 
 
 @user_errors
 def import_files(files: list | None):
-    from App_Function_Libraries.DB.notes_io import import_notes
+    from App_Function_Libraries import quarry
     if not files:
-        raise ValueError("choose .md, .json or .zip files to import")
+        raise BadArgument(None, "choose .md, .json or .zip files to import")
     lines = []
     for f in files:
         path = getattr(f, "name", f)
-        lines.append(import_markdown(path.rsplit('/', 1)[-1], import_notes(store(), path)))
+        lines.append(import_markdown(path.rsplit('/', 1)[-1], quarry.notes.import_file(path, current_settings())))
     return "\n\n".join(lines)
 
 

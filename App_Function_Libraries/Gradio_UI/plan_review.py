@@ -8,6 +8,7 @@ import json
 import gradio as gr
 
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, user_errors
+from App_Function_Libraries.quarry.errors import BadArgument
 
 
 def build_toggle():
@@ -38,7 +39,7 @@ def wire(review, plan_button, search, question, panel, code, run, option_names, 
         from App_Function_Libraries import quarry
         from App_Function_Libraries.Gradio_UI import web_search_params as wp
         if not (text or "").strip():
-            raise ValueError("type a question first")
+            raise BadArgument(None, "type a question first")
         settings = current_settings()
         form = dict(zip(option_names, values))
         params = wp.build_params(settings, form)

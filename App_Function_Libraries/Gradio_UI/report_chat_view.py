@@ -1,5 +1,5 @@
 """Ask about this report, in the UI: a follow-up box under a finished report (Web Search tab) and under a
-saved report's preview (History). The answer comes from the report's own sources (Research/report_chat.py),
+saved report's preview (History). The answer comes from the report's own sources (quarry.history.ask),
 its [n] link to the same sources as the report's, and every exchange is saved with the report and listed
 under it, newest last."""
 from __future__ import annotations
@@ -48,9 +48,9 @@ def exchanges_html(result, exchanges) -> str:
 
 def saved_exchanges_html(result) -> str:
     """The exchanges saved with this report (none when it is not in History)."""
-    from App_Function_Libraries.DB.research_store import get_research_store
+    from App_Function_Libraries import quarry
     try:
-        return exchanges_html(result, get_research_store(current_settings()).list_exchanges(result.id))
+        return exchanges_html(result, quarry.history.exchanges(result.id, current_settings()))
     except Exception as exc:  # noqa: BLE001 - the report still shows; its follow-ups could not be read
         warn(exc)
         return ""
@@ -58,14 +58,10 @@ def saved_exchanges_html(result) -> str:
 
 def ask(result, question: str) -> str:
     """Answer `question` about `result`, save it with the report, and return every exchange as HTML (an empty
-    question: ValueError)."""
-    from App_Function_Libraries.DB.connection import NotFoundError
-    from App_Function_Libraries.Research.report_chat import ask_report, ask_and_save, services_for
-    settings = current_settings()
-    try:
-        ask_and_save(result, question, settings)
-    except NotFoundError:  # the report is not in History (saving it failed): answer without saving
-        exchange = ask_report(result, question, services_for(result, settings))
+    question: BadArgument)."""
+    from App_Function_Libraries import quarry
+    asked = quarry.history.ask(result, question, current_settings())
+    if not asked.saved:  # the report is not in History (saving it failed): answered without saving
         gr.Warning("This report is not in History, so the answer is not saved.")
-        return exchanges_html(result, [exchange])
+        return exchanges_html(result, [asked.exchange])
     return saved_exchanges_html(result)

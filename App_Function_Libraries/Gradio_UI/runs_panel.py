@@ -8,6 +8,7 @@ import time
 import gradio as gr
 
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, toast_text, user_errors
+from App_Function_Libraries.quarry.errors import BadArgument
 
 EVERY_CHOICES = [("every hour", "1h"), ("every day", "1d"), ("every week", "1w")]
 
@@ -30,7 +31,7 @@ def refresh():
 def resume(run_id: str | None, progress=gr.Progress()):
     from App_Function_Libraries import quarry
     if not run_id:
-        raise ValueError("choose a run to resume")
+        raise BadArgument(None, "choose a run to resume")
     result = quarry.runs.resume(run_id, settings=current_settings(),
                                 on_progress=lambda e: progress((e.done, max(e.total, 1)), desc=e.stage))
     gr.Info(toast_text(f"Resumed and saved: {one_line(result.question, 120)}"))
@@ -41,7 +42,7 @@ def resume(run_id: str | None, progress=gr.Progress()):
 def watch(report_id: str | None, every: str):
     from App_Function_Libraries import quarry
     if not report_id:
-        raise ValueError("select a report first")
+        raise BadArgument(None, "select a report first")
     w = quarry.watch.add(report_id, every, settings=current_settings())
     return (f"Watching it {dict((v, k) for k, v in EVERY_CHOICES).get(every, every)} (watch {w.id[:8]}); "
             "runs happen when `python app.py watch run` runs (cron or a systemd timer: Docs/runs.md).")

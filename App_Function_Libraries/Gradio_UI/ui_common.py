@@ -29,9 +29,9 @@ def current_settings():
 
 def short_message(exc: BaseException) -> str:
     """An exception as one line a user can act on (its own message for our typed errors)."""
-    from App_Function_Libraries.DB.file_errors import file_error_code
+    from App_Function_Libraries.quarry.render import database_file_error
     text = " ".join(str(exc).split()) or type(exc).__name__
-    if file_error_code(exc) is not None and not _is_ours(exc):
+    if database_file_error(exc) and not _is_ours(exc):
         text = f"a database file could not be used ({text}); see the terminal for which one"
     elif not _is_expected(exc):
         text = f"unexpected {type(exc).__name__}: {text}"

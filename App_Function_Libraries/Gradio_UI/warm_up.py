@@ -13,9 +13,9 @@ log = logging.getLogger("quarry.ui")
 
 
 def load_embedder(settings) -> None:
-    from App_Function_Libraries.Retrieval.embeddings import get_embedder
+    from App_Function_Libraries import quarry
     try:
-        get_embedder(settings).load()
+        quarry.models.load_embedder(settings)
     except Exception as exc:  # noqa: BLE001 - the run that needs the model reports it
         log.warning("the embedding model could not be loaded in the background: %s", exc)
 

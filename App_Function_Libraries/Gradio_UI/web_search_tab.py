@@ -19,6 +19,7 @@ from App_Function_Libraries.Gradio_UI import web_search_view as view
 from App_Function_Libraries.Gradio_UI.answer_view import md_text
 from App_Function_Libraries.Gradio_UI.research_runner import cancel_run, stream_run
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, log, one_line, toast_text, user_errors
+from App_Function_Libraries.quarry.errors import BadArgument
 
 OPTION_NAMES = ["engines", "count", "result_max", "country", "search_lang", "result_lang", "date_range",
                 "date_start", "date_end", "safesearch", "site_blacklist", "include_sites", "exact_terms",
@@ -84,14 +85,13 @@ RESULT_OUTPUTS = 13 + view.MAX_FOLLOW_UPS + PANELS + TAIL
 
 
 def save_to_history(result, settings) -> None:
+    from App_Function_Libraries import quarry
     if result.searched_nothing:  # no report to keep
         return
-    try:
-        from App_Function_Libraries import quarry
-        quarry.save_result(result, settings)  # a durable run is marked done
-    except Exception as exc:  # noqa: BLE001 - the report is still shown; saving is a convenience
-        log.warning("could not save the research run: %s", exc)
-        gr.Warning(toast_text(f"The report could not be saved to History: {one_line(exc, 160)}"))
+    saved = quarry.history.save(result, settings)  # a durable run is marked done
+    if not saved.ok:  # the report is still shown; saving is a convenience
+        log.warning("could not save the research run: %s", saved.message)
+        gr.Warning(toast_text(f"The report could not be saved to History: {one_line(saved.message, 160)}"))
 
 
 def stream_outputs(work, settings):
@@ -130,21 +130,20 @@ def run_search(question: str, *values):
 def run_follow_up(state: dict | None, question: str, *values):
     """A follow-up question of the report in `state`: its queries and answer guide the new sub-queries."""
     if not state:
-        raise ValueError("there is no report to follow up yet")
+        raise BadArgument(None, "there is no report to follow up yet")
     yield from _research(question, state, values)
 
 
 def _research(question: str, previous: dict | None, values):
     from App_Function_Libraries import quarry
-    from App_Function_Libraries.Research.follow_ups import follow_up_params
     from App_Function_Libraries.records import ResearchResult
     if not (question or "").strip():
-        raise ValueError("type a question first")
+        raise BadArgument(None, "type a question first")
     settings = current_settings()
     form = dict(zip(OPTION_NAMES, values))
     params = wp.build_params(settings, form)
     if previous:
-        params = follow_up_params(ResearchResult.from_dict(previous), params)
+        params = quarry.runs.follow_up(ResearchResult.from_dict(previous), params)
     services = wp.build_services(settings, form, params)
 
     def work(on_progress, cancel, on_delta):  # saved by stream_outputs, with the tab's own messages
@@ -155,55 +154,52 @@ def _research(question: str, previous: dict | None, values):
 
 @user_errors
 def rerun_selection(state: dict | None, rows, *values):
-    from App_Function_Libraries.Research.pipeline import rerun_from_fetch
-    from App_Function_Libraries.Research.params import ResearchParams
+    from App_Function_Libraries import quarry
     from App_Function_Libraries.records import ResearchResult
     if not state:
-        raise ValueError("search first, then tick sources in or out and re-run")
+        raise BadArgument(None, "search first, then tick sources in or out and re-run")
     result = ResearchResult.from_dict(state)
     changed = view.apply_ticks(result, rows)
     if not any(s.selected for s in result.sources):
-        raise ValueError("tick at least one source to read")
+        raise BadArgument(None, "tick at least one source to read")
     settings = current_settings()
     form = dict(zip(OPTION_NAMES, values))
-    params = ResearchParams.from_dict(result.params)
+    params = quarry.runs.params_of(result)
     services = wp.build_services(settings, form, params)
     gr.Info(f"Re-running from the fetch stage with {sum(s.selected for s in result.sources)} source(s) "
             f"({changed} changed by you).")
 
     def work(on_progress, cancel, on_delta):
-        return rerun_from_fetch(result, params, on_progress, cancel, on_report_delta=on_delta, services=services)
+        return quarry.runs.rerun(result, params, on_progress=on_progress, cancel=cancel, on_report_delta=on_delta,
+                                 services=services)
     yield from stream_outputs(work, settings)
 
 
 @user_errors
 def dig_deeper(state: dict | None, rounds, *values):
     """More rounds on the report in `state`, aimed at what it lacks (its own options and engines)."""
-    from App_Function_Libraries.Research.dig_deeper import dig_deeper as dig
-    from App_Function_Libraries.Research.params import ResearchParams
+    from App_Function_Libraries import quarry
     from App_Function_Libraries.records import ResearchResult
     if not state:
-        raise ValueError("search first, then dig deeper into the report")
+        raise BadArgument(None, "search first, then dig deeper into the report")
     result = ResearchResult.from_dict(state)
     settings = current_settings()
-    params = ResearchParams.from_dict(result.params)
+    params = quarry.runs.params_of(result)
     services = wp.build_services(settings, dict(zip(OPTION_NAMES, values)), params)
 
     def work(on_progress, cancel, on_delta):
-        return dig(result, int(rounds or 1), params, on_progress, cancel, on_report_delta=on_delta,
-                   services=services)
+        return quarry.runs.dig_deeper(result, int(rounds or 1), params, on_progress=on_progress, cancel=cancel,
+                                      on_report_delta=on_delta, services=services)
     yield from stream_outputs(work, settings)
 
 
 @user_errors
 def save_note(state: dict | None, title: str, keywords: str):
-    from App_Function_Libraries.DB.notes_io import save_report_as_note
-    from App_Function_Libraries.DB.notes_store import get_notes_store
+    from App_Function_Libraries import quarry
     from App_Function_Libraries.records import ResearchResult
     if not state:
-        raise ValueError("there is no report to save yet")
-    note = save_report_as_note(get_notes_store(current_settings()), ResearchResult.from_dict(state), title,
-                               keywords)
+        raise BadArgument(None, "there is no report to save yet")
+    note = quarry.notes.add_result(ResearchResult.from_dict(state), title, keywords, current_settings())
     gr.Info(toast_text(f"Saved to Notes as “{one_line(note.title, 60)}”."))
     return f"Saved to Notes as “{md_text(one_line(note.title, 80))}”."
 
@@ -214,7 +210,7 @@ def keep_report_sources(state: dict | None):
     from App_Function_Libraries import quarry
     from App_Function_Libraries.records import ResearchResult
     if not state:
-        raise ValueError("there is no report yet")
+        raise BadArgument(None, "there is no report yet")
     kept = quarry.history.keep_result(ResearchResult.from_dict(state), current_settings())
     gr.Info(toast_text(kept.summary()))
     return view.kept_markdown(kept)
@@ -225,7 +221,7 @@ def ask_about(state: dict | None, question: str):
     """A question about the report in `state`, answered from its own sources; (exchanges, cleared box)."""
     from App_Function_Libraries.records import ResearchResult
     if not state:
-        raise ValueError("search first, then ask about the report")
+        raise BadArgument(None, "search first, then ask about the report")
     return chat.ask(ResearchResult.from_dict(state), question), ""
 
 
@@ -236,8 +232,8 @@ def stop(run_id: str | None) -> None:
 
 def open_report(report_id: str):
     """Outputs for a saved report reopened from History: progress text, then result_values."""
-    from App_Function_Libraries.DB.research_store import get_research_store
-    result = get_research_store(current_settings()).load_report(report_id)
+    from App_Function_Libraries import quarry
+    result = quarry.history.get(report_id, current_settings())
     return ([f"Reopened a saved report from History (id `{result.id[:8]}`)."] + result_values(result)
             + report_options.values_from_params(result.params) + [result.question])
 

@@ -11,7 +11,8 @@ from urllib.parse import urlsplit
 
 from App_Function_Libraries.Gradio_UI.answer_view import (SourceRef, answer_html, md_text, problems_markdown,
                                                           render)
-from App_Function_Libraries.DB.markdown_html import link_open_tag, safe_href
+from App_Function_Libraries.quarry.errors import BadArgument
+from App_Function_Libraries.quarry.render import export_filename, link_open_tag, round_summary, safe_href
 from App_Function_Libraries.Gradio_UI.downloads import write_download
 from App_Function_Libraries.Gradio_UI.ui_common import one_line
 
@@ -155,7 +156,6 @@ def rounds_markdown(result) -> str:
     """Each dig-deeper round: what it searched, the sources it added (linked), and what changed."""
     if result is None or not result.rounds:
         return ""
-    from App_Function_Libraries.Research.dig_deeper import round_summary
     lines = ["### Dig-deeper rounds", ""]
     for record in result.rounds:
         lines += [f"**Round {record.round}**: {md_text(round_summary(record).split('; ', 1)[-1])}", ""]
@@ -249,11 +249,11 @@ def apply_ticks(result, rows) -> int:
     verdict. A tick that agrees with the verdict clears the override."""
     ticks = table_ticks(rows)
     if len(ticks) != len(result.sources):
-        raise ValueError("the sources table no longer matches this report; search again")
+        raise BadArgument(None, "the sources table no longer matches this report; search again")
     changed = 0
     for source, (url, use) in zip(result.sources, ticks):
         if url != source.url:
-            raise ValueError("the sources table no longer matches this report; search again")
+            raise BadArgument(None, "the sources table no longer matches this report; search again")
         default = source.verdict != "irrelevant"
         source.user_override = None if use == default else use
         changed += use != default
@@ -277,8 +277,8 @@ def table_ticks(rows) -> list[tuple[str, bool]]:
 
 def download_files(result) -> list[str]:
     """The report as .md, .json, .html and .bib files (paths), in DOWNLOAD_FORMATS order."""
-    from App_Function_Libraries.DB.export import export_filename, export_report
-    return [write_download(export_report(result, fmt), export_filename(result.question, fmt))
+    from App_Function_Libraries import quarry
+    return [write_download(quarry.history.export_result(result, fmt), export_filename(result.question, fmt))
             for fmt in DOWNLOAD_FORMATS]
 
 
@@ -287,13 +287,14 @@ def download_file(report: dict | None, fmt: str | None) -> str | None:
     The sources list follows the run's citation style (Report options)."""
     if not report or not fmt:
         return None
-    from App_Function_Libraries.DB.export import export_filename, export_report
-    return write_download(export_report(report, fmt), export_filename(str(report.get("question") or ""), fmt))
+    from App_Function_Libraries import quarry
+    return write_download(quarry.history.export_result(report, fmt),
+                          export_filename(str(report.get("question") or ""), fmt))
 
 
 def clipboard_text(result) -> str:
-    from App_Function_Libraries.DB.export import export_report
-    return export_report(result, "md")
+    from App_Function_Libraries import quarry
+    return quarry.history.export_result(result, "md")
 
 
 def kept_markdown(kept) -> str:

@@ -12,6 +12,7 @@ import gradio as gr
 from App_Function_Libraries.Gradio_UI.answer_view import (SourceRef, answer_html, md_text, mode_label,
                                                           problems_markdown, render)
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, user_errors
+from App_Function_Libraries.quarry.errors import BadArgument
 
 PASSAGE_HEADERS = ["n", "article", "link", "score", "similarity", "passage"]
 
@@ -23,17 +24,14 @@ DEMO_NOTE = ("**Demo encyclopedia**: short passages the Quarry team wrote for tr
 def status_text(settings) -> tuple[str, bool]:
     """(markdown, exists) for the configured index, said once and in the UI's words (the button, the
     setting), never the CLI's."""
-    from App_Function_Libraries.Wikipedia.demo import is_demo_index
-    from App_Function_Libraries.Wikipedia.index import index_folder, index_status
-    from App_Function_Libraries.Wikipedia.layout import is_quarry_index
-    exists, line = index_status(settings)
-    folder = index_folder(settings)
-    if exists:
-        return f"**Index:** {md_text(line)}" + ("  \n" + DEMO_NOTE if is_demo_index(folder) else ""), exists
-    if is_quarry_index(folder):  # there is one, but it cannot be used: say why
-        return f"**The index cannot be opened:** {md_text(line)}", exists
-    return (f"**No index yet** in `{folder}`. Build the demo encyclopedia (the button on the right; a few "
-            "minutes), or set `[wikipedia] index_dir` in the config file to an index folder."), exists
+    from App_Function_Libraries import quarry
+    index = quarry.wiki.status(settings)
+    if index.exists:
+        return f"**Index:** {md_text(index.message)}" + ("  \n" + DEMO_NOTE if index.demo else ""), index.exists
+    if index.built:  # there is one, but it cannot be used: say why
+        return f"**The index cannot be opened:** {md_text(index.message)}", index.exists
+    return (f"**No index yet** in `{index.folder}`. Build the demo encyclopedia (the button on the right; a few "
+            "minutes), or set `[wikipedia] index_dir` in the config file to an index folder."), index.exists
 
 
 @user_errors
@@ -44,14 +42,14 @@ def refresh_status():
 
 @user_errors
 def build_demo(progress=gr.Progress()):
-    from App_Function_Libraries.Wikipedia.demo import build_demo_index
+    from App_Function_Libraries import quarry
     settings = current_settings()
 
     def report(done: int, total: int | None) -> None:
         progress((done, total) if total else None, desc="Embedding passages", unit="passages")
 
     progress(0, desc="Loading the embedding model")
-    built = build_demo_index(progress=report, settings=settings)
+    built = quarry.wiki.build_demo(progress=report, settings=settings)
     gr.Info(f"Demo index built: {built.count:,} passages from {built.documents:,} articles in "
             f"{built.seconds:.1f} s.")
     return f"Built {built.count:,} passages from {built.documents:,} articles in {built.seconds:.1f} s."
@@ -84,7 +82,7 @@ def answer_view(answer) -> str:
 def ask(question: str, top_k: int, candidates: int, rescore: int, hybrid: bool, progress=gr.Progress()):
     from App_Function_Libraries import quarry
     if not (question or "").strip():
-        raise ValueError("type a question first")
+        raise BadArgument(None, "type a question first")
     settings = with_search_options(current_settings(), top_k, candidates, rescore, hybrid)
     progress(0.1, desc="Searching the index")
     try:
