@@ -1,5 +1,5 @@
 """Imports point down only: front doors -> the Python facade -> features -> web search -> DB -> LLM / Retrieval
--> bottom.
+-> bottom. And the facade is the one door: a front door imports nothing below it but the bottom records.
 
 Every import in App_Function_Libraries and app.py is read: those inside functions too (a lazy import is still a
 dependency), relative ones, and module names written as strings for importlib (CLI subcommands, UI tabs). An
@@ -28,6 +28,18 @@ LAYERS: dict[str, float] = {  # top-level module or package of App_Function_Libr
     "__init__": BOTTOM,
 }
 SIDEWAYS = {("app", "CLI"), ("CLI", "Gradio_UI"), ("CLI", "mcp_server"), ("CLI", "MCP")}  # front door starts one
+FRONT_DOORS = {unit for unit, layer in LAYERS.items() if layer == FRONT_DOOR}
+# the one door: what a front door may import besides the front doors (the facade, then the bottom records and
+# codes, the settings, the option table, and the reachability verdicts); nothing from DB/, Research/, Search/,
+# Wikipedia/, Documents/, Retrieval/, LLM/
+DOOR_MAY_IMPORT = {"quarry", "records", "errors", "config", "options", "codes", "status"}
+# TEMPORARY (issue 24, parallel branches): the doors engineer "opt" moves onto the facade in its own branch.
+# The lead deletes this set when merging; then every door is held to the rule.
+OPT_DOORS_UNTIL_MERGE = {f"{PKG}/{name}" for name in (
+    "CLI/research_command.py", "CLI/search_command.py", "CLI/watch_command.py", "CLI/main.py",
+    "MCP/__init__.py", "MCP/run_tools.py", "MCP/server.py", "MCP/tools.py",
+    "Gradio_UI/api_endpoints.py", "Gradio_UI/web_search_params.py", "Gradio_UI/settings_form.py",
+    "Gradio_UI/report_options.py")}
 MODULE_NAME = re.compile(rf"{PKG}(\.\w+)+")
 PLACE_IT = "give it a layer in LAYERS in Tests/test_layers.py (see Docs/architecture.md, Layers)"
 
@@ -93,8 +105,34 @@ def violations(root: Path = ROOT) -> list[str]:
     return found
 
 
+def door_violations(root: Path = ROOT, excused: set[str] = frozenset()) -> list[str]:
+    """Every import of a front door (app.py, CLI/, Gradio_UI/, MCP/; lazy, relative and by name too) that goes
+    below the facade to anything but DOOR_MAY_IMPORT; files in `excused` (paths from root) are not read."""
+    found = []
+    for path in sources(root):
+        module = module_name(path, root)
+        rel = path.relative_to(root).as_posix()
+        if unit(module) not in FRONT_DOORS or rel in excused:
+            continue
+        for line, target_module in imports(path, module):
+            target = unit(target_module)
+            if target not in FRONT_DOORS and target not in DOOR_MAY_IMPORT:
+                found.append(f"{rel}:{line}: imports {target_module}; a front door calls the facade "
+                             f"(App_Function_Libraries.quarry) and reads only {', '.join(sorted(DOOR_MAY_IMPORT))}")
+    return found
+
+
 def test_imports_point_down_only():
     assert violations() == []
+
+
+def test_the_facade_is_the_only_door():
+    assert door_violations(excused=OPT_DOORS_UNTIL_MERGE) == []
+
+
+def test_the_temporary_allowance_names_real_doors():
+    """The allowance excuses existing front-door files only (a typo would excuse nothing, silently)."""
+    assert {p for p in OPT_DOORS_UNTIL_MERGE if not (ROOT / p).is_file()} == set()
 
 
 def test_every_top_level_module_has_a_layer():
@@ -139,3 +177,22 @@ def test_a_new_top_level_package_must_be_placed(tmp_path):
     assert unplaced(tmp_path) == [f"{PKG}/Plugins: {PLACE_IT}"]
     assert violations(tmp_path) == [f"{PKG}/Research/uses.py:1: imports App_Function_Libraries.Plugins, "
                                     f"but Plugins has no layer: {PLACE_IT}"]
+
+
+def test_a_door_that_goes_below_the_facade_is_reported_lazy_relative_by_name_or_from_app(tmp_path):
+    write(tmp_path, "app.py", "from App_Function_Libraries.CLI.main import main\n"
+                              "import App_Function_Libraries.Search.many\n")
+    write(tmp_path, f"{PKG}/CLI/notes_command.py",
+          "from App_Function_Libraries import quarry, records, errors, config, codes, status\n"
+          "from App_Function_Libraries.quarry.render import format_epoch\n"
+          "def run(args):\n    from App_Function_Libraries.DB.notes_store import get_notes_store\n")
+    write(tmp_path, f"{PKG}/Gradio_UI/notes_tab.py", "from ..Research import pipeline\n"
+                                                     "from .ui_common import user_errors\n"
+                                                     "TABS = ['App_Function_Libraries.Gradio_UI.wiki_tab']\n")
+    write(tmp_path, f"{PKG}/MCP/tools.py", "from App_Function_Libraries import Documents\n")
+    write(tmp_path, f"{PKG}/quarry/notes.py", "from App_Function_Libraries.DB.notes_store import get_notes_store\n")
+    found = door_violations(tmp_path)
+    assert [line.split(": imports ")[0] for line in found] == [
+        "app.py:2", f"{PKG}/CLI/notes_command.py:4", f"{PKG}/Gradio_UI/notes_tab.py:1", f"{PKG}/MCP/tools.py:1"]
+    assert "imports App_Function_Libraries.DB.notes_store; a front door calls the facade" in found[1]
+    assert door_violations(tmp_path, excused={f"{PKG}/MCP/tools.py", "app.py"}) == found[1:3]
