@@ -150,5 +150,5 @@ def test_search_open_and_add_go_through_the_python_facade(notes, monkeypatch):
     created = notes_tab.save_note(dict(notes_tab.NO_NOTE), "Hives", "bees", "Hives hold combs.", "md")
     assert calls == ["search", "get", "add"]
     assert rows[0][0] == opened[0] == "Bee dances" and created[0] == "Hives"
-    with pytest.warns(UserWarning, match="title is empty"):
+    with pytest.warns(UserWarning, match="a note needs a title"):  # the store checks it
         assert notes_tab.save_note(dict(notes_tab.NO_NOTE), " ", "", "text", "md") == gr.skip()

@@ -53,7 +53,8 @@ def register(sub) -> None:
         q.add_argument("--json", action="store_true")
         q.set_defaults(func=func)
         if name == "search":
-            q.add_argument("--method", choices=("hybrid", "bm25", "vector"), default="hybrid")
+            from App_Function_Libraries.quarry.docs import METHODS
+            q.add_argument("--method", choices=METHODS, default="hybrid")
         else:
             q.add_argument("--no-llm", action="store_true", help="extractive answer even when an LLM is configured")
 

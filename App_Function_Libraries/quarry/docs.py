@@ -7,9 +7,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from App_Function_Libraries.quarry._common import count_argument, settings_or_current, text_argument
-from App_Function_Libraries.quarry.errors import QuarryError, one_line
+from App_Function_Libraries.quarry.errors import BadArgument, QuarryError, one_line
 
-METHODS = ("hybrid", "bm25", "vector")
+METHODS = ("hybrid", "bm25", "vector")  # how search() ranks: BM25 and vectors rank-fused, or one of them
 
 
 @dataclass
@@ -59,22 +59,22 @@ def library_errors(settings):
         raise QuarryError(unusable_message(path, "[documents] index_dir", exc)) from exc
 
 
-def _check(query, k, method=None):
-    query = text_argument("question", query)
-    k = count_argument("k", k, 1, 500) or 20
-    if method is not None and method not in METHODS:
-        from App_Function_Libraries.quarry.errors import BadArgument
-        raise BadArgument("method", f"must be one of {', '.join(METHODS)}")
-    return query, k
+def _check(query, k):
+    return text_argument("question", query), count_argument("k", k, 1, 500) or 20
 
 
 def search(query: str, k: int = 20, *, group: str = "fine", filters=None, method: str = "hybrid", settings=None,
            shared: bool = False):
     """The best matching chunks (with their file, page and scores), best first. shared: use library(), which
     stays open (its models and indexes stay loaded), instead of opening the index for this call."""
-    query, k = _check(query, k, method)
-    return _with_library(lambda lib: lib.search(query, group=group, k=k, filters=filters, method=method), settings,
-                         shared)
+    query, k = _check(query, k)
+
+    def work(lib):
+        try:
+            return lib.search(query, group=group, k=k, filters=filters, method=method)
+        except ValueError as exc:  # the retriever names a method it does not know
+            raise BadArgument(None, one_line(exc)) from exc
+    return _with_library(work, settings, shared)
 
 
 def ask(query: str, k: int = 20, *, group: str = "fine", filters=None, use_llm: bool = True, settings=None,

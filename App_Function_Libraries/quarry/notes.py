@@ -77,10 +77,9 @@ def add(title: str | None = None, content: str | None = None, keywords=None, *, 
         if content:
             raise BadArgument(None, "give content or from_report, not both")
         return stored(lambda: note_from_report(from_report, title, keywords, settings))
-    if content is None or not isinstance(content, str):
+    if content is None:
         raise BadArgument(None, "a note needs a title and content (or from_report, a saved report's id)")
-    title = text_argument("title", title)
-    return stored(lambda: _store(settings).add_note(title, content, keywords))
+    return stored(lambda: _store(settings).add_note(title, content, keywords))  # the store checks them
 
 
 def edit(note_id: str, expected_version: int | None = None, *, title: str | None = None, content: str | None = None,

@@ -23,10 +23,9 @@ def plan(question: str, params=None, *, settings=None, services=None, **options)
     `params` or research_params(**options) as for quarry.research."""
     from App_Function_Libraries.Research.plan import make_plan
     settings = settings_or_current(settings)
-    question = text_argument("question", question)
     params = params if params is not None else research_params(settings, **options)
     try:
-        return make_plan(question, params, services)
+        return make_plan(question, params, services)  # it checks the question
     except ValueError as exc:
         raise QuarryError(f"plan failed: {one_line(exc)}") from exc
 

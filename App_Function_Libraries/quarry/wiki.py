@@ -6,7 +6,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from App_Function_Libraries.quarry._common import count_argument, settings_or_current, text_argument
+from App_Function_Libraries.quarry._common import count_argument, settings_or_current
 from App_Function_Libraries.quarry.errors import QuarryError, one_line
 
 
@@ -90,8 +90,7 @@ def search(question: str, top_k: int = 10, hybrid: bool = True, settings=None):
     """The passages nearest to `question` (WikiHit: title, url, text, scores), best first."""
     from App_Function_Libraries.Wikipedia.index import SearchParams, get_wiki_index
     settings = settings_or_current(settings)
-    question = text_argument("question", question)
-    top_k = count_argument("top_k", top_k, 1, 1000) or 10
+    top_k = count_argument("top_k", top_k, 1, 1000) or 10  # the index checks the question
 
     def work():
         index = get_wiki_index(settings)
@@ -105,8 +104,7 @@ def ask(question: str, settings=None):
     """A cited answer from the index (WikiAnswer: markdown, sources, citations, mode, errors)."""
     from App_Function_Libraries.Wikipedia.answer import answer_question
     from App_Function_Libraries.Wikipedia.index import get_wiki_index
-    settings = settings_or_current(settings)
-    question = text_argument("question", question)
+    settings = settings_or_current(settings)  # the index checks the question
     return _guard(lambda: answer_question(question, settings, get_wiki_index(settings)), settings)
 
 
