@@ -1,10 +1,13 @@
 """Imports point down only: front doors -> the Python facade -> features -> web search -> DB -> LLM / Retrieval
--> bottom. And the facade is the one door: a front door imports nothing below it but the bottom records.
+-> bottom.
 
 Every import in App_Function_Libraries and app.py is read: those inside functions too (a lazy import is still a
 dependency), relative ones, and module names written as strings for importlib (CLI subcommands, UI tabs). An
 import may go to its own package or to a lower layer; app.py runs the CLI, and the CLI may start the UI or the
 MCP server. A new top-level module or package must be given a layer here first.
+
+The facade is the one door: a front door imports nothing below it but DOOR_MAY_IMPORT (the bottom records,
+settings and option table it shows, and the reachability verdicts).
 """
 from __future__ import annotations
 
@@ -24,7 +27,7 @@ LAYERS: dict[str, float] = {  # top-level module or package of App_Function_Libr
     "DB": STORE,
     "LLM": SERVICES, "Retrieval": SERVICES,
     "config": BOTTOM, "records": BOTTOM, "errors": BOTTOM, "codes": BOTTOM, "retry": BOTTOM,
-    "parse_sandbox": BOTTOM, "download_deadline": BOTTOM, "valid_unicode": BOTTOM,
+    "parse_sandbox": BOTTOM, "download_deadline": BOTTOM, "valid_unicode": BOTTOM, "options": BOTTOM,
     "__init__": BOTTOM,
 }
 SIDEWAYS = {("app", "CLI"), ("CLI", "Gradio_UI"), ("CLI", "mcp_server"), ("CLI", "MCP")}  # front door starts one
