@@ -56,14 +56,17 @@ def test_skipped_files_and_warnings_show_as_text():
     assert '\\<img src="//ev.il/b"\\>' in added_markdown(report)
 
 
-def test_the_tab_research_and_the_facade_share_one_library(make_settings):
-    """One open library per index folder: the tab's, the facade's (quarry.docs.library) and research's."""
+def test_the_tab_research_and_the_facade_share_one_library(make_settings, monkeypatch):
+    """One open library per index folder: the tab's (the facade's shared one, quarry.docs.library) and research's."""
     from App_Function_Libraries import quarry
     from App_Function_Libraries.Research.local_sources import document_library
     settings = make_settings({})
-    assert documents_tab.library() is quarry.docs.library() is document_library(settings)
+    assert quarry.docs.library() is document_library(settings)
+    shared, real = [], quarry.docs.list
+    monkeypatch.setattr(quarry.docs, "list", lambda *a, **kw: shared.append(kw["shared"]) or real(*a, **kw))
     with pytest.warns(UserWarning, match="the collection is empty"):
         assert documents_tab.ask("anything?", 5) == gr.skip()
+    assert shared == [True]
 
 
 @pytest.mark.slow
@@ -73,7 +76,7 @@ def test_a_question_in_the_tab_is_asked_through_the_facade(make_settings, tmp_pa
     (tmp_path / "files").mkdir()
     (tmp_path / "files" / "coffee.md").write_text("# Brewing\n\nA French press needs coarse grounds and four "
                                                   "minutes of steeping.\n", encoding="utf-8")
-    documents_tab.library().add([tmp_path / "files"])
+    quarry.docs.add([tmp_path / "files"], shared=True)
     asked, real = [], quarry.docs.ask
     monkeypatch.setattr(quarry.docs, "ask", lambda *a, **kw: asked.append(kw["shared"]) or real(*a, **kw))
     html, rows = documents_tab.ask("How long should coffee steep?", 3, progress=lambda *a, **kw: None)

@@ -21,12 +21,8 @@ from App_Function_Libraries.quarry.errors import BadArgument
 COLLECTION_HEADERS = ["id", "name", "type", "pages", "words", "chunks", "added", "path"]
 SOURCE_HEADERS = ["n", "file", "where", "score", "text"]
 UPLOAD_FOLDER = "uploads"
-
-
-def library():
-    """The DocumentLibrary of the configured index folder: the facade's shared one (quarry.docs.library), the
-    same one research and the questions asked here use (the tab's calls pass shared=True for it)."""
-    return quarry.docs.library(current_settings())
+# every call to quarry.docs passes shared=True: the tab uses the library that stays open for the process (the
+# one research searches too), its models and indexes loaded once
 
 
 # ---------------------------------------------------------------- the collection
