@@ -117,11 +117,11 @@ def restore(note_id: str, settings=None):
     return stored(work)
 
 
-def export(note, fmt: str = "md") -> str | bytes:
+def export(note, fmt: str = "md", settings=None) -> str | bytes:
     """A Note (or its id, or the start of it) in format `fmt` (md, json, html, pdf, docx, bib, ris, csl, txt)."""
     from App_Function_Libraries.DB.export import export_note
     if isinstance(note, str):
-        note = get(note)
+        note = get(note, settings)
     return stored(lambda: export_note(note, fmt))
 
 
