@@ -1,15 +1,17 @@
-"""The local sources a research searches beside the web: the Wikipedia index and the document library."""
+"""The local engines: the Wikipedia index and the document library answer through the engine interface
+(search_engine / search_many), with the text found riding on each hit."""
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
 
-from App_Function_Libraries.Research.local_sources import search_local, split_engines
+from App_Function_Libraries.Search.engine import search_with
+from App_Function_Libraries.Search.many import search_many
+from App_Function_Libraries.Search.options import SearchOptions
 from App_Function_Libraries.Wikipedia.index import forget_wiki_index
 from Tests.support.make_pdf import write_pdf
-
-pytestmark = pytest.mark.slow
 
 
 def library_files(folder: Path) -> Path:
@@ -21,39 +23,58 @@ def library_files(folder: Path) -> Path:
     return folder
 
 
-def test_engines_split_into_web_and_local():
-    assert split_engines(["duckduckgo", "wikipedia", "brave", "documents"]) == (
-        ["duckduckgo", "brave"], ["wikipedia", "documents"])
-
-
-def test_missing_index_and_empty_library_are_noted_once_and_skipped(make_settings, tmp_path):
+def test_a_missing_index_and_an_empty_library_are_typed_engine_failures(make_settings, tmp_path):
     settings = make_settings({"wikipedia": {"index_dir": str(tmp_path / "no-index")},
                               "documents": {"index_dir": str(tmp_path / "no-docs")}})
     forget_wiki_index()
-    found = search_local(["wikipedia", "documents"], ["q one", "q two"], settings, 3)
-    assert found.runs == []
-    assert len(found.notes) == 2
-    assert found.notes[0].startswith("wikipedia: no Wikipedia index") and "build --demo" in found.notes[0]
-    assert found.notes[1].startswith("documents: the document library is empty") and "docs add" in found.notes[1]
+    found = search_many(["wikipedia", "documents"], ["q one", "q two"], SearchOptions.build(None, settings),
+                        settings=settings)
+    assert found.results == [] and [r.error_kind for r in found.runs] == ["not_set_up"] * 4
+    wiki, docs = found.runs[0].error, found.runs[1].error
+    assert "no Wikipedia index" in wiki and "build --demo" in wiki
+    assert docs.startswith("empty") and "docs add" in docs
 
 
-def test_local_finds_carry_their_text_and_where_they_are(make_settings, tmp_path):
+def test_a_local_engine_takes_no_key_and_no_url_and_refuses_nothing_it_does_not_know(make_settings):
+    settings = make_settings()
+    answer = search_with("wikipedia", "", settings)
+    assert answer.error_kind == "invalid_option"  # the same option checks as every engine: an empty query
+    answer = search_with("nowhere", "q", settings)
+    assert answer.error_kind == "invalid_option" and "wikipedia" in answer.error and "documents" in answer.error
+
+
+def test_a_cancelled_local_search_is_cancelled(make_settings):
+    settings = make_settings()
+    cancel = threading.Event()
+    cancel.set()
+    found = search_many(["wikipedia"], ["q"], SearchOptions.build(None, settings), settings=settings, cancel=cancel)
+    assert [r.error_kind for r in found.runs] == ["cancelled"]
+
+
+@pytest.mark.slow
+def test_local_hits_carry_their_text_and_where_they_are(make_settings, tmp_path):
     from App_Function_Libraries.Documents.library import DocumentLibrary
     from App_Function_Libraries.Wikipedia.demo import build_demo_index
     settings = make_settings()
     forget_wiki_index()
     build_demo_index(progress=lambda done, total: None, settings=settings)
     DocumentLibrary(settings).add([library_files(tmp_path / "files")])
-    found = search_local(["wikipedia", "documents"], ["Who first reached the summit of Mount Everest?",
-                                                      "How much volume did alpine glaciers lose?"], settings, 3)
-    assert found.notes == [] and [r.label.split("|")[0] for r in found.runs] == ["wikipedia", "documents"] * 2
-    everest = found.runs[0].finds[0]
-    assert everest.kind == "wikipedia" and everest.title == "Mount Everest" and "Tenzing" in everest.text
+    found = search_many(["wikipedia", "documents"], ["Who first reached the summit of Mount Everest?",
+                                                     "How much volume did alpine glaciers lose?"],
+                        SearchOptions.build(None, settings, count=3), settings=settings)
+    assert found.errors == {} and [r.label.split("|")[0] for r in found.runs] == ["wikipedia", "documents"] * 2
+    everest = found.runs[0].answer.hits[0]
+    assert everest.kind == "wikipedia" and everest.title == "Mount Everest" and "Tenzing" in everest.in_hand
     assert everest.url == "demo-encyclopedia:Mount_Everest"  # the team wrote it: no link to Wikipedia
-    glaciers = found.runs[3].finds[0]
+    glaciers = found.runs[3].answer.hits[0]
     page = glaciers.title.rsplit(" ", 1)[-1]  # the page its best chunk starts on
     assert glaciers.kind == "document" and glaciers.title == f"ice.pdf, p. {page}" and page.isdigit()
     assert glaciers.url.startswith("file://") and glaciers.url.endswith(f"/files/ice.pdf#p{page}")
-    assert "a tenth of their volume" in glaciers.text
-    assert all(f.text.strip() and f.snippet for run in found.runs for f in run.finds)
+    assert "a tenth of their volume" in glaciers.in_hand
+    assert all(h.in_hand.strip() and h.snippet for run in found.runs for h in run.answer.hits)
+    # two pages of one PDF stay two results (the fragment names the page), each with its own text
+    pages = [r for r in found.results if r.url.startswith("file://") and "/ice.pdf#p" in r.url]
+    assert len({r.url for r in pages}) == len(pages) and all(r.in_hand and r.kind == "document" for r in pages)
+    # one fusion: every result has its place in the one ranking of every (engine, query) run
+    assert [r.rank for r in found.results] == list(range(1, len(found.results) + 1))
     forget_wiki_index()

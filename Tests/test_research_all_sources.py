@@ -55,7 +55,7 @@ def test_one_report_cites_web_pages_the_encyclopedia_and_documents(world, make_s
     doc = next(s for s in numbered.values() if s["kind"] == "document")
     assert doc["url"].startswith("file://") and "/files/hive.pdf#p" in doc["url"]
     assert doc["title"].startswith("hive.pdf, p. ") and doc["engines"] == ["documents"]
-    assert not any(e.startswith(("wikipedia:", "documents:")) for e in result["errors"])
+    assert not any(e.startswith(("The Wikipedia index", "The document library")) for e in result["errors"])
     forget_wiki_index()
 
 
@@ -64,8 +64,8 @@ def test_local_sources_not_set_up_are_noted_once_and_the_web_answers(world, make
     settings = make_settings(research_config(web, embeddings=True, research={"relevance_embedding_threshold": 0.3}))
     forget_wiki_index()
     result = run_research(settings, capsys, "searxng,wikipedia,documents")
-    notes = [e for e in result["errors"] if e.startswith(("wikipedia:", "documents:"))]
-    assert len(notes) == 2 and "build --demo" in notes[0] and "docs add" in notes[1]
+    notes = [e for e in result["errors"] if e.startswith(("The Wikipedia index", "The document library"))]
+    assert len(notes) == 2 and "build --demo" in notes[0] and "docs add" in notes[1], result["errors"]
     assert {s["kind"] for s in result["sources"]} == {"web"} and result["citations"]
 
 
