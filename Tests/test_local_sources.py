@@ -78,3 +78,40 @@ def test_local_hits_carry_their_text_and_where_they_are(make_settings, tmp_path)
     # one fusion: every result has its place in the one ranking of every (engine, query) run
     assert [r.rank for r in found.results] == list(range(1, len(found.results) + 1))
     forget_wiki_index()
+
+
+def test_one_fusion_merges_a_page_found_on_the_web_and_in_the_index_keeping_the_text_in_hand():
+    from App_Function_Libraries.Search.engine import EngineAnswer
+    from App_Function_Libraries.Search.engines.base import Hit
+    from App_Function_Libraries.Search.many import EngineRun, merge_runs
+    page = "https://en.wikipedia.org/wiki/Honey_bee"
+    web = EngineRun("searxng", "q", EngineAnswer("searxng", hits=[Hit("Honey bee - Wikipedia", page + "#Dance"),
+                                                                  Hit("Bees", "https://bees.example/")]))
+    wiki = EngineRun("wikipedia", "q", EngineAnswer("wikipedia", hits=[
+        Hit("Honey bee", page, in_hand="The waggle dance tells the way.", kind="wikipedia")]))
+    docs = EngineRun("documents", "q", EngineAnswer("documents", hits=[
+        Hit("hive.pdf, p. 1", "file:///lib/hive.pdf#p1", in_hand="page one", kind="document"),
+        Hit("hive.pdf, p. 2", "file:///lib/hive.pdf#p2", in_hand="page two", kind="document")]))
+    merged = merge_runs([web, wiki, docs])
+    # reciprocal rank fusion over the three rankings: 2/61, 1/61, 1/62 and 1/62 (a tie keeps the first seen)
+    assert [m.url for m in merged] == [page + "#Dance", "file:///lib/hive.pdf#p1", "https://bees.example/",
+                                       "file:///lib/hive.pdf#p2"]
+    bee = merged[0]  # first in two rankings: first in the one fusion
+    assert bee.engines == ["searxng", "wikipedia"] and bee.in_hand == "The waggle dance tells the way."
+    assert bee.kind == "wikipedia" and merged[2].kind == "web" and merged[2].in_hand == ""
+    assert [m.in_hand for m in merged[1::2]] == ["page one", "page two"]  # two pages of one file stay two
+
+
+def test_runs_saved_before_the_text_rode_on_the_source_still_read_it():
+    from App_Function_Libraries.records import ResearchResult
+    from App_Function_Libraries.Research.durable import _legacy_in_hand
+    from App_Function_Libraries.Research.pipeline import _in_hand
+    saved = {"question": "q", "sources": [
+        {"title": "Honey bee", "url": "demo-encyclopedia:Honey_bee", "kind": "wikipedia",
+         "passages": [{"text": "first"}, {"text": "second"}]},
+        {"title": "Dance", "url": "https://papers.example/dance", "kind": "paper", "paper": {"abstract": "abs"}}]}
+    old = ResearchResult.from_dict(saved)  # a saved report: the local text is its stored passages
+    assert _in_hand(old.sources[0]) == "first\n\nsecond" and old.sources[1].text_in_hand == "abs"
+    stopped = ResearchResult.from_dict(saved)  # a durable run's state kept the text beside, by URL
+    _legacy_in_hand(stopped, {"demo-encyclopedia:Honey_bee": "the text found", "https://papers.example/dance": "abs"})
+    assert stopped.sources[0].in_hand == "the text found" and stopped.sources[1].in_hand == ""
