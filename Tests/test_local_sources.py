@@ -115,3 +115,24 @@ def test_runs_saved_before_the_text_rode_on_the_source_still_read_it():
     stopped = ResearchResult.from_dict(saved)  # a durable run's state kept the text beside, by URL
     _legacy_in_hand(stopped, {"demo-encyclopedia:Honey_bee": "the text found", "https://papers.example/dance": "abs"})
     assert stopped.sources[0].in_hand == "the text found" and stopped.sources[1].in_hand == ""
+
+
+def test_a_local_search_past_its_deadline_times_out_and_a_cancel_ends_the_wait():
+    import time
+
+    from App_Function_Libraries.Search.errors import Cancelled, TimedOut
+    from App_Function_Libraries.Search.runner import RunPolicy, _within_deadline
+    gate = threading.Event()
+    try:
+        started = time.monotonic()
+        with pytest.raises(TimedOut, match=r"The Wikipedia index \(local\) did not answer within 0.2 s"):
+            _within_deadline(lambda: gate.wait(10), RunPolicy(timeout=0.2), "The Wikipedia index (local)")
+        assert time.monotonic() - started < 5
+        cancel = threading.Event()
+        threading.Timer(0.1, cancel.set).start()
+        with pytest.raises(Cancelled):
+            _within_deadline(lambda: gate.wait(10), RunPolicy(timeout=60, cancel=cancel), "documents")
+        assert time.monotonic() - started < 10
+    finally:
+        gate.set()  # the searches left behind end
+    assert _within_deadline(lambda: 42, RunPolicy(timeout=5), "documents") == 42  # control: in time, answered

@@ -8,7 +8,8 @@
 raises (a query that cannot be searched is that pair's error). Each request ends within [search]
 search_timeout_seconds; setting `cancel` (a threading.Event) breaks every request under way off, the pairs not
 yet started are not searched (their error is "cancelled"), and search_many returns once its workers have ended:
-no thread of it outlives the call.
+no thread of it outlives the call (but a local engine's search left past its deadline, which ends by itself
+and whose answer is dropped: Search/runner.py).
 
 MultiSearch:
     results   list[MergedResult], best first: one per page (URLs de-duplicated by urls.result_key), each with

@@ -8,8 +8,9 @@ turned into a typed SearchError whose message says what to do.
     run_local(module, opts, settings, policy) -> RunOutcome   a local engine (no HTTP), under the same deadline
 
 A local engine's search runs in a thread of its own that the caller waits on for at most `RunPolicy.timeout`
-(a cancel ends the wait at once); one left past its deadline ends by itself and its answer is dropped. Opening
-the index or library (and loading its embedding model, once per process) comes before and is not timed.
+(a cancel ends the wait at once); one left past its deadline ends by itself and its answer is dropped. At most
+LOCAL_CONCURRENCY local searches run at once. Opening the index or library (and loading its embedding model,
+once per process) comes before and is not timed.
 
 `RunPolicy.sleep` is injectable so tests can check the delays asked for without waiting.
 """
@@ -37,6 +38,10 @@ from App_Function_Libraries.Search.engines.textclean import as_text, dig, strip_
 from App_Function_Libraries.Search.urls import normalize_url
 
 MAX_PAGES = 20
+#: local searches running at once in this process (they share the CPU and the embedding model); one waiting
+#: for its turn is waiting within its deadline
+LOCAL_CONCURRENCY = 2
+_local_turns = threading.BoundedSemaphore(LOCAL_CONCURRENCY)
 MAX_RESPONSE_BYTES = 20_000_000
 XML_CHUNK_BYTES = 64 * 1024  # an XML answer is parsed this much at a time (to stop after the items asked for)
 _CAPTCHA_WORDS = ("captcha", "are you a robot", "unusual traffic", "verify you are human", "cf-challenge")
@@ -145,7 +150,8 @@ def _within_deadline(call: Callable[[], T], policy: RunPolicy, label: str) -> T:
 
     def work() -> None:
         try:
-            answer["value"] = call()
+            with _local_turns:
+                answer["value"] = call()
         except BaseException as exc:  # noqa: BLE001 - handed to the caller below
             answer["error"] = exc
         finally:
