@@ -20,10 +20,11 @@ metadata: {date_published, author, source, language, relevance_score, snippet}})
 
 `engine` is a web or scholarly engine, or a local one (wikipedia: the local index; documents: the document
 library), searched on this machine under the same deadline and cancel, never cached; a local answer's hits
-carry the text found with them (`Hit.in_hand`). An option left None takes its default from [search] in config.txt (country, languages, safesearch,
-blacklist, result count). `perform_websearch(...)` is the same search under the design's name and
-argument list, answering the dict: an adapter kept for callers of that name; Quarry itself (pipeline, CLI,
-UI) does not use it. `engine_health_check(engine, settings)` makes one tiny real search for
+carry the text found with them (`Hit.in_hand`). An option left None takes its default from [search] in
+config.txt (country, languages, safesearch, blacklist, result count). `perform_websearch(...)` is the same
+search under the design's name and argument list, answering the dict: the documented adapter kept for callers
+of that name; Quarry itself (pipeline, CLI, UI) and its tests use the typed functions (Tests/test_engines_typed.py
+checks the adapter). `engine_health_check(engine, settings)` makes one tiny real search for
 `python app.py check`; `engine_health_snapshot(settings)` gives every engine's health record (kept in the
 research database, shared by every Quarry process) to the UI and `check`.
 """

@@ -117,6 +117,12 @@ class ParsedPage:
     follow_up: Any = None  # what build_follow_up needs for this page's second request (None: no second)
 
 
+def local_spec(name: str, label: str, honours: dict[str, str]) -> EngineSpec:
+    """The facts of a local engine: searched on this machine (transport "local"), no key, no URL."""
+    return EngineSpec(name=name, label=label, honours=honours, auth="none", needs_key=False, needs_url=False,
+                      page_size=100, max_results=100, transport="local")
+
+
 def unsupported_notes(spec: EngineSpec, opts: SearchOptions) -> list[str]:
     """One note naming the options in use that this engine cannot honour."""
     missing = [SearchOptions.label(name) for name in opts.options_to_note() if name not in spec.honours]

@@ -11,14 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from App_Function_Libraries.Search.engines.base import EngineSpec, Hit, ParsedPage, SearchOptions
+from App_Function_Libraries.Search.engines.base import Hit, ParsedPage, SearchOptions, local_spec
 from App_Function_Libraries.Search.engines.textclean import snippet_of
 from App_Function_Libraries.Search.errors import NotSetUp
 
-SPEC = EngineSpec(
-    name="documents", label="The document library (local)",
-    honours={"count": "document pages, each with the chunks found on it"},
-    auth="none", needs_key=False, needs_url=False, page_size=100, max_results=100, transport="local")
+SPEC = local_spec("documents", "The document library (local)",
+                  {"count": "document pages, each with the chunks found on it"})
 KIND = "document"  # records.SOURCE_KINDS
 CANDIDATES_PER_HIT = 3  # chunks searched per page kept, before grouping by page
 EMPTY_LIBRARY = "empty — add files in the Documents tab or with python app.py docs add PATH"

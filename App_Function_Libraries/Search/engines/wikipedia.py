@@ -9,14 +9,11 @@ from __future__ import annotations
 
 from typing import Callable
 
-from App_Function_Libraries.Search.engines.base import EngineSpec, Hit, ParsedPage, SearchOptions
+from App_Function_Libraries.Search.engines.base import Hit, ParsedPage, SearchOptions, local_spec
 from App_Function_Libraries.Search.engines.textclean import snippet_of
 from App_Function_Libraries.Search.errors import NotSetUp
 
-SPEC = EngineSpec(
-    name="wikipedia", label="The Wikipedia index (local)",
-    honours={"count": "articles, each with the passages found in it"},
-    auth="none", needs_key=False, needs_url=False, page_size=100, max_results=100, transport="local")
+SPEC = local_spec("wikipedia", "The Wikipedia index (local)", {"count": "articles, each with the passages found in it"})
 KIND = "wikipedia"  # records.SOURCE_KINDS
 CANDIDATES_PER_HIT = 3  # passages searched per article kept, before grouping by article
 
