@@ -2,21 +2,23 @@
 index and a small document library) on an earlier revision and on this tree, in one run, on the same test world,
 index and library.
 
-    python bench/local_fusion.py --before REV [--questions 12]
+    python bench/local_fusion.py --before REV [--questions 12] [--repeats 3]
 
 Each tree runs Research/pipeline.search_sources (a research's search stage: every query on every engine, fused
 by rank) in a child process of its own, for the same questions (the honey-bee question the mini web answers and
 the first answerable questions of the demo encyclopedia), after one untimed search that opens the index and the
 library. Per question and tree it records the sources in order (URL, kind, fused score) and the stage's seconds.
+The trees run in turns, --repeats times each (the machine's other load falls on both alike); a question's time is
+its least over the repeats.
 
     same_order     questions whose sources come in the same order in both trees
     same_scores    questions whose fused scores are equal URL by URL (within 1e-9)
     dup            pages listed twice under two spellings of one address, summed over the questions
     local_top5     local sources (wikipedia, document) among the first five, summed
-    seconds        median seconds of the search stage per question, and after/before
+    seconds        median over the questions of the search stage's seconds, and after/before
 
 Last line: local_fusion: questions=<n> same_order=<n> same_scores=<n> dup_before=<n> dup_after=<n>
-local_top5_before=<n> local_top5_after=<n> seconds_before=<s> seconds_after=<s> ratio=<x>
+local_top5_before=<n> local_top5_after=<n> seconds_before=<s> seconds_after=<s> ratio=<x> repeats_alike=<bool>
 """
 from __future__ import annotations
 
@@ -104,18 +106,28 @@ def compare(before: list[dict], after: list[dict]) -> dict:
             for name, runs in (("before", before), ("after", after))}
     seconds = {name: statistics.median(q["seconds"] for q in runs) for name, runs in (("before", before),
                                                                                       ("after", after))}
+    # (each question's seconds: its least over the repeats, see fastest())
     return {"questions": len(after), "same_order": same_order, "same_scores": same_scores,
             "dup_before": sum(duplicates(q["sources"]) for q in before),
             "dup_after": sum(duplicates(q["sources"]) for q in after),
             "local_top5_before": top5["before"], "local_top5_after": top5["after"],
             "seconds_before": round(seconds["before"], 3), "seconds_after": round(seconds["after"], 3),
-            "ratio": round(seconds["after"] / seconds["before"], 2) if seconds["before"] else None}
+            "ratio": round(seconds["after"] / seconds["before"], 2) if seconds["before"] else None,
+            "repeats_alike": all(q["stable"] for q in before + after)}
+
+
+def fastest(repeats: list[list[dict]]) -> list[dict]:
+    """The first repeat's rankings, each question's least seconds, and whether every repeat ranked alike."""
+    first = repeats[0]
+    stable = all([q["sources"] for q in other] == [q["sources"] for q in first] for other in repeats[1:])
+    return [{**q, "seconds": min(r[i]["seconds"] for r in repeats), "stable": stable} for i, q in enumerate(first)]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--before", required=True, help="git revision to compare with (e.g. main)")
     parser.add_argument("--questions", type=int, default=12)
+    parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     from App_Function_Libraries import config as config_mod
     from Tests.support.all_sources import set_up_local_sources
@@ -131,7 +143,11 @@ def main() -> None:
         old.mkdir()
         archive = subprocess.run(["git", "archive", args.before], cwd=ROOT, capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
-        before, after = run_tree(old, path, asked), run_tree(ROOT, path, asked)
+        runs: dict[str, list[list[dict]]] = {"before": [], "after": []}
+        for _ in range(max(1, args.repeats)):
+            runs["before"].append(run_tree(old, path, asked))
+            runs["after"].append(run_tree(ROOT, path, asked))
+    before, after = fastest(runs["before"]), fastest(runs["after"])
     for old_q, new_q in zip(before, after):
         print(f"{new_q['question'][:60]!r}: before {[s[1][:3] for s in old_q['sources'][:10]]} "
               f"after {[s[1][:3] for s in new_q['sources'][:10]]}")
