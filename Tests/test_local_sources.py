@@ -136,3 +136,14 @@ def test_a_local_search_past_its_deadline_times_out_and_a_cancel_ends_the_wait()
     finally:
         gate.set()  # the searches left behind end
     assert _within_deadline(lambda: 42, RunPolicy(timeout=5), "documents") == 42  # control: in time, answered
+
+
+def test_a_saved_report_keeps_a_local_sources_text_in_hand(make_settings):
+    from App_Function_Libraries.DB.research_store import get_research_store
+    from App_Function_Libraries.records import ResearchResult, Source
+    store = get_research_store(make_settings())
+    result = ResearchResult(question="q", report_markdown="Bees dance [1].", sources=[
+        Source("Honey bee", "demo-encyclopedia:Honey_bee", kind="wikipedia", in_hand="The waggle dance.", n=1),
+        Source("Bees", "https://bees.example/", n=2)])
+    saved = store.load_report(store.save_research(result))
+    assert [(s.kind, s.in_hand) for s in saved.sources] == [("wikipedia", "The waggle dance."), ("web", "")]
