@@ -28,7 +28,7 @@ DEFAULT_CONFIG_PATH = PROJECT_ROOT / "Config_Files" / "config.txt"
 ENGINES = ("bing", "brave", "duckduckgo", "google", "searxng", "kagi", "tavily", "serper",
            "arxiv", "pubmed", "semanticscholar", "openalex", "crossref")
 SCHOLARLY_ENGINES = ("arxiv", "pubmed", "semanticscholar", "openalex", "crossref")
-LOCAL_SOURCES = ("wikipedia", "documents")  # searched beside the engines by a research (Research/local_sources.py)
+LOCAL_SOURCES = ("wikipedia", "documents")  # the local engines (Search/engines/wikipedia.py, documents.py)
 LLM_ROLES = ("subquery", "relevance", "extraction", "final_answer")
 LLM_PROVIDERS = ("none", "openai", "llamacpp")
 # Ollama serves the OpenAI API: `provider = ollama` is provider = openai at Ollama's address unless base_url says

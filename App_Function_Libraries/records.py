@@ -102,6 +102,13 @@ class Source:
     round: int = 0  # the dig-deeper round that found it (0: the first search)
     kind: str = "web"  # one of SOURCE_KINDS
     paper: Paper | None = None  # bibliographic facts when kind == "paper"
+    #: the text found with it by a local engine (wikipedia, documents): read instead of fetching the page
+    in_hand: str = ""
+
+    @property
+    def text_in_hand(self) -> str:
+        """What is read instead of downloading the page: a local source's text found, or a paper's abstract."""
+        return self.in_hand or (self.paper.abstract if self.paper is not None else "")
 
     @property
     def selected(self) -> bool:

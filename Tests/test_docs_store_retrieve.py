@@ -163,3 +163,9 @@ def test_bm25_finds_stems_and_context(store):
     assert len(store.bm25(fts_query("experiment"), "fine", 5)) == 1
     assert len(store.bm25(fts_query("Baker notebook"), "fine", 5)) == 1  # context is indexed with the chunk
     assert store.bm25(fts_query("Baker"), "coarse", 5) == []  # groups are searched separately
+
+
+def test_an_unknown_search_method_is_a_documents_error(store):
+    from App_Function_Libraries.Documents.doc_types import DocumentsError
+    with pytest.raises(DocumentsError, match="unknown search method 'fuzzy'"):
+        Retriever(store, embedder=None).search("apple", method="fuzzy")

@@ -9,7 +9,7 @@ import pytest
 
 from App_Function_Libraries.DB.connection import close_thread_connections, forget_schema_checks
 from App_Function_Libraries.Search.cache import MIGRATIONS, SearchCache
-from App_Function_Libraries.Search.engine import perform_websearch
+from App_Function_Libraries.Search.engine import search_with
 from Tests.support.search_apis import KEY, PATHS, SearchAPIs, clean_health  # noqa: F401 (autouse)
 from Tests.support.testworld import Response
 
@@ -47,8 +47,8 @@ def test_cache_written_by_a_newer_quarry_is_skipped_not_fatal(world, make_settin
                      "updated_at REAL NOT NULL)")
         conn.execute("INSERT INTO schema_versions VALUES ('search_cache', 99, 0)")
     for _ in range(2):
-        answer = perform_websearch("bing", "q", "US", "en", "en", 3, settings=settings)
-        assert answer["error"] is None and answer["cached"] is False and len(answer["results"]) == 3
+        answer = search_with("bing", "q", settings, country="US", search_lang="en", count=3)
+        assert answer.error is None and answer.cached is False and len(answer.hits) == 3
     assert len(apis.requests_to("bing")) == 2
 
 
@@ -68,16 +68,16 @@ def test_cache_rows_hold_no_key_even_when_the_server_echoes_it(world, make_setti
         body["items"][0]["snippet"] = f"a page quoting {KEY} and {LLM_KEY}"
         return Response.json(body)
     world.route("GET", PATHS["google"], leaky)
-    answer = perform_websearch("google", "solar power", "US", "en", "en", 15, settings=settings)
-    assert answer["error"] is None and "page 2 failed" in answer["processing_error"]
+    answer = search_with("google", "solar power", settings, country="US", search_lang="en", count=15)
+    assert answer.error is None and "page 2 failed" in answer.notes
     db = settings.resolve_path(settings.databases.research_db)
     with sqlite3.connect(db) as conn:
         rows = conn.execute("SELECT * FROM search_cache").fetchall()
     assert len(rows) == 1
     stored = json.dumps(rows)
     assert KEY not in stored and LLM_KEY not in stored and "page 2 failed" in stored
-    again = perform_websearch("google", "solar power", "US", "en", "en", 15, settings=settings)
-    assert again["cached"] is True and KEY not in json.dumps(again)
+    again = search_with("google", "solar power", settings, country="US", search_lang="en", count=15)
+    assert again.cached is True and KEY not in json.dumps(again.to_dict())
 
 
 def test_a_placeholder_llm_key_is_no_secret_results_keep_the_word(world, make_settings, tmp_path):
@@ -99,11 +99,11 @@ def test_a_placeholder_llm_key_is_no_secret_results_keep_the_word(world, make_se
                                 snippet=f"running models with ollama, not {KEY}")
         return Response.json(body)
     world.route("GET", PATHS["google"], about_ollama)
-    first = perform_websearch("google", "ollama models", "US", "en", "en", 3, settings=settings)["results"][0]
-    assert first["url"] == "https://ollama.com/library/llama3" and first["title"] == "llama3 on ollama"
-    assert "with ollama" in first["content"] and KEY not in first["content"]
-    again = perform_websearch("google", "ollama models", "US", "en", "en", 3, settings=settings)
-    assert again["cached"] is True and again["results"][0]["url"] == "https://ollama.com/library/llama3"
+    first = search_with("google", "ollama models", settings, country="US", search_lang="en", count=3).hits[0]
+    assert first.url == "https://ollama.com/library/llama3" and first.title == "llama3 on ollama"
+    assert "with ollama" in first.snippet and KEY not in first.snippet
+    again = search_with("google", "ollama models", settings, country="US", search_lang="en", count=3)
+    assert again.cached is True and again.hits[0].url == "https://ollama.com/library/llama3"
     result = ResearchResult(question="What is ollama?", report_markdown="ollama runs models locally [1].",
                             sources=[Source("llama3 on ollama", "https://ollama.com/library/llama3", n=1)])
     secrets = configured_secrets(settings)

@@ -11,7 +11,7 @@ import ddgs.ddgs
 import pytest
 
 from App_Function_Libraries.Search.urls import normalize_url
-from App_Function_Libraries.Search.engine import perform_websearch
+from App_Function_Libraries.Search.engine import search_with
 from Tests.support.scholarly_replay import engine_url, expected_count, replay, scholarly_samples
 from Tests.support.search_apis import PATHS, SearchAPIs, clean_health  # noqa: F401 (autouse)
 from Tests.support.testworld import Response
@@ -64,17 +64,17 @@ def test_captured_answer_parses_clean(engine, path, world, make_settings, monkey
         route = PATHS[engine] + ("/search" if engine == "searxng" else "")
         world.route("POST" if engine in ("tavily", "serper") else "GET", route,
                     lambda req: Response(200, raw, {"Content-Type": "application/json"}))
-    answer = perform_websearch(engine, "captured", "US", "en", "en", 100, settings=settings)
-    assert answer["error"] is None, answer["error"]
-    results = answer["results"]
+    answer = search_with(engine, "captured", settings, country="US", search_lang="en", count=100)
+    assert answer.error is None, answer.error
+    results = answer.hits
     assert results, "no results parsed"
-    assert {normalize_url(r["url"]) for r in results} == expected_urls(engine, data)
+    assert {normalize_url(r.url) for r in results} == expected_urls(engine, data)
     for r in results:
-        assert r["title"].strip() and r["url"].startswith(("http://", "https://"))
-        for text in (r["title"], r["content"]):
+        assert r.title.strip() and r.url.startswith(("http://", "https://"))
+        for text in (r.title, r.snippet):
             assert not MARKUP.search(text), f"markup left in {text!r}"
             assert "\ufeff" not in text
-        date = r["metadata"]["date_published"]
+        date = r.date_published
         assert date is None or re.match(r"^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}([+-]\d{2}:\d{2})?)?$", date)
 
 
@@ -89,20 +89,20 @@ def test_captured_scholarly_answer_parses_clean(sample, world, make_settings):
     replay(world, sample)
     settings = make_settings({"engines": {f"{sample.engine}_api_url": engine_url(world, sample.engine)},
                               "search": {"search_cache_ttl_seconds": 0, "search_max_retries": 0}})
-    answer = perform_websearch(sample.engine, "captured", None, None, None, 100, settings=settings)
+    answer = search_with(sample.engine, "captured", settings, count=100)
     if sample.is_error:  # one line a person can act on, no results, no traceback
-        assert answer["error"] and "\n" not in answer["error"] and "Traceback" not in answer["error"]
-        assert answer["results"] == []
+        assert answer.error and "\n" not in answer.error and "Traceback" not in answer.error
+        assert answer.hits == []
         return
-    assert answer["error"] is None, answer["error"]
-    results = answer["results"]
+    assert answer.error is None, answer.error
+    results = answer.hits
     assert len(results) == expected_count(sample)
     for r in results:
-        paper = r["metadata"]["paper"]
-        assert r["title"].strip() and r["url"].startswith("https://")
-        for text in (r["title"], r["content"], paper["abstract"], paper["venue"], *paper["authors"]):
+        paper = r.paper
+        assert r.title.strip() and r.url.startswith("https://")
+        for text in (r.title, r.snippet, paper.abstract, paper.venue, *paper.authors):
             assert not MARKUP.search(text), f"markup left in {text!r}"
             assert "\n" not in text and "  " not in text
-        assert paper["doi"] == paper["doi"].lower() and not paper["doi"].startswith("http")
-        assert paper["year"] is None or 1500 < paper["year"] < 2100
-        assert r["content"] == "" or paper["abstract"].startswith(r["content"].removesuffix(" …"))
+        assert paper.doi == paper.doi.lower() and not paper.doi.startswith("http")
+        assert paper.year is None or 1500 < paper.year < 2100
+        assert r.snippet == "" or paper.abstract.startswith(r.snippet.removesuffix(" …"))

@@ -12,7 +12,7 @@ from ddgs.exceptions import DDGSException, RatelimitException, TimeoutException
 
 from App_Function_Libraries.Search.engines.duckduckgo import _from_library_error
 from App_Function_Libraries.Search.errors import SearchError
-from App_Function_Libraries.Search.engine import perform_websearch
+from App_Function_Libraries.Search.engine import search_with
 from Tests.support.search_apis import clean_health  # noqa: F401 (autouse)
 
 
@@ -60,27 +60,27 @@ RESULTS = [
 
 def test_mapping_and_options_reach_ddgs(monkeypatch, ddg_settings):
     text = RecordingText(RESULTS).install(monkeypatch)
-    answer = perform_websearch("duckduckgo", "uk news", "GB", "en", "en", 10, date_range="week", safesearch="strict",
-                               site_blacklist=["pinterest.com"], exactTerms="front page", excludeTerms="gossip",
-                               settings=ddg_settings)
-    assert answer["error"] is None
+    answer = search_with("duckduckgo", "uk news", ddg_settings, country="GB", search_lang="en", count=10,
+                         date_range="week", safesearch="strict", site_blacklist=["pinterest.com"],
+                         exact_terms="front page", exclude_terms="gossip")
+    assert answer.error is None
     assert text.calls == [{"query": 'uk news "front page" -gossip -site:pinterest.com', "region": "uk-en",
                            "safesearch": "on", "timelimit": "w", "max_results": 10, "backend": "duckduckgo,brave"}]
     assert text.timeouts == [15]
-    assert [r["url"] for r in answer["results"]] == ["https://www.thesun.co.uk/", "https://weather.example.org/today"]
-    first = answer["results"][0]
-    assert first["content"] == "Get the latest news, exclusives, sport & showbiz from The Sun"
-    assert first["metadata"]["source"] == "thesun.co.uk"
+    assert [r.url for r in answer.hits] == ["https://www.thesun.co.uk/", "https://weather.example.org/today"]
+    first = answer.hits[0]
+    assert first.snippet == "Get the latest news, exclusives, sport & showbiz from The Sun"
+    assert first.source == "thesun.co.uk"
 
 
 def test_explicit_range_goes_to_the_duckduckgo_backend_and_a_lost_language_is_noted(monkeypatch, ddg_settings):
     text = RecordingText(RESULTS[:1]).install(monkeypatch)
-    answer = perform_websearch("duckduckgo", "q", "all", "de", "en", 3, date_range="2024-01-01..2024-02-01",
-                               search_result_language="de", settings=ddg_settings)
+    answer = search_with("duckduckgo", "q", ddg_settings, country="all", search_lang="de", count=3,
+                         date_range="2024-01-01..2024-02-01", result_lang="de")
     call = text.calls[0]
     assert call["region"] == "wt-wt" and call["timelimit"] == "2024-01-01..2024-02-01" and call["max_results"] == 3
     assert call["backend"] == "duckduckgo"  # configured "duckduckgo,brave": ddgs' brave raises KeyError on a range
-    assert answer["processing_error"] == (
+    assert answer.notes == (
         "duckduckgo: search_lang, search_result_language de needs a content_country (ddgs takes a "
         "country-language region), ignored; searched all regions (wt-wt); duckduckgo: ddgs backend brave cannot "
         "take an explicit date_range; searched with duckduckgo only")
@@ -100,32 +100,31 @@ def test_date_ranges_go_only_to_backends_that_honour_them(monkeypatch, make_sett
     settings = make_settings({"search": {"search_cache_ttl_seconds": 0},
                               "engines": {"duckduckgo_backend": backend}})
     text = RecordingText(RESULTS[:1]).install(monkeypatch)
-    answer = perform_websearch("duckduckgo", "q", "US", "en", "en", 3, date_range=date_range, settings=settings)
+    answer = search_with("duckduckgo", "q", settings, country="US", search_lang="en", count=3, date_range=date_range)
     assert (text.calls[0]["backend"], text.calls[0]["timelimit"]) == (sent_backend, timelimit)
-    assert answer["processing_error"] == note
+    assert answer.notes == note
 
 
 def test_one_language_in_the_region_the_other_is_noted(monkeypatch, ddg_settings):
     text = RecordingText(RESULTS[:1]).install(monkeypatch)
-    answer = perform_websearch("duckduckgo", "q", "DE", "de", "en", 3, search_result_language="fr",
-                               settings=ddg_settings)
+    answer = search_with("duckduckgo", "q", ddg_settings, country="DE", search_lang="de", count=3, result_lang="fr")
     assert text.calls[0]["region"] == "de-fr"
-    assert answer["processing_error"] == ("duckduckgo: its region takes one language; search_result_language fr "
+    assert answer.notes == ("duckduckgo: its region takes one language; search_result_language fr "
                                           "sent, search_lang de ignored")
 
 
 def test_default_languages_without_a_country_are_not_noted(monkeypatch, ddg_settings):
     """The [search] language defaults are preferences: lost with content_country 'all', but not the caller's."""
     text = RecordingText(RESULTS[:1]).install(monkeypatch)
-    answer = perform_websearch("duckduckgo", "q", "all", None, "en", 3, settings=ddg_settings)
-    assert text.calls[0]["region"] == "wt-wt" and answer["processing_error"] is None
+    answer = search_with("duckduckgo", "q", ddg_settings, country="all", count=3)
+    assert text.calls[0]["region"] == "wt-wt" and answer.notes is None
 
 
 def test_unsupported_options_are_reported(monkeypatch, ddg_settings):
     RecordingText(RESULTS[:1]).install(monkeypatch)
-    answer = perform_websearch("duckduckgo", "q", "US", "en", "en", 3, sort_results_by="date", filter=0,
-                               settings=ddg_settings)
-    assert answer["processing_error"] == "duckduckgo: filter, sort_results_by not supported, ignored"
+    answer = search_with("duckduckgo", "q", ddg_settings, country="US", search_lang="en", count=3, sort="date",
+                         dedupe_filter=0)
+    assert answer.notes == "duckduckgo: filter, sort_results_by not supported, ignored"
 
 
 @pytest.mark.parametrize("error, message, calls", [
@@ -136,11 +135,11 @@ def test_unsupported_options_are_reported(monkeypatch, ddg_settings):
 ])
 def test_ddgs_exceptions_become_typed_errors(monkeypatch, ddg_settings, error, message, calls):
     text = RecordingText(error=error).install(monkeypatch)
-    answer = perform_websearch("duckduckgo", "q", "US", "en", "en", 3, settings=ddg_settings, sleep=lambda s: None)
+    answer = search_with("duckduckgo", "q", ddg_settings, country="US", search_lang="en", count=3, sleep=lambda s: None)
     if message is None:
-        assert answer["error"] is None and answer["results"] == []
+        assert answer.error is None and answer.hits == []
     else:
-        assert answer["error"].startswith(message)
+        assert answer.error.startswith(message)
     assert len(text.calls) == calls  # rate limits and time-outs are retried (search_max_retries = 1)
 
 
@@ -154,11 +153,11 @@ def test_real_ddgs_failing_to_connect_becomes_a_clean_error(monkeypatch, ddg_set
     """No stand-in: the installed ddgs runs its own request code through a proxy that refuses (DDGS_PROXY),
     so it raises its real DDGSException at once, online or not."""
     monkeypatch.setenv("DDGS_PROXY", f"http://127.0.0.1:{_closed_port()}")
-    answer = perform_websearch("duckduckgo", "quarry offline check", "US", "en", "en", 3, settings=ddg_settings,
-                               sleep=lambda s: None)
-    assert answer["error"] == ("cannot reach DuckDuckGo (connection failed); check your internet connection (or "
+    answer = search_with("duckduckgo", "quarry offline check", ddg_settings, country="US", search_lang="en", count=3,
+                         sleep=lambda s: None)
+    assert answer.error == ("cannot reach DuckDuckGo (connection failed); check your internet connection (or "
                                "the proxy in DDGS_PROXY)")
-    assert answer["search_time"] < 10
+    assert answer.seconds < 10
 
 
 def test_real_ddgs_key_error_from_a_backend_becomes_a_clear_message():

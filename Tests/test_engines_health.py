@@ -14,7 +14,7 @@ from App_Function_Libraries.Gradio_UI.engine_health import health_rows
 from App_Function_Libraries.Search.engines import ENGINE_MODULES
 from App_Function_Libraries.Search.health import forget_health_boards
 from App_Function_Libraries.Search.engine import (engine_health_check, engine_health_snapshot,
-                                                         lift_engine_suspensions, perform_websearch)
+                                                         lift_engine_suspensions, search_with)
 from Tests.conftest import ROOT
 from Tests.support.search_apis import KEY, PATHS, SearchAPIs, clean_health  # noqa: F401 (autouse)
 
@@ -54,7 +54,7 @@ def test_probe_reports_the_results_it_kept_not_what_the_service_sent(apis):
 def test_failures_in_one_process_are_seen_and_obeyed_by_another(apis, world):
     world.fault(PATHS["bing"], status=500, body=f'{{"message": "broken for {KEY}"}}'.encode(), times=2)
     for _ in range(2):
-        assert "server error" in perform_websearch("bing", "q", "US", "en", "en", 3, settings=apis.settings)["error"]
+        assert "server error" in search_with("bing", "q", apis.settings, country="US", search_lang="en", count=3).error
     another_process()
     state = engine_health_snapshot(apis.settings)["bing"]
     assert (state.consecutive_failures, state.failures, state.last_error_kind) == (2, 2, "server_error")
@@ -75,8 +75,8 @@ def test_a_failing_probe_counts_towards_suspension_and_check_in_another_process_
         ok, message = engine_health_check("kagi", apis.settings)
         assert ok is False and message.startswith("Kagi had a server error (HTTP 503)")
     another_process()
-    answer = perform_websearch("kagi", "q", "US", "en", "en", 3, settings=apis.settings)
-    assert answer["error"].startswith("kagi is suspended for")
+    answer = search_with("kagi", "q", apis.settings, country="US", search_lang="en", count=3)
+    assert answer.error.startswith("kagi is suspended for")
     assert len(apis.requests_to("kagi")) == 3  # the suspended search did not reach the server
     proc = subprocess.run([sys.executable, "app.py", "--config", str(apis.settings.path), "check", "--no-settings"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120,
@@ -87,4 +87,4 @@ def test_a_failing_probe_counts_towards_suspension_and_check_in_another_process_
     assert lines["OK   engine bing"].startswith(f"OK   engine bing: Bing answers at {apis.url('bing')}: 1 result(s)")
     assert len(apis.requests_to("kagi")) == 3 and proc.returncode == 1
     lift_engine_suspensions(apis.settings)
-    assert perform_websearch("kagi", "q", "US", "en", "en", 3, settings=apis.settings)["error"] is None
+    assert search_with("kagi", "q", apis.settings, country="US", search_lang="en", count=3).error is None

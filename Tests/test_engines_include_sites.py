@@ -10,7 +10,7 @@ import pytest
 from App_Function_Libraries import config as config_mod
 from App_Function_Libraries.CLI.main import main
 from App_Function_Libraries.Gradio_UI import web_search_params as wp
-from App_Function_Libraries.Search.engine import perform_websearch
+from App_Function_Libraries.Search.engine import search_with
 from App_Function_Libraries.Search.many import search_many
 from App_Function_Libraries.Search.options import SearchOptions
 from Tests.support.scholarly_apis import ScholarlyAPIs
@@ -32,8 +32,7 @@ def apis(world, make_settings):
 
 
 def search(apis, engine, settings=None, **options):
-    return perform_websearch(engine, "solar power", None, None, None, 10, settings=settings or apis.settings,
-                             use_cache=False, **options)
+    return search_with(engine, "solar power", settings or apis.settings, count=10, use_cache=False, **options)
 
 
 def last_query(apis, engine) -> str:
@@ -44,34 +43,34 @@ def last_query(apis, engine) -> str:
 @pytest.mark.parametrize("engine", QUERY_ENGINES)
 def test_one_site_becomes_a_site_operator_and_results_are_kept_to_it(apis, engine):
     answer = search(apis, engine, include_sites=["www.site1.example"])
-    assert answer["error"] is None and "include_sites" not in (answer["processing_error"] or "")
+    assert answer.error is None and "include_sites" not in (answer.notes or "")
     assert last_query(apis, engine) == "solar power site:site1.example"
-    assert answer["results"] and all("site1.example/" in r["url"] for r in answer["results"])
+    assert answer.hits and all("site1.example/" in r.url for r in answer.hits)
 
 
 def test_several_sites_are_joined_with_or(apis):
     answer = search(apis, "brave", include_sites="site1.example, site3.example", site_blacklist=["quora.com"])
     assert last_query(apis, "brave") == "solar power -site:quora.com (site:site1.example OR site:site3.example)"
-    assert {r["url"].split("/")[2] for r in answer["results"]} == {"www.site1.example", "www.site3.example"}
+    assert {r.url.split("/")[2] for r in answer.hits} == {"www.site1.example", "www.site3.example"}
 
 
 def test_tavily_takes_include_domains(apis):
     answer = search(apis, "tavily", include_sites=["site2.example"])
     assert apis.requests_to("tavily")[-1].json()["include_domains"] == ["site2.example"]
-    assert answer["results"] and all("site2.example/" in r["url"] for r in answer["results"])
+    assert answer.hits and all("site2.example/" in r.url for r in answer.hits)
 
 
 @pytest.mark.parametrize("engine", ["arxiv", "crossref"])
 def test_an_engine_that_cannot_honour_it_says_so_and_keeps_its_results(apis, engine):
     answer = search(apis, engine, include_sites=["nature.com"])
-    assert answer["processing_error"] == f"{engine}: include_sites not supported, ignored"
-    assert len(answer["results"]) == 10
+    assert answer.notes == f"{engine}: include_sites not supported, ignored"
+    assert len(answer.hits) == 10
 
 
 def test_a_bad_domain_is_a_clear_error_and_nothing_is_sent(apis):
     answer = search(apis, "bing", include_sites=["not a domain!"])
-    assert answer["error"] == "include_sites entry 'not' is not a domain (e.g. pinterest.com)" or \
-        answer["error"].startswith("include_sites entry")
+    assert answer.error == "include_sites entry 'not' is not a domain (e.g. pinterest.com)" or \
+        answer.error.startswith("include_sites entry")
     assert apis.requests_to("bing") == []
 
 
@@ -80,10 +79,10 @@ def test_the_config_default_applies_when_the_search_names_none(apis, make_settin
                                                                 "search_include_sites": "site4.example"}})
     answer = search(apis, "kagi", settings=settings)
     assert last_query(apis, "kagi") == "solar power site:site4.example"
-    assert "include_sites" not in (answer["processing_error"] or "")
+    assert "include_sites" not in (answer.notes or "")
     # a default an engine cannot take is a preference, not a request: not noted
-    assert search(apis, "arxiv", settings=settings)["processing_error"] is None
-    assert search(apis, "kagi", settings=settings, include_sites=[])["results"][0]["url"].startswith(
+    assert search(apis, "arxiv", settings=settings).notes is None
+    assert search(apis, "kagi", settings=settings, include_sites=[]).hits[0].url.startswith(
         "https://www.site0.example/")  # the caller's empty list means every site
 
 

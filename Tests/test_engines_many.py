@@ -10,7 +10,7 @@ import pytest
 from App_Function_Libraries.CLI.main import main as cli_main
 from App_Function_Libraries.Search.cache import SearchCache, cache_key
 from App_Function_Libraries.Search.many import EngineRun, merge_runs, search_many
-from App_Function_Libraries.Search.engine import perform_websearch
+from App_Function_Libraries.Search.engine import search_with
 from App_Function_Libraries.Search.options import SearchOptions
 from Tests.support.search_apis import KEY, PATHS, SearchAPIs, clean_health  # noqa: F401 (autouse)
 
@@ -91,28 +91,29 @@ def test_search_many_rejects_unknown_options(apis):
 def test_cached_answer_is_marked_and_works_offline(world, make_settings):
     apis = SearchAPIs(world).install()
     apis.settings = make_settings(apis.config(search_cache_ttl_seconds=3600))
-    first = perform_websearch("brave", "solar power", "US", "en", "en", 5, settings=apis.settings)
-    assert first["cached"] is False and first["error"] is None
+    first = search_with("brave", "solar power", apis.settings, country="US", search_lang="en", count=5)
+    assert first.cached is False and first.error is None
     world.fault(PATHS["brave"], reset=True)  # the service is unreachable from now on
-    again = perform_websearch("brave", "solar power", "US", "en", "en", 5, settings=apis.settings)
-    assert again["cached"] is True and again["cached_at"] and again["error"] is None
-    assert again["results"] == first["results"]
+    again = search_with("brave", "solar power", apis.settings, country="US", search_lang="en", count=5)
+    assert again.cached is True and again.cached_at and again.error is None
+    assert again.hits == first.hits
     assert len(apis.requests_to("brave")) == 1  # answered without the network
-    other = perform_websearch("brave", "solar power", "US", "en", "en", 5, date_range="week", settings=apis.settings)
-    assert other["error"].startswith("cannot reach Brave Search") and other["cached"] is False
+    other = search_with("brave", "solar power", apis.settings, country="US", search_lang="en", count=5,
+                        date_range="week")
+    assert other.error.startswith("cannot reach Brave Search") and other.cached is False
 
 
 def test_cache_key_follows_the_google_engine_id_and_the_ddgs_backend(world, make_settings, monkeypatch):
     apis = SearchAPIs(world).install()
     config = apis.config(search_cache_ttl_seconds=3600)
-    first = perform_websearch("google", "solar power", "US", "en", "en", 3, settings=make_settings(config))
+    first = search_with("google", "solar power", make_settings(config), country="US", search_lang="en", count=3)
     config["engines"]["google_search_engine_id"] = "other-cx-999"
-    other = perform_websearch("google", "solar power", "US", "en", "en", 3, settings=make_settings(config))
-    assert first["cached"] is False and other["cached"] is False
+    other = search_with("google", "solar power", make_settings(config), country="US", search_lang="en", count=3)
+    assert first.cached is False and other.cached is False
     assert [r.arg("cx") for r in apis.requests_to("google")] == ["test-cx-123", "other-cx-999"]
     config["engines"]["google_api_key"] = "another-key-5678"  # the key is no part of the cache key
-    again = perform_websearch("google", "solar power", "US", "en", "en", 3, settings=make_settings(config))
-    assert again["cached"] is True and len(apis.requests_to("google")) == 2
+    again = search_with("google", "solar power", make_settings(config), country="US", search_lang="en", count=3)
+    assert again.cached is True and len(apis.requests_to("google")) == 2
 
     import ddgs.ddgs
     backends = []
@@ -120,7 +121,7 @@ def test_cache_key_follows_the_google_engine_id_and_the_ddgs_backend(world, make
         {"title": "t", "href": f"https://{kw['backend']}.example/", "body": "b"}])
     for backend in ("duckduckgo", "brave", "duckduckgo"):
         config["engines"]["duckduckgo_backend"] = backend
-        perform_websearch("duckduckgo", "solar power", "US", "en", "en", 3, settings=make_settings(config))
+        search_with("duckduckgo", "solar power", make_settings(config), country="US", search_lang="en", count=3)
     assert backends == ["duckduckgo", "brave"]  # the third search is the first one's, from the cache
 
 
@@ -134,7 +135,7 @@ def test_cache_key_endpoint_keeps_its_parameters_but_no_credential():
 def test_cache_rows_hold_no_key(world, make_settings, tmp_path):
     apis = SearchAPIs(world).install()
     apis.settings = make_settings(apis.config(search_cache_ttl_seconds=3600))
-    perform_websearch("kagi", "solar power", "US", "en", "en", 5, settings=apis.settings)
+    search_with("kagi", "solar power", apis.settings, country="US", search_lang="en", count=5)
     db = apis.settings.resolve_path(apis.settings.databases.research_db)
     with sqlite3.connect(db) as conn:
         rows = conn.execute("SELECT * FROM search_cache").fetchall()
@@ -146,25 +147,25 @@ def test_cache_rows_hold_no_key(world, make_settings, tmp_path):
 def test_expired_entry_is_refreshed_and_stale_one_serves_when_offline(world, make_settings):
     apis = SearchAPIs(world).install()
     apis.settings = make_settings(apis.config(search_cache_ttl_seconds=60))
-    perform_websearch("serper", "solar power", "US", "en", "en", 5, settings=apis.settings)
+    search_with("serper", "solar power", apis.settings, country="US", search_lang="en", count=5)
     db = apis.settings.resolve_path(apis.settings.databases.research_db)
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE search_cache SET created_at = created_at - 3600")
-    refreshed = perform_websearch("serper", "solar power", "US", "en", "en", 5, settings=apis.settings)
-    assert refreshed["cached"] is False and len(apis.requests_to("serper")) == 2
+    refreshed = search_with("serper", "solar power", apis.settings, country="US", search_lang="en", count=5)
+    assert refreshed.cached is False and len(apis.requests_to("serper")) == 2
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE search_cache SET created_at = created_at - 3600")
     world.fault(PATHS["serper"], status=503)
-    stale = perform_websearch("serper", "solar power", "US", "en", "en", 5, settings=apis.settings)
-    assert stale["cached"] is True and stale["error"] is None and len(stale["results"]) == 5
-    assert "serper failed (Serper had a server error" in stale["processing_error"]
+    stale = search_with("serper", "solar power", apis.settings, country="US", search_lang="en", count=5)
+    assert stale.cached is True and stale.error is None and len(stale.hits) == 5
+    assert "serper failed (Serper had a server error" in stale.notes
 
 
 def test_ttl_zero_disables_the_cache(world, make_settings):
     apis = SearchAPIs(world).install()
     apis.settings = make_settings(apis.config(search_cache_ttl_seconds=0))
     for _ in range(2):
-        assert perform_websearch("bing", "q", "US", "en", "en", 3, settings=apis.settings)["cached"] is False
+        assert search_with("bing", "q", apis.settings, country="US", search_lang="en", count=3).cached is False
     assert len(apis.requests_to("bing")) == 2
 
 
@@ -174,8 +175,8 @@ def test_broken_cache_file_does_not_break_search(world, make_settings, tmp_path)
     bad.write_bytes(b"this is not sqlite" * 100)
     config = apis.config(search_cache_ttl_seconds=3600)
     config["databases"] = {"research_db": str(bad)}
-    answer = perform_websearch("bing", "q", "US", "en", "en", 3, settings=make_settings(config))
-    assert answer["error"] is None and len(answer["results"]) == 3
+    answer = search_with("bing", "q", make_settings(config), country="US", search_lang="en", count=3)
+    assert answer.error is None and len(answer.hits) == 3
 
 
 def test_cache_put_and_get_roundtrip(tmp_path):

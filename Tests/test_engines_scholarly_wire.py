@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from App_Function_Libraries.Search.engine import engine_health_snapshot, perform_websearch
+from App_Function_Libraries.Search.engine import engine_health_snapshot, search_with
 from Tests.support.scholarly_apis import ENGINES, KEY, NOTHING_QUERY, ScholarlyAPIs
 from Tests.support.search_apis import clean_health  # noqa: F401 (autouse)
 
@@ -21,41 +21,40 @@ def apis(world, make_settings):
 
 
 def search(apis, engine, query="protein folding", count=5, settings=None, **options):
-    return perform_websearch(engine, query, None, None, None, count, settings=settings or apis.settings,
-                             use_cache=False, **options)
+    return search_with(engine, query, settings or apis.settings, count=count, use_cache=False, **options)
 
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_engine_returns_papers_with_their_facts(apis, engine):
     answer = search(apis, engine)
-    assert answer["error"] is None, answer["error"]
-    assert len(answer["results"]) == 5
-    first = answer["results"][0]
-    paper = first["metadata"]["paper"]
-    assert first["title"].startswith("On protein folding: part 1")
-    assert paper["authors"] == ["Ada Lovelace"] and paper["year"] == 2020
-    assert paper["doi"] == "10.5555/protein-folding.1"
-    assert paper["abstract"].startswith("We study protein folding in case 1") or engine == "pubmed"
-    assert "&amp;" not in first["content"] and "<" not in first["content"].replace("< 5%", "")
-    assert first["content"] and first["content"] in paper["abstract"] or first["content"].endswith("…")
+    assert answer.error is None, answer.error
+    assert len(answer.hits) == 5
+    first = answer.hits[0]
+    paper = first.paper
+    assert first.title.startswith("On protein folding: part 1")
+    assert paper.authors == ["Ada Lovelace"] and paper.year == 2020
+    assert paper.doi == "10.5555/protein-folding.1"
+    assert paper.abstract.startswith("We study protein folding in case 1") or engine == "pubmed"
+    assert "&amp;" not in first.snippet and "<" not in first.snippet.replace("< 5%", "")
+    assert first.snippet and first.snippet in paper.abstract or first.snippet.endswith("…")
     if engine == "arxiv":  # the open arXiv page, not the journal's DOI
-        assert first["url"].startswith("https://arxiv.org/abs/")
-        assert paper["pdf_url"].startswith("https://arxiv.org/pdf/")
-        assert paper["venue"] == "arXiv"
+        assert first.url.startswith("https://arxiv.org/abs/")
+        assert paper.pdf_url.startswith("https://arxiv.org/pdf/")
+        assert paper.venue == "arXiv"
     else:
-        assert first["url"] == "https://doi.org/10.5555/protein-folding.1"
-        assert paper["venue"] == "Journal of Protein Folding"
-    second = answer["results"][1]["metadata"]["paper"]
+        assert first.url == "https://doi.org/10.5555/protein-folding.1"
+        assert paper.venue == "Journal of Protein Folding"
+    second = answer.hits[1].paper
     if engine in ("semanticscholar", "openalex", "crossref"):  # paper 2 has no open-access PDF
-        assert paper["pdf_url"] == "https://oa.example/1000.pdf" and paper["abstract_only"] is False
-        assert second["pdf_url"] == "" and second["abstract_only"] is True
-    assert answer["total_results_found"] >= 5
+        assert paper.pdf_url == "https://oa.example/1000.pdf" and paper.abstract_only is False
+        assert second.pdf_url == "" and second.abstract_only is True
+    assert answer.total >= 5
 
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_nothing_found_is_not_an_error(apis, engine):
     answer = search(apis, engine, query=f"{NOTHING_QUERY} here")
-    assert answer["error"] is None and answer["results"] == []
+    assert answer.error is None and answer.hits == []
 
 
 def test_pubmed_asks_esearch_then_efetch_with_its_ids_and_polite_parameters(apis):
@@ -66,13 +65,13 @@ def test_pubmed_asks_esearch_then_efetch_with_its_ids_and_polite_parameters(apis
     assert efetch.arg("id") == "1000,1001,1002" and efetch.arg("retmode") == "xml"
     for req in (esearch, efetch):
         assert (req.arg("tool"), req.arg("email"), req.arg("api_key")) == ("quarry", "research@example.org", KEY)
-    paper = answer["results"][0]["metadata"]["paper"]
+    paper = answer.hits[0].paper
     # structured abstract: labels kept, inline <sub> read through, the reference list's DOIs not taken
-    assert paper["abstract"] == ("BACKGROUND: We study protein folding in case 1 with CO2. "
+    assert paper.abstract == ("BACKGROUND: We study protein folding in case 1 with CO2. "
                                  "RESULTS: Results & methods < 5% error.")
-    assert paper["doi"] == "10.5555/protein-folding.1"
-    assert answer["results"][0]["metadata"]["date_published"] == "2020-01-01"
-    assert answer["total_results_found"] == 30
+    assert paper.doi == "10.5555/protein-folding.1"
+    assert answer.hits[0].date_published == "2020-01-01"
+    assert answer.total == 30
 
 
 def test_polite_use_on_the_wire(apis):
@@ -97,16 +96,16 @@ def test_without_a_key_or_contact_nothing_of_them_is_sent(apis, make_settings):
     config["engines"]["contact_email"] = ""
     settings = make_settings(config)
     for engine in ("pubmed", "openalex", "crossref", "semanticscholar"):
-        assert search(apis, engine, settings=settings)["error"] is None
+        assert search(apis, engine, settings=settings).error is None
     sent = [r for e in ("pubmed", "openalex", "crossref", "semanticscholar") for r in apis.requests_to(e)]
     assert all("api_key" not in r.query and "mailto" not in r.query and "email" not in r.query for r in sent)
     assert all(r.header("x-api-key") is None and r.header("crossref-plus-api-token") is None for r in sent)
 
 
 def test_date_range_and_sort_on_the_wire(apis):
-    dates = dict(date_range="2021-02-03..2022-04-05", sort_results_by="date")
+    dates = dict(date_range="2021-02-03..2022-04-05", sort="date")
     for engine in ENGINES:
-        note = search(apis, engine, **dates)["processing_error"]
+        note = search(apis, engine, **dates).notes
         assert note == ("semanticscholar: sort_results_by not supported, ignored" if engine == "semanticscholar"
                         else None), engine
     assert apis.requests_to("arxiv")[-1].arg("search_query").endswith(
@@ -125,18 +124,18 @@ def test_date_range_and_sort_on_the_wire(apis):
 
 
 def test_phrases_and_exclusions_in_the_query_syntax_of_each(apis):
-    search(apis, "arxiv", exactTerms="beta sheet", excludeTerms=["prion"])
+    search(apis, "arxiv", exact_terms="beta sheet", exclude_terms=["prion"])
     assert apis.requests_to("arxiv")[-1].arg("search_query") == \
         'all:protein AND all:folding AND all:"beta sheet" ANDNOT all:prion'
-    search(apis, "pubmed", exactTerms="beta sheet", excludeTerms=["prion"])
+    search(apis, "pubmed", exact_terms="beta sheet", exclude_terms=["prion"])
     assert apis.requests_to("pubmed")[-2].arg("term") == 'protein folding AND "beta sheet" NOT prion'
-    answer = search(apis, "crossref", exactTerms="beta sheet", site_blacklist=["example.org"])
-    assert answer["processing_error"] == "crossref: site_blacklist, exactTerms not supported, ignored"
+    answer = search(apis, "crossref", exact_terms="beta sheet", site_blacklist=["example.org"])
+    assert answer.notes == "crossref: site_blacklist, exactTerms not supported, ignored"
 
 
 def test_safesearch_default_is_not_noted_on_papers(apis, make_settings):
     answer = search(apis, "openalex", safesearch="strict")
-    assert answer["processing_error"] is None
+    assert answer.notes is None
 
 
 # ---------------------------------------------------------------- errors
@@ -147,13 +146,13 @@ def test_bad_keys_are_typed_and_never_shown(apis, make_settings):
     config["engines"].update({f"{e}_api_key": wrong for e in ("pubmed", "semanticscholar", "openalex")})
     settings = make_settings(config)
     pubmed = search(apis, "pubmed", settings=settings)
-    assert pubmed["error"].startswith("PubMed rejected the API key (HTTP 400: API key invalid)")
+    assert pubmed.error.startswith("PubMed rejected the API key (HTTP 400: API key invalid)")
     s2 = search(apis, "semanticscholar", settings=settings)
-    assert s2["error"].startswith("Semantic Scholar rejected the API key (HTTP 403)")
+    assert s2.error.startswith("Semantic Scholar rejected the API key (HTTP 403)")
     openalex = search(apis, "openalex", settings=settings)
-    assert "OpenAlex rejected the API key (HTTP 401" in openalex["error"]
+    assert "OpenAlex rejected the API key (HTTP 401" in openalex.error
     for answer in (pubmed, s2, openalex):
-        assert wrong not in json.dumps(answer)
+        assert wrong not in json.dumps(answer.to_dict())
     health = engine_health_snapshot(settings)
     assert health["pubmed"].last_error_kind == "bad_key" and wrong not in health["pubmed"].last_error
 
@@ -168,8 +167,8 @@ def test_bad_keys_are_typed_and_never_shown(apis, make_settings):
 def test_rate_limits_become_rate_limited_errors_and_health(apis, engine, message):
     apis.rate_limited.add(engine)
     answer = search(apis, engine)
-    assert answer["error"].startswith(message), answer["error"]
-    assert KEY not in json.dumps(answer)  # NCBI's 429 body names the key
+    assert answer.error.startswith(message), answer.error
+    assert KEY not in json.dumps(answer.to_dict())  # NCBI's 429 body names the key
     record = engine_health_snapshot(apis.settings)[engine]
     assert record.last_error_kind == "rate_limited" and record.consecutive_failures == 1
 
@@ -180,21 +179,21 @@ def test_an_error_inside_an_http_200_answer_is_an_error(apis, world):
         200, b'<?xml version="1.0"?>\n<eSearchResult><ERROR>Invalid query syntax near AND</ERROR></eSearchResult>',
         {"Content-Type": "text/xml"}))
     answer = search(apis, "pubmed")
-    assert answer["error"] == "PubMed refused the request: Invalid query syntax near AND"
+    assert answer.error == "PubMed refused the request: Invalid query syntax near AND"
     assert engine_health_snapshot(apis.settings)["pubmed"].last_error_kind == "bad_response"
 
 
 def test_arxiv_error_feed_becomes_its_message(apis, world):
-    answer = search(apis, "arxiv", count=5, exactTerms=None)
-    assert answer["error"] is None
+    answer = search(apis, "arxiv", count=5, exact_terms=None)
+    assert answer.error is None
     world.route("GET", "/arxiv/api/query", lambda req: apis._atom_error("x", "incorrect id format for 12", 400))
     answer = search(apis, "arxiv")
-    assert answer["error"] == "arXiv refused the query (HTTP 400: incorrect id format for 12)"
-    assert answer["results"] == []
+    assert answer.error == "arXiv refused the query (HTTP 400: incorrect id format for 12)"
+    assert answer.hits == []
 
 
 def test_arxiv_query_leaves_out_its_own_syntax(apis):
-    search(apis, "arxiv", query='RNA: (folding) "x" C++', exactTerms="a:b")
+    search(apis, "arxiv", query='RNA: (folding) "x" C++', exact_terms="a:b")
     assert apis.requests_to("arxiv")[-1].arg("search_query") == 'all:RNA AND all:folding AND all:x AND all:C++ ' \
         'AND all:"a b"'
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from App_Function_Libraries.Search.engine import perform_websearch
+from App_Function_Libraries.Search.engine import search_with
 from Tests.support.search_apis import clean_health  # noqa: F401 (autouse)
 from Tests.support.testworld import Response
 
@@ -127,16 +127,16 @@ def test_quarry_searches_through_a_real_searxng(searxng_python, world, make_sett
     proc, base = start_searxng(searxng_python, tmp_path / "sx", world.url("/upstream/search"), "html, json")
     try:
         settings = make_settings({"engines": {"searxng_api_url": base}, "search": {"search_cache_ttl_seconds": 0}})
-        answer = perform_websearch("searxng", "solar power", "US", "en", "en", 5, exactTerms="solar cell",
-                                   date_range="week", safesearch="strict", settings=settings)
+        answer = search_with("searxng", "solar power", settings, country="US", search_lang="en", count=5,
+                             exact_terms="solar cell", date_range="week", safesearch="strict")
     finally:
         stop(proc)
-    assert answer["error"] is None, answer["error"]
-    assert len(answer["results"]) == 5
-    first = answer["results"][0]
-    assert first["url"].startswith("https://www.docs1.example/1/")
-    assert "<b>" not in first["title"] and "&amp;" not in first["title"] and "solar power" in first["title"]
-    assert first["metadata"]["source"] == "quarry test world"
+    assert answer.error is None, answer.error
+    assert len(answer.hits) == 5
+    first = answer.hits[0]
+    assert first.url.startswith("https://www.docs1.example/1/")
+    assert "<b>" not in first.title and "&amp;" not in first.title and "solar power" in first.title
+    assert first.source == "quarry test world"
     seen = world.requests_to("/upstream/search")  # what SearXNG sent on, from Quarry's options
     assert seen and seen[-1].arg("q") == 'solar power "solar cell"'
     assert seen[-1].arg("hours") == "168" and seen[-1].arg("safe") == "strict"
@@ -147,9 +147,9 @@ def test_real_searxng_with_json_disabled_gives_the_fix(searxng_python, world, ma
     proc, base = start_searxng(searxng_python, tmp_path / "sx-nojson", world.url("/upstream/search"), "html")
     try:
         settings = make_settings({"engines": {"searxng_api_url": base}, "search": {"search_cache_ttl_seconds": 0}})
-        answer = perform_websearch("searxng", "solar power", "US", "en", "en", 5, settings=settings)
+        answer = search_with("searxng", "solar power", settings, country="US", search_lang="en", count=5)
     finally:
         stop(proc)
-    assert answer["error"].startswith("this SearXNG instance has JSON output disabled: add `json` to "
+    assert answer.error.startswith("this SearXNG instance has JSON output disabled: add `json` to "
                                       "`search.formats` in its settings.yml")
     assert world.requests_to("/upstream/search") == []

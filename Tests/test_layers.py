@@ -1,5 +1,5 @@
-"""Imports point down only: front doors -> the Python facade -> features -> web search -> DB -> LLM / Retrieval
--> bottom.
+"""Imports point down only: front doors -> the Python facade -> features -> search -> local sources (Wikipedia,
+Documents) -> DB -> LLM / Retrieval -> bottom.
 
 Every import in App_Function_Libraries and app.py is read: those inside functions too (a lazy import is still a
 dependency), relative ones, and module names written as strings for importlib (CLI subcommands, UI tabs). An
@@ -17,13 +17,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PKG = "App_Function_Libraries"
-FRONT_DOOR, FACADE, RESEARCH, FEATURE, SEARCH, STORE, SERVICES, BOTTOM = 6, 5.5, 5.2, 5, 4, 3, 2, 1
+FRONT_DOOR, FACADE, RESEARCH, FEATURE, SEARCH, LOCAL, STORE, SERVICES, BOTTOM = 6, 5.5, 5.2, 5, 4, 3.5, 3, 2, 1
 LAYERS: dict[str, float] = {  # top-level module or package of App_Function_Libraries (and app.py) -> its layer
     "app": FRONT_DOOR, "CLI": FRONT_DOOR, "Gradio_UI": FRONT_DOOR, "mcp_server": FRONT_DOOR, "MCP": FRONT_DOOR,
     "quarry": FACADE,  # the Python facade: front doors call it, it calls the features (may not exist yet)
     "Research": RESEARCH,  # one research across every source: it searches the local sources too
-    "Wikipedia": FEATURE, "Documents": FEATURE, "status": FEATURE,
-    "Search": SEARCH,  # web search, usable without the research pipeline
+    "status": FEATURE,
+    "Search": SEARCH,  # search on every engine (web, scholarly, local), usable without the research pipeline
+    "Wikipedia": LOCAL, "Documents": LOCAL,  # the local sources: Search's local engines call their search
     "DB": STORE,
     "LLM": SERVICES, "Retrieval": SERVICES,
     "config": BOTTOM, "records": BOTTOM, "errors": BOTTOM, "codes": BOTTOM, "retry": BOTTOM,

@@ -2,8 +2,10 @@
 report whose [n] each point at the right kind of source."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
+import threading
 
 import pytest
 
@@ -55,7 +57,7 @@ def test_one_report_cites_web_pages_the_encyclopedia_and_documents(world, make_s
     doc = next(s for s in numbered.values() if s["kind"] == "document")
     assert doc["url"].startswith("file://") and "/files/hive.pdf#p" in doc["url"]
     assert doc["title"].startswith("hive.pdf, p. ") and doc["engines"] == ["documents"]
-    assert not any(e.startswith(("wikipedia:", "documents:")) for e in result["errors"])
+    assert not any(e.startswith(("The Wikipedia index", "The document library")) for e in result["errors"])
     forget_wiki_index()
 
 
@@ -64,8 +66,8 @@ def test_local_sources_not_set_up_are_noted_once_and_the_web_answers(world, make
     settings = make_settings(research_config(web, embeddings=True, research={"relevance_embedding_threshold": 0.3}))
     forget_wiki_index()
     result = run_research(settings, capsys, "searxng,wikipedia,documents")
-    notes = [e for e in result["errors"] if e.startswith(("wikipedia:", "documents:"))]
-    assert len(notes) == 2 and "build --demo" in notes[0] and "docs add" in notes[1]
+    notes = [e for e in result["errors"] if e.startswith(("The Wikipedia index", "The document library"))]
+    assert len(notes) == 2 and "build --demo" in notes[0] and "docs add" in notes[1], result["errors"]
     assert {s["kind"] for s in result["sources"]} == {"web"} and result["citations"]
 
 
@@ -91,4 +93,58 @@ def test_llm_mode_cites_every_kind_of_source_with_verified_citations(world, make
     doc = next(s for s in numbered.values() if s["kind"] == "document")
     assert "/files/hive.pdf#p" in doc["url"] and doc["engines"] == ["documents"]
     assert any(s["title"] == "Honey bee" for s in numbered.values() if s["kind"] == "wikipedia")
+    forget_wiki_index()
+
+
+def test_web_and_local_results_are_fused_once_and_the_local_text_rides_on_its_source(world, make_settings,
+                                                                                        tmp_path):
+    """One fan-out, one fusion: the research's sources are search_many's fused ranking as it stands (the old
+    pipeline searched only the web there and fused a second time with the local finds beside it)."""
+    from App_Function_Libraries.Research.params import ResearchParams
+    from App_Function_Libraries.Research.pipeline import Services, process_question
+    from App_Function_Libraries.Search.many import search_many
+    settings = every_source_set_up(world, make_settings, tmp_path)
+    calls = []
+
+    def search(engines, queries, options, **kw):
+        found = search_many(engines, queries, options, **kw)
+        calls.append((list(engines), found))
+        return found
+    services = Services.from_settings(settings, use_llm=False)
+    services.search = search
+    engines = ["searxng", "wikipedia", "documents"]
+    params = dataclasses.replace(ResearchParams.from_settings(settings), engines=engines, use_llm=False)
+    result = process_question(QUESTION, params, services=services)
+    assert [asked for asked, _ in calls] == [engines]  # every engine, local ones too, in the one search
+    fused = calls[0][1].results[:params.result_max]
+    assert {s.url: (s.rank, s.fused_score) for s in result.sources} == {r.url: (r.rank, r.fused_score) for r in fused}
+    local = [s for s in result.sources if s.kind in ("wikipedia", "document")]
+    assert {s.kind for s in local} == {"wikipedia", "document"}
+    found = {r.url: r.in_hand for r in fused}
+    assert all(s.in_hand and s.in_hand == found[s.url] for s in local)  # the text found rides on the source
+    read = [s for s in local if s.fetched]
+    assert read and all(s.final_url == s.url for s in read)  # read from the text in hand, never downloaded
+    forget_wiki_index()
+
+
+def test_a_cancelled_run_with_local_engines_resumes_with_their_text(world, make_settings, tmp_path):
+    from App_Function_Libraries import quarry
+    from App_Function_Libraries.DB.run_store import get_run_store
+    from Tests.support.killed_run import HELD
+    settings = every_source_set_up(world, make_settings, tmp_path)
+    cancel = threading.Event()
+
+    def cancel_when_held(event):
+        if event.stage == "fetch" and all(world.requests_to(p) for p in HELD):
+            cancel.set()
+    first = quarry.research(QUESTION, engines="searxng,wikipedia,documents", no_llm=True, use_cache=False,
+                            cancel=cancel, on_progress=cancel_when_held, settings=settings)
+    assert any(e.startswith("cancelled") for e in first.errors)
+    assert get_run_store(settings).get_run(first.id).status == "cancelled"
+    again = quarry.runs.resume(first.id[:8], settings=settings)
+    assert again.id == first.id and again.report_markdown
+    assert get_run_store(settings).get_run(first.id).status == "done"
+    local = [s for s in again.sources if s.kind in ("wikipedia", "document")]
+    assert local and all(s.in_hand for s in local)
+    assert {s.kind for s in again.numbered_sources()} >= {"wikipedia", "document"}
     forget_wiki_index()

@@ -130,3 +130,14 @@ def test_a_token_budget_stops_the_llm_and_the_report_is_extractive(world, make_s
     assert code == 0 and data["mode"] == "extractive"
     assert "its budget of 50 LLM tokens" in data["report_markdown"]
     assert "the report is an extractive brief" in data["report_markdown"]
+
+
+def test_a_wrong_plan_is_a_quarry_error_a_person_reads():
+    from App_Function_Libraries.errors import QuarryError
+    from App_Function_Libraries.Research.plan import ResearchPlan
+    with pytest.raises(QuarryError, match="the plan's question is empty"):
+        ResearchPlan.from_dict({"question": " ", "queries": [{"query": "x", "engines": ["brave"]}]})
+    with pytest.raises(QuarryError, match=r"queries\[1\]: unknown engine altavista"):
+        ResearchPlan.from_dict({"question": QUESTION, "queries": [{"query": "x", "engines": ["altavista"]}]})
+    plan = ResearchPlan.from_dict({"question": QUESTION, "queries": [{"query": "x", "engines": ["wikipedia"]}]})
+    assert plan.engines() == ["wikipedia"]  # a local engine is an engine

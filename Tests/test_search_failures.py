@@ -58,7 +58,8 @@ def test_a_failure_without_wording_keeps_the_engines_own_message():
     assert plain_reason("duckduckgo", "unreachable", "x") == "DuckDuckGo could not be reached — no internet?"
     assert plain_reason("duckduckgo", "error", "DuckDuckGo search failed: odd") == "DuckDuckGo search failed: odd"
     assert plain_reason("wikipedia", None, "index broken") == "The Wikipedia index: index broken"
-    assert nothing_searched([], ["wikipedia: no index in /x; skipped"]) == "wikipedia: no index in /x; skipped"
+    assert nothing_searched([("wikipedia", "no Wikipedia index in /x", "not_set_up")] * 2) == (
+        "The Wikipedia index: no Wikipedia index in /x")
 
 
 def test_no_results_at_all_says_so_without_pointing_to_an_empty_list():

@@ -59,7 +59,7 @@ def test_skipped_files_and_warnings_show_as_text():
 def test_the_tab_research_and_the_facade_share_one_library(make_settings, monkeypatch):
     """One open library per index folder: the tab's (the facade's shared one, quarry.docs.library) and research's."""
     from App_Function_Libraries import quarry
-    from App_Function_Libraries.Research.local_sources import document_library
+    from App_Function_Libraries.Documents.library import document_library
     settings = make_settings({})
     assert quarry.docs.library() is document_library(settings)
     shared, real = [], quarry.docs.list

@@ -164,7 +164,7 @@ def _names_of_their_own(db) -> None:
             conn.execute("UPDATE reports SET timings = ? WHERE id = ?", [_dumps(data), rid])
 
 _JSON_SOURCE_FIELDS = ("engines", "queries", "passages")
-_EXTRA_SOURCE_FIELDS = ("kind", "paper")  # kept in the results row's `extra` JSON, not in columns of their own
+_EXTRA_SOURCE_FIELDS = ("kind", "paper", "in_hand")  # kept in the results row's `extra` JSON, not in columns
 _DERIVED_SOURCE_FIELDS = ("error",)  # in a source's dict (to_dict) for readers, made again on load: not stored
 _SOURCE_COLUMNS = [f.name for f in fields(Source) if f.name not in _EXTRA_SOURCE_FIELDS]
 _SOURCE_DEFAULTS = {f.name: f.default_factory() if f.default_factory is not MISSING else

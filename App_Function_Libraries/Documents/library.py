@@ -5,6 +5,7 @@
     hits = lib.search("protein folding", group="fine")  # list[SearchHit], fused BM25 + vector
     answer = lib.ask("What did we find about X?")       # DocAnswer: markdown with [n], sources, citations
     lib.list(); lib.remove(3); lib.close()
+    document_library(settings)                          # the one kept open per index folder (research, UI)
 
 The embedder, LLM and cross-encoder load on first use, so listing and removing stay fast.
 """
@@ -188,3 +189,18 @@ def library_status(settings: Settings) -> tuple[bool | None, str]:
         return False, (f"{count} documents embedded with {stored!r}, not the configured {configured!r}; run: "
                        f"python app.py docs reindex")
     return True, f"{count} document{'s' if count != 1 else ''}, model {stored or configured} ({folder})"
+
+
+_shared: dict[str, DocumentLibrary] = {}
+_shared_lock = threading.Lock()
+
+
+def document_library(settings: Settings) -> DocumentLibrary:
+    """One DocumentLibrary per index folder and settings, kept for later searches (a research's local engine,
+    the facade, a kept source's page)."""
+    folder = str(settings.resolve_path(settings.documents.index_dir))
+    with _shared_lock:
+        lib = _shared.get(folder)
+        if lib is None or lib.settings is not settings:
+            lib = _shared[folder] = DocumentLibrary(settings)
+        return lib

@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from App_Function_Libraries.Documents.doc_types import DocumentInfo, SearchFilters, SearchHit
+from App_Function_Libraries.Documents.doc_types import DocumentInfo, DocumentsError, SearchFilters, SearchHit
 from App_Function_Libraries.Documents.store import DocumentStore
 from App_Function_Libraries.Retrieval.bm25 import STOPWORDS
 from App_Function_Libraries.Retrieval.fusion import RRF_K, reciprocal_rank_fusion
@@ -93,7 +93,7 @@ class Retriever:
                query_vector: np.ndarray | None = None, rerank: bool | None = None) -> list[SearchHit]:
         """The k best nodes of `group` for the query. method: hybrid (BM25 + vector, fused), bm25 or vector."""
         if method not in ("hybrid", "bm25", "vector"):
-            raise ValueError(f"unknown search method {method!r}: use hybrid, bm25 or vector")
+            raise DocumentsError(f"unknown search method {method!r}: use hybrid, bm25 or vector")
         rankings = self.candidates(query, group, filters, methods=("bm25", "vector") if method == "hybrid"
                                    else (method,), query_vector=query_vector)
         ordered = fuse(rankings) if method == "hybrid" else rankings[method]

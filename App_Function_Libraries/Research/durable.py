@@ -159,7 +159,7 @@ def execute(question: str, params: ResearchParams, *, plan: ResearchPlan | None 
     cancel = cancel or threading.Event()
     stop = threading.Event()  # set by the user's cancel or by the budget
     run = Run(result, services, params, on_progress, stop)
-    run.in_hand.update(state.get("in_hand") or {})
+    _legacy_in_hand(run.result, state.get("in_hand") or {})
     watch = BudgetWatch(Budget.from_params(params), stop, cancel, lambda: _tokens(run),
                         float(state.get("run_seconds") or 0))
     watch.reached += list(state.get("budget_reached") or [])
@@ -209,8 +209,15 @@ def _note_cancel(run: Run, watch: BudgetWatch, step: str) -> None:
 
 
 def _state(run: Run, watch: BudgetWatch) -> dict[str, Any]:
-    return {**run.result.to_dict(), "in_hand": dict(run.in_hand), "run_seconds": round(watch.elapsed(), 3),
+    return {**run.result.to_dict(), "run_seconds": round(watch.elapsed(), 3),
             "budget_reached": list(watch.reached)}
+
+
+def _legacy_in_hand(result: ResearchResult, in_hand: dict[str, str]) -> None:
+    """A run stopped before the text in hand rode on its source kept it beside, by URL: put it back on."""
+    for source in result.sources:
+        if not source.in_hand and source.paper is None and in_hand.get(source.url):
+            source.in_hand = in_hand[source.url]
 
 
 def _quietly(fn: Callable[[], None]) -> None:

@@ -110,5 +110,5 @@ def _one_line(text: str) -> str:
 
 
 def _default_library(settings):
-    from App_Function_Libraries.Research.local_sources import document_library
+    from App_Function_Libraries.Documents.library import document_library
     return document_library(settings)

@@ -155,7 +155,6 @@ class StreamConfig:
     llm: LLMClient | None = None  # the LLM role "extraction" (named so in config); None: notes = top passages
     progress: Callable[[str, int, int], None] = lambda stage, done, total: None
     cancel: threading.Event | None = None
-    in_hand: dict[str, str] = field(default_factory=dict)  # URL -> text found with it: read, not fetched
     page_log: PageLog | None = None  # a durable run's pages: read from it, each new one kept in it at once
 
 
@@ -332,7 +331,7 @@ def _load_source(source: Source, cfg: StreamConfig, on_extracting: Callable[[], 
                  on_downloaded: Callable[[], None] | None = None) -> LoadedPage:
     """A source's page: the text found with it (a local source's passages, a paper's abstract), else its page
     downloaded and read; a paper's open-access PDF is read when it has one, its abstract when that fails."""
-    hand = cfg.in_hand.get(source.url, "")
+    hand = source.text_in_hand
     pdf = source.paper.pdf_url if source.paper is not None else ""
     if hand and not pdf:
         return _in_hand(source, hand, "abstract only: no open-access full text" if source.paper else "")

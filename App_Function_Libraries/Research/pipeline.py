@@ -28,12 +28,10 @@ from App_Function_Libraries.config import Settings, get_settings
 from App_Function_Libraries.LLM.base import LLMClient, LLMError, LLMUnavailable
 from App_Function_Libraries.LLM.breaker import LLMHealth, guarded
 from App_Function_Libraries.Retrieval.embeddings import ModelOnFirstUse, TextEncoder
-from App_Function_Libraries.Retrieval.fusion import reciprocal_rank_fusion
 from App_Function_Libraries.Retrieval.rerank import PairScorer, get_cross_encoder
 from App_Function_Libraries.Research import coverage, relevance, report
 from App_Function_Libraries.Research.fetch import PageFetcher
 from App_Function_Libraries.Research.follow_ups import suggest_follow_ups
-from App_Function_Libraries.Research.local_sources import LocalSearch, search_local, split_engines
 from App_Function_Libraries.Research.page_stream import PageCache, StreamConfig, none_read, read_pages
 from App_Function_Libraries.Research.rank import MemoEmbedder, RankSettings
 from App_Function_Libraries.Research.params import ResearchParams
@@ -41,7 +39,7 @@ from App_Function_Libraries.records import ResearchResult, Source
 from App_Function_Libraries.Research.subqueries import analyze_question, dedupe_queries
 from App_Function_Libraries.Search.errors import InvalidOption
 from App_Function_Libraries.Search.failures import engine_failures, nothing_searched
-from App_Function_Libraries.Search.many import MultiSearch, search_many
+from App_Function_Libraries.Search.many import MergedResult, MultiSearch, search_many
 from App_Function_Libraries.Search.options import SearchOptions
 
 LOAD_STAGE = "embedding_model"  # waiting for the embedding model to load: where a stage first needs it
@@ -140,7 +138,6 @@ class Run:
         self.health = LLMHealth()
         self.llms = guarded(dict(services.llms), self.health) if params.use_llm else {}
         self._memo: MemoEmbedder | None = None
-        self.in_hand: dict[str, str] = {}  # URL -> text found with it (local sources, paper abstracts): not fetched
         self.search_failure = ""  # why no search answered, in plain words ("" once one did)
         self.searched_any = False  # a search of this run answered (even with no results)
         self.usage_before = {role: _usage(c) for role, c in self.llms.items() if c is not None}
@@ -241,7 +238,6 @@ def rerun_from_fetch(result: ResearchResult, params: ResearchParams | None = Non
                            sources=[_reset_source(s) for s in result.sources],
                            timings={k: v for k, v in result.timings.items() if k in SEARCH_STAGES})
     run = Run(fresh, services, params, on_progress, cancel)
-    run.in_hand.update(_texts_in_hand(result))
     _warm_embedder(services, [s for s in fresh.sources if s.selected])
     _stages_pages_and_report(run, params, on_report_delta)
     return run.finish()
@@ -252,18 +248,14 @@ def _reset_source(source: Source) -> Source:
                   queries=list(source.queries), rank=source.rank, fused_score=source.fused_score,
                   date_published=source.date_published, verdict=source.verdict, reason=source.reason,
                   user_override=source.user_override, round=source.round, kind=source.kind,
-                  paper=dataclasses.replace(source.paper) if source.paper else None)
+                  paper=dataclasses.replace(source.paper) if source.paper else None, in_hand=_in_hand(source))
 
 
-def _texts_in_hand(result: ResearchResult) -> dict[str, str]:
-    """For a re-run: what a local source or a paper's abstract gave (its stored passages; the abstract)."""
-    hand = {}
-    for s in result.sources:
-        if s.kind in ("wikipedia", "document") and s.passages:
-            hand[s.url] = "\n\n".join(p.text for p in s.passages)
-        elif s.paper is not None and s.paper.abstract:
-            hand[s.url] = s.paper.abstract
-    return hand
+def _in_hand(source: Source) -> str:
+    """For a re-run: a local source's text in hand (a run saved before it rode on the source: its passages)."""
+    if source.in_hand or source.kind not in ("wikipedia", "document"):
+        return source.in_hand
+    return "\n\n".join(p.text for p in source.passages)
 
 
 def _stages_pages_and_report(run: Run, params: ResearchParams, on_delta) -> None:
@@ -313,25 +305,16 @@ def note_search_failure(run: Run) -> None:
 
 def search_sources(run: Run, params: ResearchParams, queries: list[str],
                    keep: Callable[[list[Any]], list[Any]]) -> list[Source]:
-    """Every query on every engine and local source at once, fused by rank; `keep` picks which become Sources."""
-    web, local = split_engines(params.engines)
+    """Every query on every engine (web, scholarly and local alike) at once, fused by rank once (search_many);
+    `keep` picks which become Sources."""
     total = len(queries) * len(params.engines)
     run.progress("search", 0, total)
-    settings = run.services.settings
-    found_local: list[LocalSearch] = []
-    count = params.count or settings.search.search_result_max_per_query
-    searching = threading.Thread(target=lambda: found_local.append(
-        search_local(local, queries, settings, count, run.cancel)), name="local-sources", daemon=True)
-    searching.start()  # beside the web engines, which wait on the network (no local source: nothing to do)
-    found = _search_web(run, params, web, queries) if web else MultiSearch([], [], [], [])
-    searching.join()
-    local_found = found_local[0] if found_local else LocalSearch()
-    runs = [(r.engine, r.error, r.error_kind) for r in found.runs] + [(r.source, r.error, None)
-                                                                     for r in local_found.runs]
-    notes = local_found.notes + [f.note() for f in engine_failures(runs)]
+    found = _search(run, params, params.engines, queries)
+    runs = [(r.engine, r.error, r.error_kind) for r in found.runs]
+    notes = [f.note() for f in engine_failures(runs)]
     run.result.errors += [n for n in notes if n not in run.result.errors]
-    sources = keep(_fused(found, local_found, run.in_hand))
-    reason = "" if run.stopped() else nothing_searched(runs, local_found.notes)
+    sources = keep([_source(item) for item in found.results])
+    reason = "" if run.stopped() else nothing_searched(runs)
     if reason and not run.searched_any:  # a stage searched in groups (a plan) fails only if every group did
         run.search_failure = "; ".join(dict.fromkeys(r for r in (run.search_failure, reason) if r))
         run.progress("search", total, total, run.search_failure, failed=True)
@@ -341,7 +324,7 @@ def search_sources(run: Run, params: ResearchParams, queries: list[str],
     return sources
 
 
-def _search_web(run: Run, params: ResearchParams, engines: list[str], queries: list[str]) -> MultiSearch:
+def _search(run: Run, params: ResearchParams, engines: list[str], queries: list[str]) -> MultiSearch:
     try:
         options = SearchOptions.build(None, run.services.settings, **params.search_values())
         return run.services.search_fn()(engines, queries, options, settings=run.services.settings,
@@ -350,39 +333,12 @@ def _search_web(run: Run, params: ResearchParams, engines: list[str], queries: l
         return MultiSearch.refused(engines, queries, str(exc))
 
 
-def _fused(web: MultiSearch, local: LocalSearch, in_hand: dict[str, str]) -> list[Source]:
-    """Web results and local finds as Sources in one ranking: reciprocal rank fusion over every (engine or
-    local source, query) ranking, as the web engines' results are fused among themselves. The text of each
-    local find and each paper's abstract goes into `in_hand`."""
-    sources: dict[str, Source] = {}
-    rankings: dict[str, list[tuple[int, str]]] = {run.label: [] for run in web.runs}  # in the order asked
-    for item in web.results:
-        sources[item.normalized_url] = Source(
-            title=item.title, url=item.url, snippet=item.content, engines=list(item.engines),
-            queries=list(item.queries), date_published=item.hit.date_published,
-            kind="paper" if item.hit.paper else "web", paper=item.hit.paper)
-        for label, position in item.ranks.items():
-            rankings.setdefault(label, []).append((position, item.normalized_url))
-        if item.hit.paper is not None and item.hit.paper.abstract:
-            in_hand.setdefault(item.url, item.hit.paper.abstract)
-    for run in local.runs:
-        for position, find in enumerate(run.finds, start=1):
-            source = sources.setdefault(find.url, Source(title=find.title, url=find.url, snippet=find.snippet,
-                                                         kind=find.kind))
-            source.engines += [run.source] if run.source not in source.engines else []
-            source.queries += [run.query] if run.query not in source.queries else []
-            rankings.setdefault(run.label, []).append((position, find.url))
-            in_hand.setdefault(find.url, find.text)
-    if not local.runs:  # the web engines' own fusion, as it stands
-        fused = [(item.normalized_url, item.fused_score) for item in web.results]
-    else:
-        fused = reciprocal_rank_fusion([[key for _, key in sorted(ranking)] for ranking in rankings.values()])
-    out = []
-    for rank, (key, score) in enumerate(fused, start=1):
-        source = sources[key]
-        source.rank, source.fused_score = rank, round(score, 6)
-        out.append(source)
-    return out
+def _source(item: MergedResult) -> Source:
+    """A fused search result as a Source (its place in the one ranking, its text in hand)."""
+    return Source(title=item.title, url=item.url, snippet=item.content, engines=list(item.engines),
+                  queries=list(item.queries), rank=item.rank, fused_score=item.fused_score,
+                  date_published=item.hit.date_published, kind=item.kind, paper=item.hit.paper,
+                  in_hand=item.in_hand)
 
 
 def stage_relevance(run: Run, params: ResearchParams, sources: list[Source],
@@ -432,7 +388,7 @@ def stage_pages(run: Run, params: ResearchParams, sources: list[Source]) -> None
                           settings.research.passage_words_max),
         cache=services.page_store() if params.use_cache else None, cache_ttl=settings.fetch.cache_ttl_seconds,
         embedder=run.embedder(), cross_encoder=_cross_encoder(run), llm=run.llm("extraction"),
-        in_hand=run.in_hand, page_log=run.page_log,
+        page_log=run.page_log,
         progress=lambda stage, done, total: run.progress(stage, done, total), cancel=run.cancel)
     for stage in PAGE_STAGES:
         run.progress(stage, 0, len(chosen))

@@ -12,10 +12,16 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from App_Function_Libraries.errors import QuarryError
 from App_Function_Libraries.records import Source
 from App_Function_Libraries.Research.budget import Budget
 from App_Function_Libraries.Research.params import ResearchParams
 from App_Function_Libraries.Research.subqueries import MAX_QUERY_CHARS, dedupe_queries
+
+class PlanError(QuarryError, ValueError):
+    """A plan (or its question) that cannot be run; str() names the first wrong field, in one line. A ValueError
+    too, for callers that caught the plain one."""
+
 
 PLAN_FIELDS = ("question", "queries", "include_sites", "exclude_sites", "date_range", "budget")
 MAX_PLAN_QUERIES = 30
@@ -43,41 +49,41 @@ class ResearchPlan:
 
     @classmethod
     def from_dict(cls, data: Any) -> "ResearchPlan":
-        """A plan from its JSON; ValueError names the first wrong field (one line)."""
+        """A plan from its JSON; PlanError names the first wrong field (one line)."""
         from App_Function_Libraries.config import ENGINES, LOCAL_SOURCES
         if not isinstance(data, dict):
-            raise ValueError("a plan is a JSON object with question, queries, include_sites, exclude_sites, "
+            raise PlanError("a plan is a JSON object with question, queries, include_sites, exclude_sites, "
                              "date_range, budget")
         unknown = sorted(set(data) - set(PLAN_FIELDS))
         if unknown:
-            raise ValueError(f"unknown plan field {', '.join(unknown)}; fields are {', '.join(PLAN_FIELDS)}")
+            raise PlanError(f"unknown plan field {', '.join(unknown)}; fields are {', '.join(PLAN_FIELDS)}")
         question = " ".join(str(data.get("question") or "").split())
         if not question:
-            raise ValueError("the plan's question is empty")
+            raise PlanError("the plan's question is empty")
         queries = data.get("queries")
         if not isinstance(queries, list) or not queries:
-            raise ValueError("the plan's queries must be a non-empty list of {query, engines}")
+            raise PlanError("the plan's queries must be a non-empty list of {query, engines}")
         if len(queries) > MAX_PLAN_QUERIES:
-            raise ValueError(f"the plan has {len(queries)} queries; at most {MAX_PLAN_QUERIES}")
+            raise PlanError(f"the plan has {len(queries)} queries; at most {MAX_PLAN_QUERIES}")
         out = []
         for i, q in enumerate(queries, start=1):
             if not isinstance(q, dict) or set(q) - {"query", "engines"}:
-                raise ValueError(f"queries[{i}] must be an object with query and engines")
+                raise PlanError(f"queries[{i}] must be an object with query and engines")
             text = " ".join(str(q.get("query") or "").split())
             engines = q.get("engines")
             if not text or len(text) > MAX_QUERY_CHARS:
-                raise ValueError(f"queries[{i}].query must be 1 to {MAX_QUERY_CHARS} characters")
+                raise PlanError(f"queries[{i}].query must be 1 to {MAX_QUERY_CHARS} characters")
             if not isinstance(engines, list) or not engines or not all(isinstance(e, str) for e in engines):
-                raise ValueError(f"queries[{i}].engines must be a non-empty list of engine names")
+                raise PlanError(f"queries[{i}].engines must be a non-empty list of engine names")
             bad = [e for e in engines if e not in ENGINES + LOCAL_SOURCES]
             if bad:
-                raise ValueError(f"queries[{i}]: unknown engine {', '.join(bad)}; engines are {', '.join(ENGINES)}, "
+                raise PlanError(f"queries[{i}]: unknown engine {', '.join(bad)}; engines are {', '.join(ENGINES)}, "
                                  f"local sources {', '.join(LOCAL_SOURCES)}")
             out.append(PlanQuery(text, list(dict.fromkeys(engines))))
         sites = {k: _sites(data.get(k), k) for k in ("include_sites", "exclude_sites")}
         date_range = data.get("date_range")
         if date_range is not None and not isinstance(date_range, str):
-            raise ValueError("date_range must be day, week, month, year or YYYY-MM-DD..YYYY-MM-DD (or null)")
+            raise PlanError("date_range must be day, week, month, year or YYYY-MM-DD..YYYY-MM-DD (or null)")
         return cls(question, out, date_range=date_range or None, budget=Budget.from_dict(data.get("budget")),
                    **sites)
 
@@ -102,7 +108,7 @@ def _sites(value: Any, name: str) -> list[str]:
     if value in (None, ""):
         return []
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
-        raise ValueError(f"{name} must be a list of sites like [\"nature.com\"]")
+        raise PlanError(f"{name} must be a list of sites like [\"nature.com\"]")
     return [v.strip() for v in value]
 
 
@@ -121,7 +127,7 @@ def make_plan(question: str, params: ResearchParams, services=None) -> ResearchP
     from App_Function_Libraries.Research.pipeline import Run, Services, _stage_subqueries
     question = " ".join(question.split())
     if not question:
-        raise ValueError("the question is empty")
+        raise PlanError("the question is empty")
     services = services or Services.from_settings(use_llm=params.use_llm)
     run = Run(ResearchResult(question=question, params=params.to_dict()), services, params, None, None)
     _stage_subqueries(run, params)

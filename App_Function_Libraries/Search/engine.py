@@ -18,10 +18,13 @@ engine could not honour and other remarks), `cached` (the answer came from the s
 metadata: {date_published, author, source, language, relevance_score, snippet}}), `total_results_found`,
 `search_time`, `error`, `processing_error`, `cached`, `cached_at`.
 
-An option left None takes its default from [search] in config.txt (country, languages, safesearch,
-blacklist, result count). `perform_websearch(...)` is the same search under the design's name and
-argument list, answering the dict: an adapter kept for callers of that name; Quarry itself (pipeline, CLI,
-UI) does not use it. `engine_health_check(engine, settings)` makes one tiny real search for
+`engine` is a web or scholarly engine, or a local one (wikipedia: the local index; documents: the document
+library), searched on this machine under the same deadline and cancel, never cached; a local answer's hits
+carry the text found with them (`Hit.in_hand`). An option left None takes its default from [search] in
+config.txt (country, languages, safesearch, blacklist, result count). `perform_websearch(...)` is the same
+search under the design's name and argument list, answering the dict: the documented adapter kept for callers
+of that name; Quarry itself (pipeline, CLI, UI) and its tests use the typed functions (Tests/test_engines_typed.py
+checks the adapter). `engine_health_check(engine, settings)` makes one tiny real search for
 `python app.py check`; `engine_health_snapshot(settings)` gives every engine's health record (kept in the
 research database, shared by every Quarry process) to the UI and `check`.
 """
@@ -38,16 +41,16 @@ from typing import Any, Callable
 from App_Function_Libraries.config import EngineSettings, Settings, get_settings
 from App_Function_Libraries.DB.redact import configured_secrets, content_secrets, scrub_message
 from App_Function_Libraries.records import Paper
-from App_Function_Libraries.Search.engines import (ENGINE_MODULES, connection_for, load_engine,
+from App_Function_Libraries.Search.engines import (ALL_ENGINES, ENGINE_MODULES, connection_for, load_engine,
                                                        missing_setting_message)
 from App_Function_Libraries.Search.engines.base import Hit, page_count_note, unsupported_notes
-from App_Function_Libraries.Search.errors import (Cancelled, InvalidOption, NotConfigured, SearchError,
+from App_Function_Libraries.Search.errors import (Cancelled, InvalidOption, NotConfigured, NotSetUp, SearchError,
                                                               Unreachable)
 from App_Function_Libraries.Search.options import SearchOptions, parse_query
 from App_Function_Libraries.Search.health import EngineHealth, health_board
-from App_Function_Libraries.Search.runner import RunOutcome, RunPolicy, run_engine
+from App_Function_Libraries.Search.runner import RunOutcome, RunPolicy, run_engine, run_local
 from App_Function_Libraries.Search.cache import SearchCache, cache_key
-from App_Function_Libraries.Search.urls import host_of, matches_site, normalize_url
+from App_Function_Libraries.Search.urls import host_of, matches_site, result_key
 
 log = logging.getLogger(__name__)
 HEALTH_CHECK_QUERY = "open source"
@@ -169,8 +172,8 @@ def _answered(answer: EngineAnswer, settings: Settings | None,
 
 
 def _known_engine(engine: str) -> None:
-    if engine not in ENGINE_MODULES:
-        raise InvalidOption(f"unknown search engine {engine!r}; engines are {', '.join(ENGINE_MODULES)}")
+    if engine not in ALL_ENGINES:
+        raise InvalidOption(f"unknown search engine {engine!r}; engines are {', '.join(ALL_ENGINES)}")
 
 
 def _search_into(answer: EngineAnswer, settings: Settings, use_cache: bool,
@@ -182,6 +185,9 @@ def _search_into(answer: EngineAnswer, settings: Settings, use_cache: bool,
     if missing:
         raise NotConfigured(missing)
     module, conn = load_engine(engine), connection_for(engine, settings)
+    if module.SPEC.transport == "local":  # on this machine: no cache, no health record
+        _fill(answer, module, opts, run_local(module, opts, settings, policy_for(settings, sleep, cancel=cancel)))
+        return
     cache = _cache_for(settings) if use_cache else None
     key = cache_key(engine, conn.url, opts.cache_view(), conn.extras)
     if cache and _answer_from_cache(answer, cache, key, settings.search.search_cache_ttl_seconds):
@@ -189,7 +195,7 @@ def _search_into(answer: EngineAnswer, settings: Settings, use_cache: bool,
     try:
         outcome = _live_search(engine, module, opts, conn, settings, sleep, policy_for(settings, sleep, cancel=cancel))
     except SearchError as exc:
-        if cache and not isinstance(exc, (InvalidOption, NotConfigured, Cancelled)) \
+        if cache and not isinstance(exc, (InvalidOption, NotConfigured, NotSetUp, Cancelled)) \
                 and _answer_from_cache(answer, cache, key, None, because=str(exc)):
             return
         raise
@@ -247,7 +253,7 @@ def finish_hits(hits: list[Hit], opts: SearchOptions, keep_to_sites: bool = Fals
     each page once, at most opts.count."""
     kept, seen = [], set()
     for hit in hits:
-        key = normalize_url(hit.url)
+        key = result_key(hit.url)
         if not key or key in seen or any(matches_site(hit.url, site) for site in opts.site_blacklist):
             continue
         if keep_to_sites and opts.include_sites and not any(matches_site(hit.url, s) for s in opts.include_sites):

@@ -22,6 +22,12 @@ class NotConfigured(SearchError):
     kind = "not_configured"
 
 
+class NotSetUp(SearchError):
+    """A local engine whose index or library is not there yet (no Wikipedia index built, an empty document
+    library); str() says what to build or add."""
+    kind = "not_set_up"
+
+
 class InvalidOption(SearchError):
     kind = "invalid_option"
 

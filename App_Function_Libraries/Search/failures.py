@@ -2,8 +2,8 @@
 never the internal "engine|query" label), and whether anything could be searched at all.
 
     engine_failures(runs) -> list[EngineFailure]
-        runs: (engine or local source, error message or None, error kind or None), one per search made
-    nothing_searched(runs, skipped) -> str     the reason, in plain words, when no search answered; else ""
+        runs: (engine, error message or None, error kind or None), one per search made
+    nothing_searched(runs) -> str     the reason, in plain words, when no search answered; else ""
 
 A reason names the engine as people know it and says what to do ("DuckDuckGo could not be reached — no
 internet?"); the engine's own message follows it in the run's notes.
@@ -27,15 +27,12 @@ PLAIN_REASONS = {
     "invalid_option": "could not take one of the search options",
     "cancelled": "was stopped: the research was cancelled",
 }
-LOCAL_NAMES = {"wikipedia": "The Wikipedia index", "documents": "The document library"}
 
 Run = tuple[str, "str | None", "str | None"]
 
 
 def engine_name(engine: str) -> str:
     """The engine as people know it: "DuckDuckGo", "Brave Search", "The Wikipedia index"."""
-    if engine in LOCAL_NAMES:
-        return LOCAL_NAMES[engine]
     try:
         from App_Function_Libraries.Search.engines import load_engine
         return load_engine(engine).SPEC.label.split(" (")[0]
@@ -90,11 +87,11 @@ def engine_failures(runs: Iterable[Run]) -> list[EngineFailure]:
     return out
 
 
-def nothing_searched(runs: Iterable[Run], skipped: Iterable[str] = ()) -> str:
+def nothing_searched(runs: Iterable[Run]) -> str:
     """Why nothing could be searched, in plain words ('' when at least one search answered, even with no
-    results). `skipped`: the notes of sources that were not searched at all (a local source not set up)."""
+    results)."""
     runs = list(runs)
     if any(error is None for _, error, _ in runs):
         return ""
-    reasons = [f.reason for f in engine_failures(runs)] + [" ".join(s.split()) for s in skipped]
+    reasons = [f.reason for f in engine_failures(runs)]
     return "; ".join(dict.fromkeys(reasons)) or "no engine or source was chosen"

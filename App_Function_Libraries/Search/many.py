@@ -8,13 +8,16 @@
 raises (a query that cannot be searched is that pair's error). Each request ends within [search]
 search_timeout_seconds; setting `cancel` (a threading.Event) breaks every request under way off, the pairs not
 yet started are not searched (their error is "cancelled"), and search_many returns once its workers have ended:
-no thread of it outlives the call.
+no thread of it outlives the call (but a local engine's search left past its deadline, which ends by itself
+and whose answer is dropped: Search/runner.py).
 
 MultiSearch:
-    results   list[MergedResult], best first: one per page (URLs de-duplicated by url_normalize), each with
+    results   list[MergedResult], best first: one per page (URLs de-duplicated by urls.result_key), each with
               `engines` and `queries` that found it, `ranks` ({"engine|query": position}), `fused_score`
               (reciprocal rank fusion over every (query, engine) ranking) and `rank` (1 = best). `hit` is
-              its best-placed finding (title, url, snippet, paper, …), empty facts filled from the others.
+              its best-placed finding (title, url, snippet, paper, …), empty facts filled from the others;
+              `in_hand` the text a local engine found with it, `kind` what it is (web, paper, wikipedia, document).
+`engines` may name web, scholarly and local engines alike (wikipedia, documents): one fan-out, one fusion.
     runs      list[EngineRun], one per (query, engine) in the order asked: `.answer` is its EngineAnswer;
               `.error` its error or None.
     errors    {"engine|query": message} for the runs that failed.
@@ -36,9 +39,10 @@ from App_Function_Libraries.Search.engine import EngineAnswer, search_engine
 from App_Function_Libraries.Search.engines.base import Hit
 from App_Function_Libraries.Search.errors import InvalidOption
 from App_Function_Libraries.Search.options import SearchOptions
-from App_Function_Libraries.Search.urls import normalize_url
+from App_Function_Libraries.Search.urls import result_key
 
-_FILLED = ("date_published", "author", "source", "language", "score", "paper")  # gaps a later finding fills
+#: gaps a later finding fills (a page found on the web and in the local index keeps the index's text in hand)
+_FILLED = ("date_published", "author", "source", "language", "score", "paper", "in_hand", "kind")
 
 
 @dataclass
@@ -86,6 +90,16 @@ class MergedResult:
     @property
     def content(self) -> str:
         return self.hit.snippet
+
+    @property
+    def in_hand(self) -> str:
+        """The text found with it (a local engine's passages), read instead of fetching the page; "" if none."""
+        return self.hit.in_hand
+
+    @property
+    def kind(self) -> str:
+        """What it is (records.SOURCE_KINDS): a local engine's kind, "paper" with a paper's facts, else "web"."""
+        return self.hit.kind or ("paper" if self.hit.paper else "web")
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -160,7 +174,7 @@ def merge_runs(runs: list[EngineRun], k: int = RRF_K) -> list[MergedResult]:
     for run in runs:
         ranking = []
         for position, hit in enumerate(run.answer.hits, start=1):
-            key = normalize_url(hit.url)
+            key = result_key(hit.url)
             if not key or key in ranking:
                 continue
             ranking.append(key)

@@ -5,6 +5,12 @@ retries with back-off on 429/5xx/time-outs (honouring Retry-After; a cancel ends
 turned into a typed SearchError whose message says what to do.
 
     run_engine(module, opts, conn, policy) -> RunOutcome      (raises SearchError)
+    run_local(module, opts, settings, policy) -> RunOutcome   a local engine (no HTTP), under the same deadline
+
+A local engine's search runs in a thread of its own that the caller waits on for at most `RunPolicy.timeout`
+(a cancel ends the wait at once); one left past its deadline ends by itself and its answer is dropped. At most
+LOCAL_CONCURRENCY local searches run at once. Opening the index or library (and loading its embedding model,
+once per process) comes before and is not timed.
 
 `RunPolicy.sleep` is injectable so tests can check the delays asked for without waiting.
 """
@@ -32,6 +38,10 @@ from App_Function_Libraries.Search.engines.textclean import as_text, dig, strip_
 from App_Function_Libraries.Search.urls import normalize_url
 
 MAX_PAGES = 20
+#: local searches running at once in this process (they share the CPU and the embedding model); one waiting
+#: for its turn is waiting within its deadline
+LOCAL_CONCURRENCY = 2
+_local_turns = threading.BoundedSemaphore(LOCAL_CONCURRENCY)
 MAX_RESPONSE_BYTES = 20_000_000
 XML_CHUNK_BYTES = 64 * 1024  # an XML answer is parsed this much at a time (to stop after the items asked for)
 _CAPTCHA_WORDS = ("captcha", "are you a robot", "unusual traffic", "verify you are human", "cf-challenge")
@@ -113,6 +123,48 @@ def _library_outcome(module: ModuleType, opts: SearchOptions, conn: Connection, 
     outcome = RunOutcome()
     _merge_page(outcome, page, page.hits)
     return outcome
+
+
+def run_local(module: ModuleType, opts: SearchOptions, settings: Any, policy: RunPolicy) -> RunOutcome:
+    """A local engine's hits for opts: its searcher opened (NotSetUp when there is nothing to search), the
+    search run under the policy's deadline and cancel, what it found parsed."""
+    label = module.SPEC.label
+    check_cancel(policy)
+    try:
+        search = module.open_searcher(settings)
+        check_cancel(policy)
+        found = _within_deadline(lambda: search(opts.query, opts.count), policy, label)
+    except SearchError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a broken index or library is that engine's failure, said in one line
+        raise SearchError(f"{label} could not be searched ({' '.join(str(exc).split())[:200] or type(exc).__name__})")
+    page = module.parse_found(found, opts)
+    outcome = RunOutcome()
+    _merge_page(outcome, page, page.hits)
+    return outcome
+
+
+def _within_deadline(call: Callable[[], T], policy: RunPolicy, label: str) -> T:
+    """call() in a thread of its own, waited on until it ends, policy.timeout passes or policy.cancel is set."""
+    done, answer = threading.Event(), {}
+
+    def work() -> None:
+        try:
+            with _local_turns:
+                answer["value"] = call()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller below
+            answer["error"] = exc
+        finally:
+            done.set()
+    threading.Thread(target=work, name=f"local-{label}", daemon=True).start()
+    ends = time.monotonic() + policy.timeout
+    while not done.wait(min(0.05, max(0.0, ends - time.monotonic()))):
+        check_cancel(policy)
+        if time.monotonic() >= ends:
+            raise TimedOut(f"{label} did not answer within {policy.timeout:g} s")
+    if "error" in answer:
+        raise answer["error"]
+    return answer["value"]
 
 
 def with_retries(call: Callable[[], T], policy: RunPolicy) -> T:

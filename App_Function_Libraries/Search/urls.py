@@ -46,6 +46,14 @@ def normalize_url(url: str) -> str:
     return f"{host}{path}" + (f"?{query_text}" if query_text else "")
 
 
+def result_key(url: str) -> str:
+    """The key that makes two search results one: normalize_url for a web address; a local result's address
+    (file:///notes.pdf#p3, an index's own scheme) as it is, since its fragment names the page."""
+    text = url.strip() if isinstance(url, str) else ""
+    scheme = text.split(":", 1)[0].lower() if ":" in text else ""
+    return text if scheme and scheme not in ("http", "https") and "." not in scheme else normalize_url(text)
+
+
 def host_of(url: str) -> str:
     """The host of a URL, lower case, without `www.` ('' when there is none)."""
     try:

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from App_Function_Libraries.Wikipedia.layout import BuildInputError
+
 from App_Function_Libraries.Wikipedia.layout import IndexCorrupt
 
 WRITE_ROWS = 262_144
@@ -60,7 +62,8 @@ class UsearchInt8Writer:
 
     def __init__(self, path: Path, rows: int, dim: int):
         if rows >= 2 ** 32 or dim >= 2 ** 32:
-            raise ValueError(f"{rows} x {dim} int8 vectors are more than a usearch file with 32-bit sizes holds")
+            raise BuildInputError(f"{rows} x {dim} int8 vectors are more than a usearch file with 32-bit sizes "
+                                  "holds; build the index from fewer passages")
         self.path, self.rows, self.dim, self.written = path, rows, dim, 0
         self.fh = path.open("wb")
         self.fh.write(struct.pack("<2I", rows, dim))

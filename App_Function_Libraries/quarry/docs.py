@@ -22,7 +22,7 @@ class Removed:
 def library(settings=None):
     """The DocumentLibrary of the configured index folder that stays open for the process (one per folder and
     settings, the same one research and keep_sources use): for a long-running front door such as the UI."""
-    from App_Function_Libraries.Research.local_sources import document_library
+    from App_Function_Libraries.Documents.library import document_library
     settings = settings_or_current(settings)
     with library_errors(settings):
         return document_library(settings)

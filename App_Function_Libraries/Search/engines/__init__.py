@@ -1,7 +1,8 @@
 """Search engine modules, one per service (see base.py for the shape each follows).
 
-    ENGINE_MODULES                     engine names, in the order the UI lists them
-    load_engine(name)                  the engine's module (imported on first use)
+    ENGINE_MODULES                     the web and scholarly engines' names, in the order the UI lists them
+    LOCAL_ENGINES                      the local engines (wikipedia, documents: transport "local")
+    load_engine(name)                  the engine's module, web or local (imported on first use)
     is_configured(name, settings)      its key/URL present as it needs
     connection_for(name, settings)     its Connection (endpoint, key, extras)
     missing_setting_message(name, settings)   what to set, or "" when configured
@@ -11,19 +12,23 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-from App_Function_Libraries.config import ENGINES, SCHOLARLY_ENGINES
+from App_Function_Libraries.config import ENGINES, LOCAL_SOURCES, SCHOLARLY_ENGINES
 from App_Function_Libraries.Search.engines.base import Connection
 
 ENGINE_MODULES: tuple[str, ...] = ENGINES
+LOCAL_ENGINES: tuple[str, ...] = LOCAL_SOURCES
+ALL_ENGINES: tuple[str, ...] = ENGINE_MODULES + LOCAL_ENGINES
 
 
 def load_engine(name: str) -> ModuleType:
-    if name not in ENGINE_MODULES:
-        raise KeyError(f"unknown search engine {name!r}; engines are {', '.join(ENGINE_MODULES)}")
+    if name not in ALL_ENGINES:
+        raise KeyError(f"unknown search engine {name!r}; engines are {', '.join(ALL_ENGINES)}")
     return importlib.import_module(f"{__name__}.{name}")
 
 
 def connection_for(name: str, settings) -> Connection:
+    if name in LOCAL_ENGINES:
+        return Connection(url="")
     engines = settings.engines
     extras: dict[str, str] = {}
     if name == "google":

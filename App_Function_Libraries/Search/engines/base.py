@@ -13,6 +13,14 @@ An engine module is declarative facts plus two pure functions:
 
 The runner (Search/runner.py) does the HTTP, paging, retries and error typing. An engine reached through
 a library instead of HTTP (duckduckgo) sets `transport="library"` and provides `search_library(...)`.
+A local engine (wikipedia: the local index; documents: the document library) sets `transport="local"`: no
+HTTP, no key, no cache, no health record. It provides
+
+    def open_searcher(settings) -> Callable[[str, int], list]   # its feature's search entry point; raises
+                                                                 # NotSetUp when there is nothing to search
+    def parse_found(found, opts) -> ParsedPage                   # pure: what the entry point found, as Hits
+
+and its hits carry the text found with them (`Hit.in_hand`): it is read, never fetched.
 """
 from __future__ import annotations
 
@@ -36,7 +44,7 @@ class EngineSpec:
     needs_url: bool = True
     page_size: int = 10  # most results one request returns
     max_results: int = 100  # most results the service gives for one query
-    transport: str = "http"  # "http" (the runner sends build_request's requests) or "library"
+    transport: str = "http"  # "http" (the runner sends build_request's requests), "library" or "local"
     answer_format: str = "json"  # "json" or "xml" (Atom, E-utilities): what parse_response is given
     #: an XML answer's repeated element (arXiv: the Atom entry): only the first `count` of them are parsed
     answer_items: str = ""
@@ -72,6 +80,9 @@ class Hit:
     language: str | None = None
     score: float | None = None
     paper: Paper | None = None  # a scholarly engine's bibliographic facts
+    #: the text found with it, read instead of fetching the page: a local engine's passages ("" for the web)
+    in_hand: str = ""
+    kind: str = ""  # what it is (records.SOURCE_KINDS) when the engine knows: a local engine's "wikipedia"…
 
     def to_result_dict(self) -> dict[str, Any]:
         """The result entry of web_search_results_dict."""
@@ -79,7 +90,9 @@ class Hit:
                 "metadata": {"date_published": self.date_published, "author": self.author,
                              "source": self.source, "language": self.language,
                              "relevance_score": self.score, "snippet": self.snippet,
-                             **({"paper": dataclasses.asdict(self.paper)} if self.paper else {})}}
+                             **({"paper": dataclasses.asdict(self.paper)} if self.paper else {}),
+                             **({"in_hand": self.in_hand} if self.in_hand else {}),
+                             **({"kind": self.kind} if self.kind else {})}}
 
     @classmethod
     def from_result_dict(cls, data: dict[str, Any]) -> "Hit":
@@ -87,7 +100,8 @@ class Hit:
         meta = data.get("metadata") or {}
         return cls(data.get("title") or "", data.get("url") or "", data.get("content") or meta.get("snippet") or "",
                    meta.get("date_published"), meta.get("author"), meta.get("source"), meta.get("language"),
-                   meta.get("relevance_score"), Paper.from_dict(meta.get("paper")))
+                   meta.get("relevance_score"), Paper.from_dict(meta.get("paper")), meta.get("in_hand") or "",
+                   meta.get("kind") or "")
 
 
 @dataclass
@@ -101,6 +115,12 @@ class ParsedPage:
     unresponsive: list[str] = field(default_factory=list)  # searxng: upstream engines that failed
     error: SearchError | None = None  # a service error inside a successful (HTTP 200) answer
     follow_up: Any = None  # what build_follow_up needs for this page's second request (None: no second)
+
+
+def local_spec(name: str, label: str, honours: dict[str, str]) -> EngineSpec:
+    """The facts of a local engine: searched on this machine (transport "local"), no key, no URL."""
+    return EngineSpec(name=name, label=label, honours=honours, auth="none", needs_key=False, needs_url=False,
+                      page_size=100, max_results=100, transport="local")
 
 
 def unsupported_notes(spec: EngineSpec, opts: SearchOptions) -> list[str]:

@@ -172,3 +172,12 @@ def as_url(value: Any) -> str:
         return ""
     url = value.strip()
     return url if re.match(r"^https?://[^\s/]+", url, re.I) and not _NOT_IN_URL.search(url) else ""
+
+
+SNIPPET_CHARS = 300
+
+
+def snippet_of(text: str, limit: int = SNIPPET_CHARS) -> str:
+    """The start of a text as one line, cut at a word boundary to about `limit` characters (" …" when cut)."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + " …"
