@@ -12,7 +12,7 @@ import pytest
 from App_Function_Libraries.Documents.answer import answer_from_hits
 from App_Function_Libraries.Documents.doc_types import SearchHit
 from App_Function_Libraries.Research.params import ResearchParams
-from App_Function_Libraries.Research.pipeline import Run, Services, stage_report, stage_verify
+from App_Function_Libraries.Research.pipeline import Run, Services, stage_number, stage_report, stage_verify
 from App_Function_Libraries.Research.report_chat import ChatServices, ask_report
 from App_Function_Libraries.Retrieval import cited_answer as core
 from App_Function_Libraries.Retrieval.citations import CitableSource, cited_sentences
@@ -57,7 +57,8 @@ def web(question: str, docs: list[tuple[str, str]], make_settings) -> Out:
     result = ResearchResult(question, sources=sources)
     params = ResearchParams.from_settings(settings, use_llm=False, use_cache=False)
     run = Run(result, Services(settings=settings), params, None, None)
-    stage_report(run, params, None)
+    stage_number(run, run.result.sources)
+    stage_report(run)
     stage_verify(run)
     return Out(result.report_markdown, result.citations, result.answer_status)
 

@@ -19,10 +19,11 @@ from App_Function_Libraries.records import ResearchResult
 from App_Function_Libraries.Research.budget import Budget, BudgetWatch, left_undone, mark_unread
 from App_Function_Libraries.Research.page_stream import LoadedPage
 from App_Function_Libraries.Research.params import ResearchParams
-from App_Function_Libraries.Research.pipeline import (ProgressFn, Run, Services, _stage_subqueries, _usage_delta,
-                                                      _warm_embedder, note_search_failure, stage_follow_ups,
-                                                      stage_pages, stage_relevance, stage_report, stage_verify)
+from App_Function_Libraries.Research.errors import EmptyQuestion
+from App_Function_Libraries.Research.pipeline import (note_search_failure, stage_follow_ups, stage_number, stage_pages,
+                                                      stage_relevance, stage_report, stage_subqueries, stage_verify)
 from App_Function_Libraries.Research.plan import ResearchPlan, plan_from, search_plan
+from App_Function_Libraries.Research.run import ProgressFn, Run, Services
 
 STEPS = ("subqueries", "search", "relevance", "pages", "report", "verify", "follow_ups")
 STOPPABLE = ("search", "relevance", "pages")
@@ -71,7 +72,7 @@ class _Steps:
             run.result.sub_queries = [q.query for q in self.plan.queries if q.query.lower() != question.lower()]
             run.progress("subqueries", 1, 1, "from the plan")
             return
-        _stage_subqueries(run, self.params)
+        stage_subqueries(run)
         self.plan = plan_from(question, run.result.sub_queries, self.params)
         self.params.plan = self.plan.to_dict()
         run.result.params = self.params.to_dict()
@@ -82,8 +83,8 @@ class _Steps:
         note_search_failure(self.run)
 
     def relevance(self) -> None:
-        _warm_embedder(self.run.services, self.run.result.sources)  # only once there is something to rank
-        stage_relevance(self.run, self.params, self.run.result.sources)
+        self.run.services.warm_up(self.run.result.sources)  # only once there is something to rank
+        stage_relevance(self.run, self.run.result.sources)
 
     def pages(self) -> None:
         run, watch, pages_max = self.run, self.watch, self.params.pages_max
@@ -91,7 +92,7 @@ class _Steps:
         within = [s for s in sources if s.selected][:pages_max]  # what the run would read without a budget
         allowed = watch.pages_allowed(pages_max)
         if not run.cancel.is_set():
-            stage_pages(run, dataclasses.replace(self.params, pages_max=allowed), sources)
+            stage_pages(run, sources, most=allowed)
         if watch.user_cancelled():
             return
         if len(within) > allowed:
@@ -108,7 +109,8 @@ class _Steps:
         if self.watch.tokens_out():
             run.llms = {}  # no LLM tokens left: an extractive brief
         try:
-            stage_report(run, self.params, self.on_delta)
+            stage_number(run, run.result.sources)
+            stage_report(run, self.on_delta)
         finally:
             run.llms = llms
         if self.hooks is not None:
@@ -126,11 +128,11 @@ class _Steps:
                                  "not read (see Left undone in the report)")
 
     def follow_ups(self) -> None:
-        stage_follow_ups(self.run, self.params)
+        stage_follow_ups(self.run)
 
 
 def _tokens(run: Run) -> int:
-    usage = _usage_delta(run.llms, run.usage_before)
+    usage = run.usage()
     return int(usage["prompt_tokens"] + usage["completion_tokens"])
 
 
@@ -151,7 +153,7 @@ def execute(question: str, params: ResearchParams, *, plan: ResearchPlan | None 
         state, done = {}, ""
         question = " ".join(question.split())
         if not question:
-            raise ValueError("the question is empty")
+            raise EmptyQuestion("the question is empty")
         params = plan.apply(params) if plan is not None else dataclasses.replace(params)
         result = ResearchResult(question=question, params=params.to_dict(), **({"id": run_id} if run_id else {}))
     params.check_report_options()

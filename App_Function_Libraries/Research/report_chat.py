@@ -19,6 +19,7 @@ from App_Function_Libraries.LLM.base import LLMClient, LLMError
 from App_Function_Libraries.LLM.context import fit_evidence
 from App_Function_Libraries.Retrieval import cited_answer as core
 from App_Function_Libraries.Retrieval.citations import CitableSource
+from App_Function_Libraries.Research.errors import EmptyQuestion
 from App_Function_Libraries.Research.page_stream import content_hash
 from App_Function_Libraries.Research.rank import RankSettings, rank_pages
 from App_Function_Libraries.records import ReportExchange, ResearchResult, Source
@@ -77,7 +78,7 @@ def ask_report(result: ResearchResult, question: str, services: ChatServices | N
     """A cited answer to `question` from `result`'s own sources (see the module docstring)."""
     question = " ".join((question or "").split())
     if not question:
-        raise ValueError("type a question about the report first")
+        raise EmptyQuestion("type a question about the report first")
     services = services or ChatServices()
     sources = report_sources(result, question, services)
     if not sources:
