@@ -127,6 +127,34 @@ def split_problem(text: str, fetched: bool) -> dict[str, str]:
     return {"warning": text} if fetched else {"failure": text}
 
 
+
+@dataclass
+class Page:
+    """One page as read (stage 4's outcome for one URL): downloaded and its text extracted, taken from the page
+    cache, or the text found with a result (a local source's passages, a paper's abstract). The page cache
+    keeps it (DB/research_store.py; there `content_type` is that of `text` and `fetched_at` when it was read),
+    a durable run keeps each page it reads (Research/durable.py), and Research/page_stream.apply_loaded
+    records its outcome on the search result (Source) it was read for."""
+    url: str  # the URL asked for
+    final_url: str = ""
+    status: int | None = None
+    title: str = ""
+    text: str = ""
+    content_hash: str = ""
+    failure: str = ""  # the page could not be read
+    warning: str = ""  # read, with a caveat (cut at the byte cap, wrong charset)
+    from_cache: bool = False
+    content_type: str = ""
+    fetched_at: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Page":
+        """A page kept by this Quarry or an older one (which kept fewer fields)."""
+        return cls(**{k: v for k, v in data.items() if k in _PAGE_FIELDS})
+
 @dataclass
 class Citation:
     n: int  # the source number as printed in the report
@@ -292,3 +320,4 @@ def _legacy_timings(timings: dict[str, float]) -> dict[str, float]:
 
 
 _SOURCE_FIELDS = {f.name for f in dataclasses.fields(Source)}
+_PAGE_FIELDS = {f.name for f in dataclasses.fields(Page)}

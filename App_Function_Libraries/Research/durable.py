@@ -15,9 +15,8 @@ import dataclasses
 import threading
 from typing import Any, Callable, Protocol
 
-from App_Function_Libraries.records import ResearchResult
+from App_Function_Libraries.records import Page, ResearchResult
 from App_Function_Libraries.Research.budget import Budget, BudgetWatch, left_undone, mark_unread
-from App_Function_Libraries.Research.page_stream import LoadedPage
 from App_Function_Libraries.Research.params import ResearchParams
 from App_Function_Libraries.Research.errors import EmptyQuestion
 from App_Function_Libraries.Research.pipeline import (note_search_failure, stage_follow_ups, stage_number, stage_pages,
@@ -41,16 +40,16 @@ class RunPageLog:
 
     def __init__(self, store, run_id: str):
         self.store, self.run_id = store, run_id
-        self.pages = {url: LoadedPage(**page) for url, page in store.run_pages(run_id).items()}
+        self.pages = {url: Page.from_dict(page) for url, page in store.run_pages(run_id).items()}
         self.lock = threading.Lock()
 
-    def get(self, url: str) -> LoadedPage | None:
+    def get(self, url: str) -> Page | None:
         with self.lock:
             return self.pages.get(url)
 
-    def put(self, url: str, page: LoadedPage) -> None:
+    def put(self, url: str, page: Page) -> None:
         try:
-            self.store.save_page(self.run_id, url, dataclasses.asdict(page))
+            self.store.save_page(self.run_id, url, page.to_dict())
         except Exception:  # noqa: BLE001 - keeping a page is best effort: at worst it is fetched again on resume
             return
         with self.lock:

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
-from App_Function_Libraries.config import Settings, get_settings
+from App_Function_Libraries.config import LLM_ROLES, Settings, get_settings
 from App_Function_Libraries.LLM.base import LLMClient
 from App_Function_Libraries.LLM.breaker import LLMHealth, guarded
 from App_Function_Libraries.Research.fetch import PageFetcher
@@ -25,8 +25,6 @@ from App_Function_Libraries.Search.many import MultiSearch, search_many
 from App_Function_Libraries.Search.options import SearchOptions
 
 LOAD_STAGE = "embedding_model"  # waiting for the embedding model to load: where a stage first needs it
-# "extraction" is the role that writes the page notes: named so in users' config files ([llm_extraction])
-LLM_ROLES = ("subquery", "relevance", "extraction", "final_answer")
 
 
 @dataclass
