@@ -269,6 +269,14 @@ class ResearchResult:
         cited = {c.n for c in self.citations}
         return [s for s in self.numbered_sources() if s.n in cited]
 
+    def listed_sources(self) -> list[tuple[int, Source]]:
+        """The sources listed under the report, with their numbers: the numbered ones; when none is numbered
+        (the report cites nothing), the ones selected for reading, numbered in order."""
+        numbered = self.numbered_sources()
+        if numbered:
+            return [(s.n, s) for s in numbered]
+        return list(enumerate((s for s in self.sources if s.selected), 1))
+
     def read_not_cited(self) -> list[Source]:
         """Numbered sources the report does not cite, in number order."""
         cited = {c.n for c in self.citations}

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from App_Function_Libraries.DB.connection import close_thread_connections
 from App_Function_Libraries.DB.export import (
-    ExportFormatError, export_filename, export_note, export_report, numbered_sources)
+    ExportFormatError, as_result, export_filename, export_note, export_report)
 from App_Function_Libraries.DB.notes_io import export_notes, import_notes, markdown_to_note, save_report_as_note
 from App_Function_Libraries.DB.notes_store import NotesStore
 from App_Function_Libraries.records import Citation, ResearchResult, Source
@@ -57,8 +57,9 @@ def test_sources_without_numbers_are_listed_when_selected():
     result = sample_result()
     for s in result.sources:
         s.n = None
-    numbers = [(n, s["title"]) for n, s in numbered_sources(result.to_dict())]
+    numbers = [(n, s.title) for n, s in result.listed_sources()]
     assert numbers == [(1, "Waggle dance"), (2, "Pheromones"), (3, "Unused")]
+    assert [(n, s.title) for n, s in as_result(result.to_dict()).listed_sources()] == numbers  # as exported
 
 
 def test_json_has_everything():
