@@ -52,9 +52,9 @@ def report_sources(result: ResearchResult, question: str, services: ChatServices
     fresh = {i: [p.text for p in ps] for i, ps in zip(present, ranked)}
     out = []
     for i, s in enumerate(numbered):
-        stored = [p.text for p in s.passages] or ([s.snippet] if s.snippet else [s.notes])
-        passages = fresh.get(i, []) + [p for p in stored if p and p not in fresh.get(i, [])]
-        out.append(CitableSource(s.n, s.final_url or s.url, s.title, passages, s.content_hash))
+        kept = CitableSource.of(s)
+        kept.passages = fresh.get(i, []) + [p for p in kept.passages if p and p not in fresh.get(i, [])]
+        out.append(kept)
     return out
 
 
