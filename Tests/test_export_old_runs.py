@@ -25,6 +25,18 @@ def test_every_export_of_an_old_saved_run_is_unchanged(exported):
     assert changed == []
 
 
+def test_the_json_export_of_an_old_saved_run_reads_back_as_the_stored_run(tmp_path):
+    from App_Function_Libraries.DB.export import export_report
+    from App_Function_Libraries.DB.research_store import ResearchStore
+    from App_Function_Libraries.records import ResearchResult
+    from Tests.support.old_runs import old_runs
+    store = ResearchStore(tmp_path / "r.db", secrets=())
+    for data in old_runs().values():
+        store.save_research(data)
+        loaded = store.load_report(data["id"])
+        assert ResearchResult.from_dict(json.loads(export_report(loaded, "json", secrets=()))) == loaded
+
+
 def test_the_expected_exports_tell_the_numbered_and_the_selected_sources_apart():
     """Control: the old run that cites nothing lists its selected sources (the user's tick wins over the
     verdict; an unticked one is left out), the one that cites lists its numbered sources only."""
