@@ -4,8 +4,9 @@ a plain text form for the clipboard.
 Pure functions: they take a ResearchResult (or its dict) or a Note (or its dict) and return text (bytes for
 PDF and Word), so the UI can offer them as downloads or copy them. API keys never appear in the output (see
 redact.py): the run's dict is scrubbed, then read back as the ResearchResult every format reads (`as_result`;
-a stored or imported run may hold anything). The list of sources under a report follows a citation style (citation_styles.py: numbered, APA,
-Chicago), the same in every format; BibTeX, RIS and CSL-JSON are in reference_formats.py.
+a stored or imported run may hold anything). The list of sources under a report is its listed sources
+(ResearchResult.listed_sources) in a citation style (citation_styles.py: numbered, APA, Chicago), the same in
+every format; BibTeX, RIS and CSL-JSON are in reference_formats.py.
 
     export_report(result, "md")                          # the report and its numbered sources with URLs
     export_report(result, "pdf", citation_style="apa")   # bytes: a PDF whose [n] link to their sources
