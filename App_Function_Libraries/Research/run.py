@@ -1,9 +1,10 @@
 """One research run and what it talks to: the record every stage takes (`Run`), the services behind it
 (`Services`: settings, LLM clients, fetcher, page cache, search, embedding model) and its progress events.
 
-Every stage of Research/pipeline.py takes the run alone: `run.params` are its options, `run.result` what it
-has found so far, `run.progress` / `run.timed` / `run.cancelled` its bookkeeping. Dig deeper
-(Research/dig_deeper.py) and durable runs (Research/durable.py) make a Run and call the same stages.
+Every stage of Research/pipeline.py takes the run (and what it works on, such as the sources to read), never the
+params beside it: `run.params` are its options, `run.result` what it has found so far, `run.progress` /
+`run.timed` / `run.cancelled` its bookkeeping. Dig deeper (Research/dig_deeper.py) and durable runs
+(Research/durable.py) make a Run and call the same public stages.
 """
 from __future__ import annotations
 
