@@ -130,12 +130,12 @@ def split_problem(text: str, fetched: bool) -> dict[str, str]:
 
 @dataclass
 class Page:
-    """One page as read (stage 4's outcome for one URL): downloaded and its text extracted, taken from the page
-    cache, or the text found with a result (a local source's passages, a paper's abstract). The page cache
-    keeps it (DB/research_store.py; there `content_type` is that of `text` and `fetched_at` when it was read),
-    a durable run keeps each page it reads (Research/durable.py), and Research/page_stream.apply_loaded
-    records its outcome on the search result (Source) it was read for."""
-    url: str  # the URL asked for
+    """One page as read (stage 4's outcome for one URL): its text extracted from the download (Research/extract.py
+    reads it into a Page), taken from the page cache, or the text found with a result (a local source's passages,
+    a paper's abstract). The page cache keeps it (DB/research_store.py: `fetched_at` is when it was read), a
+    durable run keeps each page it reads (Research/durable.py), and Research/page_stream.apply_loaded records its
+    outcome on the search result (Source) it was read for."""
+    url: str  # the URL asked for ("" for a file read from disk)
     final_url: str = ""
     status: int | None = None
     title: str = ""
@@ -144,8 +144,11 @@ class Page:
     failure: str = ""  # the page could not be read
     warning: str = ""  # read, with a caveat (cut at the byte cap, wrong charset)
     from_cache: bool = False
-    content_type: str = ""
+    content_type: str = ""  # what the text was read as: text/html, application/pdf or text/plain ("" unknown)
     fetched_at: float = 0.0
+    method: str = ""  # how the text was read: trafilatura | fallback | pypdf | plain
+    charset: str = ""  # the charset the text was decoded from
+    lossy: bool = False  # some bytes were invalid in that charset and were replaced
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

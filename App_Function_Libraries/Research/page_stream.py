@@ -69,15 +69,15 @@ def load_page(url: str, fetcher: PageFetcher, cache: PageCache | None = None, ca
     if on_downloaded is not None:
         on_downloaded()
     try:
-        extracted = read_page_text(page.body, page.content_type, page.header_charset, out.final_url,
-                                   fetcher.settings, on_extracting, cancel)
+        read = read_page_text(page.body, page.content_type, page.header_charset, out.final_url,
+                              fetcher.settings, on_extracting, cancel)
     except ExtractionFailed as exc:
         out.failure = str(exc)
         return out
-    out.title, out.text = extracted.title, extracted.text
-    out.content_hash = content_hash(extracted.text)
     cut = f"cut at {fetcher.settings.max_bytes:,} bytes (larger than [fetch] max_bytes)" if page.truncated else ""
-    out.warning = "; ".join(w for w in (cut, extracted.note) if w)
+    out = dataclasses.replace(read, url=url, final_url=out.final_url, status=out.status,
+                              content_hash=content_hash(read.text),
+                              warning="; ".join(w for w in (cut, read.warning) if w))
     _cache_put(cache, out)
     return out
 
@@ -99,7 +99,7 @@ def _cache_put(cache: PageCache | None, page: Page) -> None:
     if cache is None:
         return
     try:
-        cache.put_page(dataclasses.replace(page, content_type="text/plain", fetched_at=time.time()))
+        cache.put_page(dataclasses.replace(page, fetched_at=time.time()))
     except Exception:  # noqa: BLE001 - caching is best effort
         pass
 
