@@ -111,7 +111,7 @@ def source_facts(source: Source) -> Facts:
     url = one_line(source.url)
     paper = source.paper
     kind = str(source.kind or ("paper" if paper else "web"))
-    authors = tuple(one_line(a) for a in paper.authors or [] if one_line(a)) if paper else ()
+    authors = _authors(paper.authors) if paper else ()
     year, month, day = parse_date(source.date_published)
     paper_year = paper.year if paper else None
     if isinstance(paper_year, int) and 0 < paper_year < 10000:
@@ -121,6 +121,14 @@ def source_facts(source: Source) -> Facts:
     return Facts(kind=kind, title=one_line(source.title) or url or "Untitled", url=url, site=site,
                  authors=authors, year=year, month=month, day=day, venue=one_line(paper.venue if paper else ""),
                  doi=doi)
+
+
+def _authors(value: Any) -> tuple[str, ...]:
+    """A paper's authors, each on one line; none when an imported run holds something that is not a list."""
+    try:
+        return tuple(one_line(a) for a in value or [] if one_line(a))
+    except TypeError:  # e.g. a number where the list of authors belongs
+        return ()
 
 
 def parse_date(value: Any) -> tuple[int | None, int | None, int | None]:

@@ -48,8 +48,8 @@ def sources_html(entries: list[Reference], citations: list[Citation] | None = No
     for ref in entries:
         text = ref.text()
         url = "" if not ref.url or ref.url in text else f'<br><span class="url">{html.escape(ref.url)}</span>'
-        quotes = [(c.quote, c.verdict or "") for c in citations or [] if c.n == ref.n and c.quote]
-        quote_html = "".join(f"<blockquote>{html.escape(str(q))}"
+        quotes = [(str(c.quote), str(c.verdict or "")) for c in citations or [] if c.n == ref.n and c.quote]
+        quote_html = "".join(f"<blockquote>{html.escape(q)}"
                              f"{f' <em>({html.escape(v)})</em>' if v and v != 'supported' else ''}</blockquote>"
                              for q, v in dict.fromkeys(quotes))
         items.append(f'<li id="source-{ref.n}" value="{ref.n}">{"".join(span_html(s) for s in ref.spans)}'
