@@ -134,6 +134,37 @@ def split_problem(text: str, fetched: bool) -> dict[str, str]:
     return {"warning": text} if fetched else {"failure": text}
 
 
+
+@dataclass
+class Page:
+    """One page as read (stage 4's outcome for one URL): its text extracted from the download (Research/extract.py
+    reads it into a Page), taken from the page cache, or the text found with a result (a local source's passages,
+    a paper's abstract). The page cache keeps it (DB/research_store.py: `fetched_at` is when it was read), a
+    durable run keeps each page it reads (Research/durable.py), and Research/page_stream.apply_loaded records its
+    outcome on the search result (Source) it was read for."""
+    url: str  # the URL asked for ("" for a file read from disk)
+    final_url: str = ""
+    status: int | None = None
+    title: str = ""
+    text: str = ""
+    content_hash: str = ""
+    failure: str = ""  # the page could not be read
+    warning: str = ""  # read, with a caveat (cut at the byte cap, wrong charset)
+    from_cache: bool = False
+    content_type: str = ""  # what the text was read as: text/html, application/pdf or text/plain ("" unknown)
+    fetched_at: float = 0.0
+    method: str = ""  # how the text was read: trafilatura | fallback | pypdf | plain
+    charset: str = ""  # the charset the text was decoded from
+    lossy: bool = False  # some bytes were invalid in that charset and were replaced
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Page":
+        """A page kept by this Quarry or an older one (which kept fewer fields)."""
+        return cls(**{k: v for k, v in data.items() if k in _PAGE_FIELDS})
+
 @dataclass
 class Citation:
     n: int  # the source number as printed in the report
@@ -248,6 +279,14 @@ class ResearchResult:
         cited = {c.n for c in self.citations}
         return [s for s in self.numbered_sources() if s.n in cited]
 
+    def listed_sources(self) -> list[tuple[int, Source]]:
+        """The sources listed under the report, with their numbers: the numbered ones; when none is numbered
+        (the report cites nothing), the ones selected for reading, numbered in order."""
+        numbered = self.numbered_sources()
+        if numbered:
+            return [(s.n, s) for s in numbered]
+        return list(enumerate((s for s in self.sources if s.selected), 1))
+
     def read_not_cited(self) -> list[Source]:
         """Numbered sources the report does not cite, in number order."""
         cited = {c.n for c in self.citations}
@@ -299,3 +338,4 @@ def _legacy_timings(timings: dict[str, float]) -> dict[str, float]:
 
 
 _SOURCE_FIELDS = {f.name for f in dataclasses.fields(Source)}
+_PAGE_FIELDS = {f.name for f in dataclasses.fields(Page)}

@@ -12,12 +12,12 @@ import pytest
 from App_Function_Libraries.Documents.answer import answer_from_hits
 from App_Function_Libraries.Documents.doc_types import SearchHit
 from App_Function_Libraries.Research.params import ResearchParams
-from App_Function_Libraries.Research.pipeline import Run, Services, stage_report, stage_verify
+from App_Function_Libraries.Research.pipeline import Run, Services, stage_number, stage_report, stage_verify
 from App_Function_Libraries.Research.report_chat import ChatServices, ask_report
 from App_Function_Libraries.Retrieval import cited_answer as core
 from App_Function_Libraries.Retrieval.citations import CitableSource, cited_sentences
 from App_Function_Libraries.Wikipedia import answer as wiki
-from App_Function_Libraries.records import Passage, ResearchResult, Source
+from App_Function_Libraries.records import Citation, Passage, ResearchResult, Source
 
 LORENZ = [("Edward Lorenz", "Edward Lorenz was an American mathematician and meteorologist. Lorenz founded modern "
            "chaos theory with his work on weather models in 1963. The Lorenz attractor is a set of chaotic "
@@ -57,7 +57,8 @@ def web(question: str, docs: list[tuple[str, str]], make_settings) -> Out:
     result = ResearchResult(question, sources=sources)
     params = ResearchParams.from_settings(settings, use_llm=False, use_cache=False)
     run = Run(result, Services(settings=settings), params, None, None)
-    stage_report(run, params, None)
+    stage_number(run, run.result.sources)
+    stage_report(run)
     stage_verify(run)
     return Out(result.report_markdown, result.citations, result.answer_status)
 
@@ -209,8 +210,8 @@ def test_exports_carry_each_quote_and_say_when_its_source_does_not_support_it():
     from App_Function_Libraries.DB.citation_styles import Reference, Span
     from App_Function_Libraries.DB.export_print import sources_html
     refs = [Reference(1, (Span("Bees"),), "http://a.test")]
-    cites = [{"n": 1, "quote": "Honey bees dance.", "verdict": "supported"},
-             {"n": 1, "quote": "Ants lay trails.", "verdict": "not supported"}]
+    cites = [Citation(1, "Bees dance [1].", "http://a.test", "Honey bees dance.", verdict="supported"),
+             Citation(1, "Ants follow [1].", "http://a.test", "Ants lay trails.", verdict="not supported")]
     page = sources_html(refs, cites)
     assert "<blockquote>Honey bees dance.</blockquote>" in page
     assert "Ants lay trails. <em>(not supported)</em>" in page

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from App_Function_Libraries.DB.connection import close_thread_connections
 from App_Function_Libraries.DB.export import (
-    ExportFormatError, export_filename, export_note, export_report, numbered_sources)
+    ExportFormatError, as_result, export_filename, export_note, export_report)
 from App_Function_Libraries.DB.notes_io import export_notes, import_notes, markdown_to_note, save_report_as_note
 from App_Function_Libraries.DB.notes_store import NotesStore
 from App_Function_Libraries.records import Citation, ResearchResult, Source
@@ -57,8 +57,9 @@ def test_sources_without_numbers_are_listed_when_selected():
     result = sample_result()
     for s in result.sources:
         s.n = None
-    numbers = [(n, s["title"]) for n, s in numbered_sources(result.to_dict())]
+    numbers = [(n, s.title) for n, s in result.listed_sources()]
     assert numbers == [(1, "Waggle dance"), (2, "Pheromones"), (3, "Unused")]
+    assert [(n, s.title) for n, s in as_result(result.to_dict()).listed_sources()] == numbers  # as exported
 
 
 def test_json_has_everything():
@@ -246,3 +247,22 @@ def test_html_links_every_number_of_a_citation_group():
     collector.feed(export_report(result, "html", secrets=NO_SECRETS))
     hrefs = [attrs.get("href") for tag, attrs in collector.tags if tag == "a" and attrs.get("href", "").startswith("#")]
     assert hrefs.count("#source-1") == 2 and hrefs.count("#source-2") == 3 and "#source-7" not in hrefs
+
+
+@pytest.mark.parametrize("fmt", ["md", "html", "txt", "bib", "ris", "csl"])
+def test_an_imported_run_holding_odd_values_still_exports(fmt):
+    """A paper whose authors are a number, a quote that is an object and a verdict that is a number (an imported
+    run may hold anything) are shown as text or left out; before, these exports raised TypeError/AttributeError."""
+    run = {"question": "Q", "report_markdown": "Bees [1].", "created_at": 0,
+           "sources": [{"n": 1, "title": "Bees", "url": "https://bees.example/", "kind": "paper",
+                        "paper": {"authors": 5, "year": 2020}}],
+           "citations": [{"n": 1, "quote": {"x": 1}, "verdict": 2.5, "sentence": "Bees [1]."}]}
+    text = export_report(run, fmt, secrets=NO_SECRETS)
+    assert "Bees" in text
+
+
+def test_control_the_same_run_with_ordinary_values_lists_the_authors():
+    run = {"question": "Q", "report_markdown": "Bees [1].", "created_at": 0,
+           "sources": [{"n": 1, "title": "Bees", "url": "https://bees.example/", "kind": "paper",
+                        "paper": {"authors": ["Karl von Frisch"], "year": 2020}}]}
+    assert "Frisch" in export_report(run, "md", secrets=NO_SECRETS)

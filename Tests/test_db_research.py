@@ -6,8 +6,8 @@ import time
 import pytest
 
 from App_Function_Libraries.DB.connection import NotFoundError, StoreError, close_thread_connections, open_database
-from App_Function_Libraries.DB.research_store import PageRecord, ResearchStore
-from App_Function_Libraries.records import Citation, Passage, ResearchResult, Source
+from App_Function_Libraries.DB.research_store import ResearchStore
+from App_Function_Libraries.records import Citation, Page, Passage, ResearchResult, Source
 
 
 def sample_result(question: str = "How do honey bees share where food is?", **overrides) -> ResearchResult:
@@ -119,7 +119,7 @@ def test_user_override(store):
 
 
 def test_page_cache(store):
-    page = PageRecord(url="https://a.example/x", final_url="https://a.example/x/", status=200, content_hash="abc",
+    page = Page(url="https://a.example/x", final_url="https://a.example/x/", status=200, content_hash="abc",
                       title="A", text="Body text", content_type="text/html", fetched_at=time.time() - 50)
     store.put_page(page)
     assert store.get_page("https://a.example/x", 60) == page
@@ -127,11 +127,11 @@ def test_page_cache(store):
     assert store.get_page("https://a.example/x", 10) is None  # too old
     assert store.get_page("https://a.example/x", 0) is None  # cache off
     assert store.get_page("https://b.example/", 60) is None
-    fresh = PageRecord(url="https://a.example/x", status=304, text="New text", fetched_at=time.time())
+    fresh = Page(url="https://a.example/x", status=304, text="New text", fetched_at=time.time())
     store.put_page(fresh)
     assert store.get_page("https://a.example/x", 60).text == "New text"
     assert store.prune_pages(older_than_seconds=3600) == 0
-    store.put_page(PageRecord(url="https://old.example/", fetched_at=time.time() - 7200))
+    store.put_page(Page(url="https://old.example/", fetched_at=time.time() - 7200))
     assert store.prune_pages(older_than_seconds=3600) == 1
 
 
@@ -140,7 +140,7 @@ def test_pages_do_not_disturb_another_components_tables(store):
     db.execute("CREATE TABLE search_cache (key TEXT PRIMARY KEY, value TEXT)")  # owned by the search layer
     db.execute("INSERT INTO search_cache VALUES ('k', 'v')")
     store.save_research(sample_result())
-    store.put_page(PageRecord(url="https://a.example/", fetched_at=time.time()))
+    store.put_page(Page(url="https://a.example/", fetched_at=time.time()))
     assert db.execute("SELECT value FROM search_cache").fetchall() == [("v",)]
 
 

@@ -13,7 +13,8 @@ from App_Function_Libraries.DB.export import FORMATS, export_note, export_report
 from App_Function_Libraries.DB.notes_io import export_notes, save_report_as_note
 from App_Function_Libraries.DB.notes_store import get_notes_store
 from App_Function_Libraries.DB.redact import configured_secrets, is_secret_name, scrub_message
-from App_Function_Libraries.DB.research_store import PageRecord, get_research_store
+from App_Function_Libraries.DB.research_store import get_research_store
+from App_Function_Libraries.records import Page
 from Tests.test_db_research import sample_result
 
 KEYS = {
@@ -69,7 +70,7 @@ def test_database_and_every_export_hold_no_key(keyed_settings, tmp_path):
     research, notes = get_research_store(keyed_settings), get_notes_store(keyed_settings)
     result = naive_full_run(keyed_settings)
     rid = research.save_research(result)
-    research.put_page(PageRecord(url="https://bees.example/dance", status=200, fetched_at=time.time(),
+    research.put_page(Page(url="https://bees.example/dance", status=200, fetched_at=time.time(),
                                  text=f"a page that prints {KEYS['google']}", title=KEYS["tavily"]))
     note = save_report_as_note(notes, research.load_report(rid), keywords=["bees"])
     loaded = research.load_report(rid)

@@ -3,6 +3,7 @@ CSL-JSON) read back with real parsers (citeproc-py, rispy); `python app.py histo
 from __future__ import annotations
 
 import calendar
+import dataclasses
 import io
 import json
 
@@ -92,14 +93,14 @@ def test_style_comes_from_the_call_then_the_report_then_the_default():
 
 
 def test_web_pages_without_authors_or_dates_fall_back_gracefully():
-    page = {"title": "Ant trails", "url": "https://www.ants.example/trails"}
+    page = Source("Ant trails", "https://www.ants.example/trails")
     assert reference(2, page, "apa", "2026-11-23").text() == (
         "Ant trails. (n.d.). ants.example. Retrieved November 23, 2026, from https://www.ants.example/trails")
     assert reference(2, page, "chicago", "2026-11-23").text() == (
         "ants.example. n.d. “Ant trails.” Accessed November 23, 2026. https://www.ants.example/trails.")
-    dated = dict(page, date_published="2024-03-05T10:00:00Z")
+    dated = dataclasses.replace(page, date_published="2024-03-05T10:00:00Z")
     assert "(2024, March 5). ants.example. https://www.ants.example/trails" in reference(1, dated, "apa", "x").text()
-    document = {"title": "hive.pdf", "url": "/home/me/hive.pdf#p3", "kind": "document"}
+    document = Source("hive.pdf", "/home/me/hive.pdf#p3", kind="document")
     ref = reference(5, document, "apa", "2026-11-23")
     assert "/home/me/hive.pdf#p3" in ref.text() and not any(s.link for s in ref.spans)  # a path is never a link
     assert split_name("Ludwig van Beethoven") == ("Ludwig", "van Beethoven")

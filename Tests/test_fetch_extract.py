@@ -18,7 +18,7 @@ EXTRACT_SETTINGS = {"fetch": {"read_timeout_seconds": 1, "total_timeout_seconds"
 
 def test_article_main_text_without_boilerplate():
     page = extract_content(article_html(WAGGLE).encode(), "text/html", "utf-8")
-    assert page.kind == "html" and page.method == "trafilatura"
+    assert page.content_type == "text/html" and page.method == "trafilatura"
     assert "figure-eight" in page.text and "750 metres" in page.text
     for boilerplate in ("Sign in", "Cookie settings", "Our summer sale", "newsletter"):
         assert boilerplate not in page.text
@@ -29,7 +29,7 @@ def test_article_main_text_without_boilerplate():
 def test_windows_1252_page_with_meta_charset_only():
     body = article_html(HISTORY, "windows-1252").encode("cp1252")
     page = extract_content(body, "text/html", "")
-    assert page.charset == "cp1252" and not page.note
+    assert page.charset == "cp1252" and not page.warning
     assert "observation hives — a method" in page.text
 
 
@@ -42,7 +42,7 @@ def test_wrong_declared_charset_is_detected_and_noted():
     body += "bedeuten längere Tänze.</p></main></body></html>"
     page = extract_content(body.encode("cp1252"), "text/html", "utf-8")
     assert "Blüten" in page.text and "Größere" in page.text
-    assert "says it is utf-8" in page.note
+    assert "says it is utf-8" in page.warning
 
 
 @pytest.mark.parametrize("label", ["hex", "base64", "rot13", "zlib", "utf-7", "undefined", "no-such-charset"])
@@ -57,7 +57,7 @@ def test_a_label_that_is_no_page_charset_falls_back_to_detection(label):
 def test_a_bogus_header_charset_yields_to_the_meta_tag():
     body = article_html(HISTORY, "windows-1252").encode("cp1252")
     page = extract_content(body, "text/html", "base64")
-    assert page.charset == "cp1252" and "observation hives — a method" in page.text and not page.note
+    assert page.charset == "cp1252" and "observation hives — a method" in page.text and not page.warning
 
 
 @pytest.mark.parametrize("kind,reason", [("pdf-unknown-filter", "does not support (Unsupported filter /FooDecode)"),
@@ -71,7 +71,7 @@ def test_a_pdf_the_reader_cannot_handle_is_a_clean_failure(kind, reason):
 def test_pdf_text_and_title():
     body = pdf_bytes([["Bees dance to show the way to food.", "Distance is coded by duration."]], "Bee notes")
     page = extract_content(body, "application/pdf")
-    assert page.kind == "pdf" and page.title == "Bee notes"
+    assert page.content_type == "application/pdf" and page.title == "Bee notes"
     assert "Distance is coded by duration." in page.text
 
 
@@ -82,7 +82,7 @@ def test_broken_pdf_is_a_clean_failure():
 
 def test_plain_text_page():
     page = extract_content(b"Bee facts\n\nBees dance.\nThey also buzz.", "text/plain", "utf-8")
-    assert page.kind == "text" and page.title == "Bee facts" and page.text == "Bee facts\n\nBees dance. They also buzz."
+    assert page.content_type == "text/plain" and page.title == "Bee facts" and page.text == "Bee facts\n\nBees dance. They also buzz."
 
 
 @pytest.mark.parametrize("body,ctype", [(bytes(range(256)) * 8, "text/html"), (b"\x89PNG\r\n\x1a\n" + bytes(200), ""),

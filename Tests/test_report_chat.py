@@ -10,7 +10,8 @@ import pytest
 
 from App_Function_Libraries.CLI.main import main
 from App_Function_Libraries.DB.connection import NotFoundError
-from App_Function_Libraries.DB.research_store import PageRecord, get_research_store
+from App_Function_Libraries.DB.research_store import get_research_store
+from App_Function_Libraries.records import Page
 from App_Function_Libraries.Research.pipeline import process_question
 from App_Function_Libraries.Research.report_chat import NOT_COVERED, ask_and_save, ask_report, services_for
 from Tests.support.mini_web import ARTICLES, MiniWeb, research_config
@@ -93,7 +94,7 @@ def test_control_a_cached_page_that_changed_since_the_report_is_not_quoted(repor
     source.passages, source.snippet, source.notes = [], "", "(notes)"
     store = get_research_store(settings)
     page = store.get_page(source.url, 10 ** 9)
-    store.put_page(PageRecord(**{**page.__dict__, "text": page.text + " Changed later.", "content_hash": "x"}))
+    store.put_page(Page(**{**page.__dict__, "text": page.text + " Changed later.", "content_hash": "x"}))
     exchange = ask_report(result, question, services_for(result, settings))
     assert 2 not in {c.n for c in exchange.citations} and fact not in exchange.answer_markdown
 

@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from App_Function_Libraries.errors import QuarryError
+from App_Function_Libraries.records import Source
 
 CITATION_STYLES = ("numbered", "apa", "chicago")
 STYLE_LABELS = {"numbered": "Numbered", "apa": "APA (author-date)", "chicago": "Chicago (author-date)"}
@@ -62,7 +63,7 @@ class Reference:
 
 @dataclass(frozen=True)
 class Facts:
-    """What a reference can say about a source (from its stored dict; an imported run may hold anything)."""
+    """What a reference can say about a source (a records.Source; an imported run's may hold anything)."""
     kind: str
     title: str
     url: str
@@ -104,18 +105,30 @@ def site_name(url: str) -> str:
     return host.removeprefix("www.") if web_address(url) else ""
 
 
-def source_facts(source: dict[str, Any]) -> Facts:
-    url = one_line(source.get("url"))
-    paper = source.get("paper") if isinstance(source.get("paper"), dict) else {}
-    kind = str(source.get("kind") or ("paper" if paper else "web"))
-    authors = tuple(one_line(a) for a in paper.get("authors") or [] if one_line(a)) if paper else ()
-    year, month, day = parse_date(source.get("date_published"))
-    if isinstance(paper.get("year"), int) and 0 < paper["year"] < 10000:
-        year, month, day = (paper["year"], month, day) if year == paper["year"] else (paper["year"], None, None)
+def source_facts(source: Source) -> Facts:
+    """What a reference says of a source; its values are read defensively (an imported run may hold anything,
+    see export.as_result)."""
+    url = one_line(source.url)
+    paper = source.paper
+    kind = str(source.kind or ("paper" if paper else "web"))
+    authors = _authors(paper.authors) if paper else ()
+    year, month, day = parse_date(source.date_published)
+    paper_year = paper.year if paper else None
+    if isinstance(paper_year, int) and 0 < paper_year < 10000:
+        year, month, day = (paper_year, month, day) if year == paper_year else (paper_year, None, None)
     site = "Wikipedia" if kind == "wikipedia" else site_name(url)
-    doi = one_line(paper.get("doi")).removeprefix("https://doi.org/").lower() if paper else ""
-    return Facts(kind=kind, title=one_line(source.get("title")) or url or "Untitled", url=url, site=site,
-                 authors=authors, year=year, month=month, day=day, venue=one_line(paper.get("venue")), doi=doi)
+    doi = one_line(paper.doi).removeprefix("https://doi.org/").lower() if paper else ""
+    return Facts(kind=kind, title=one_line(source.title) or url or "Untitled", url=url, site=site,
+                 authors=authors, year=year, month=month, day=day, venue=one_line(paper.venue if paper else ""),
+                 doi=doi)
+
+
+def _authors(value: Any) -> tuple[str, ...]:
+    """A paper's authors, each on one line; none when an imported run holds something that is not a list."""
+    try:
+        return tuple(one_line(a) for a in value or [] if one_line(a))
+    except TypeError:  # e.g. a number where the list of authors belongs
+        return ()
 
 
 def parse_date(value: Any) -> tuple[int | None, int | None, int | None]:
@@ -172,7 +185,7 @@ def _end(text: str) -> str:
 
 # ---------------------------------------------------------------- styles
 
-def reference(n: int, source: dict[str, Any], style: str, accessed: str) -> Reference:
+def reference(n: int, source: Source, style: str, accessed: str) -> Reference:
     """Source `n` as an entry of the list in `style`; `accessed` is the report's date (YYYY-MM-DD)."""
     facts = source_facts(source)
     build = {"numbered": _numbered, "apa": _apa, "chicago": _chicago}[check_style(style)]
@@ -180,7 +193,7 @@ def reference(n: int, source: dict[str, Any], style: str, accessed: str) -> Refe
     return Reference(n=n, spans=spans, url=facts.url)
 
 
-def references(listed: list[tuple[int, dict[str, Any]]], style: str, accessed: str) -> list[Reference]:
+def references(listed: list[tuple[int, Source]], style: str, accessed: str) -> list[Reference]:
     return [reference(n, source, style, accessed) for n, source in listed]
 
 

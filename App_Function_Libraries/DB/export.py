@@ -3,8 +3,10 @@ a plain text form for the clipboard.
 
 Pure functions: they take a ResearchResult (or its dict) or a Note (or its dict) and return text (bytes for
 PDF and Word), so the UI can offer them as downloads or copy them. API keys never appear in the output (see
-redact.py). The list of sources under a report follows a citation style (citation_styles.py: numbered, APA,
-Chicago), the same in every format; BibTeX, RIS and CSL-JSON are in reference_formats.py.
+redact.py): the run's dict is scrubbed, then read back as the ResearchResult every format reads (`as_result`;
+a stored or imported run may hold anything). The list of sources under a report is its listed sources
+(ResearchResult.listed_sources) in a citation style (citation_styles.py: numbered, APA, Chicago), the same in
+every format; BibTeX, RIS and CSL-JSON are in reference_formats.py.
 
     export_report(result, "md")                          # the report and its numbered sources with URLs
     export_report(result, "pdf", citation_style="apa")   # bytes: a PDF whose [n] link to their sources
@@ -12,6 +14,7 @@ Chicago), the same in every format; BibTeX, RIS and CSL-JSON are in reference_fo
 """
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import re
@@ -27,6 +30,7 @@ from App_Function_Libraries.DB.export_print import Printable, evidence_html, sou
 from App_Function_Libraries.DB.markdown_html import markdown_to_html
 from App_Function_Libraries.DB.note_format import note_to_markdown
 from App_Function_Libraries.DB.redact import configured_secrets, scrub, scrub_result_dict
+from App_Function_Libraries.records import Citation, Paper, ResearchResult, Source
 
 FORMATS = ("md", "json", "html", "bib", "txt", "ris", "csl")  # text
 BINARY_FORMATS = ("pdf", "docx")  # bytes
@@ -57,12 +61,12 @@ def _check_format(fmt: str) -> str:
     return fmt
 
 
-def citation_style(data: dict[str, Any], style: str | None = None) -> str:
+def citation_style(result: ResearchResult, style: str | None = None) -> str:
     """The style asked for; else the one the run was made with (its Report options); else the configured
     default ([research] citation_style); else numbered. CitationStyleError for an unknown name asked for."""
     if style:
         return styles.check_style(style)
-    params = data.get("params") if isinstance(data.get("params"), dict) else {}
+    params = _params(result)
     saved = str(params.get("citation_style") or "").lower()
     if saved in styles.CITATION_STYLES:
         return saved
@@ -77,17 +81,29 @@ def _secrets(secrets: Iterable[str] | None) -> tuple[str, ...]:
     return tuple(configured_secrets() if secrets is None else secrets)
 
 
-# ---------------------------------------------------------------- sources
+# ---------------------------------------------------------------- the run as the exports read it
 
-def numbered_sources(data: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
-    """The sources to list under a report, with their numbers: those the report cites (by their [n]), or,
-    when it cites none, the sources that were selected for reading, numbered in order."""
-    sources = _objects(data.get("sources"))
-    cited = sorted(((n, s) for s in sources if (n := _source_number(s)) is not None), key=lambda pair: pair[0])
-    if cited:
-        return cited
-    chosen = [s for s in sources if _selected(s)]
-    return list(enumerate(chosen, 1))
+_SOURCE_FIELDS = [f.name for f in dataclasses.fields(Source) if f.name not in ("n", "passages", "paper")]
+_KEPT_WHEN_MISSING = ("title", "url", "kind")  # None, not a default: a source without a kind but with a paper is one
+
+
+def as_result(data: dict[str, Any]) -> ResearchResult:
+    """A run's dict (stored or imported: it may hold anything) as the ResearchResult the exports read. Its
+    sources and citations that are JSON objects become Sources and Citations, a source's paper its Paper; a
+    source number that is not a whole number from 1 to 10^6 is none. Every other value is kept as it is (no
+    default put in its place) and each format reads it defensively."""
+    sources = [Source(**{name: s.get(name) for name in _SOURCE_FIELDS if name in s or name in _KEPT_WHEN_MISSING},
+                      n=_source_number(s), paper=Paper.from_dict(s["paper"]) if isinstance(s.get("paper"), dict)
+                      else None) for s in _objects(data.get("sources"))]
+    citations = [Citation(n=c.get("n"), sentence=c.get("sentence"), url=c.get("url"), quote=c.get("quote"),
+                          verdict=c.get("verdict"), passage=c.get("passage")) for c in _objects(data.get("citations"))]
+    return ResearchResult(question=data.get("question"), params=data.get("params"), sources=sources,
+                          report_markdown=data.get("report_markdown"), citations=citations,
+                          llm_usage=data.get("llm_usage"), mode=data.get("mode"), created_at=data.get("created_at"))
+
+
+def _params(result: ResearchResult) -> dict[str, Any]:
+    return result.params if isinstance(result.params, dict) else {}
 
 
 def _objects(value: Any) -> list[dict[str, Any]]:
@@ -101,12 +117,6 @@ def _source_number(source: dict[str, Any]) -> int | None:
     if isinstance(n, float) and n.is_integer():
         n = int(n)
     return n if isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= 1_000_000 else None
-
-
-def _selected(source: dict[str, Any]) -> bool:
-    if source.get("user_override") is not None:
-        return bool(source["user_override"])
-    return source.get("verdict") != "irrelevant"
 
 
 def _one_line(text: Any) -> str:
@@ -134,20 +144,23 @@ def reference_markdown(ref: Reference) -> str:
     return f"{ref.n}. " + "".join(_span_markdown(s) for s in ref.spans)
 
 
-def report_references(data: dict[str, Any], style: str | None = None) -> list[Reference]:
-    """The numbered sources of a run as entries in its citation style."""
-    return styles.references(numbered_sources(data), citation_style(data, style), _iso_date(data.get("created_at")))
+def report_references(result: ResearchResult, style: str | None = None) -> list[Reference]:
+    """The listed sources of a run (ResearchResult.listed_sources) as entries in its citation style."""
+    return styles.references(result.listed_sources(), citation_style(result, style), _iso_date(result.created_at))
 
 
-def _sources_markdown(data: dict[str, Any], style: str | None = None) -> str:
-    lines = [reference_markdown(ref) for ref in report_references(data, style)]
+def _sources_markdown(result: ResearchResult, style: str | None = None) -> str:
+    lines = [reference_markdown(ref) for ref in report_references(result, style)]
     return "## Sources\n\n" + "\n".join(lines) + "\n" if lines else ""
 
 
-def report_body_markdown(data: dict[str, Any], style: str | None = None) -> str:
-    """The report followed by its numbered sources (no title heading): the content of a saved note."""
-    body = str(data.get("report_markdown") or "").strip()
-    sources = _sources_markdown(data, style)
+def report_body_markdown(result: ResearchResult | dict[str, Any], style: str | None = None,
+                         body: str | None = None) -> str:
+    """The report (or `body` in its place) followed by its listed sources (no title heading): the content of a
+    saved note."""
+    result = result if isinstance(result, ResearchResult) else as_result(result)
+    body = str((result.report_markdown if body is None else body) or "").strip()
+    sources = _sources_markdown(result, style)
     return body + "\n" + ("\n" + sources if sources else "")
 
 
@@ -165,23 +178,24 @@ def export_report(result: Any, fmt: str, secrets: Iterable[str] | None = None,
     chats = _exchange_dicts(data.pop("exchanges", None) if exchanges is None else exchanges, _secrets(secrets))
     if chats:
         data["exchanges"] = chats
-    style = _style_of(data, citation_style)
-    question = _one_line(data.get("question")) or "Research report"
-    body = str(data.get("report_markdown") or "") + exchanges_markdown(chats)
-    if fmt == "md":
-        return f"# {_md_escape(question)}\n\n" + report_body_markdown({**data, "report_markdown": body}, style)
-    if fmt == "json":
+    if fmt == "json":  # the run's own JSON form
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    run = as_result(data)
+    style = _style_of(run, citation_style)
+    question = _one_line(run.question) or "Research report"
+    body = str(run.report_markdown or "") + exchanges_markdown(chats)
+    if fmt == "md":
+        return f"# {_md_escape(question)}\n\n" + report_body_markdown(run, style, body)
     if fmt == "html":
-        return _html_page(question, body, data, _report_footer(data), style=style)
+        return _html_page(question, body, run, _report_footer(run), style=style)
     if fmt in ("pdf", "docx"):
-        printable = Printable(title=question, fields=report_fields(data, style), body_markdown=body,
-                              references=report_references(data, style), cite=_cite_targets(data),
-                              footer=_report_footer(data), citations=_objects(data.get("citations")))
+        printable = Printable(title=question, fields=report_fields(run, style), body_markdown=body,
+                              references=report_references(run, style), cite=_cite_targets(run),
+                              footer=_report_footer(run), citations=run.citations)
         return _binary(printable, fmt)
     if fmt in ("bib", "ris", "csl"):
-        return _reference_file(data, fmt)
-    return _plain_text(question, body, data, style)
+        return _reference_file(run, fmt)
+    return _plain_text(question, body, run, style)
 
 
 def _exchange_dicts(exchanges: Any, secrets: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -201,16 +215,16 @@ def exchanges_markdown(exchanges: list[dict[str, Any]]) -> str:
     return "\n".join(parts) + "\n"
 
 
-def _style_of(data: dict[str, Any], style: str | None) -> str:
+def _style_of(result: ResearchResult, style: str | None) -> str:
     try:
-        return citation_style(data, style)
+        return citation_style(result, style)
     except styles.CitationStyleError as exc:
         raise ExportFormatError(str(exc)) from None
 
 
-def _reference_file(report: dict[str, Any], fmt: str) -> str:
+def _reference_file(report: ResearchResult, fmt: str) -> str:
     write = {"bib": refs.bibtex, "ris": refs.ris, "csl": refs.csl_json}[fmt]
-    return write(numbered_sources(report), _iso_date(report.get("created_at")), _one_line(report.get("question")))
+    return write(report.listed_sources(), _iso_date(report.created_at), _one_line(report.question))
 
 
 def _binary(printable: Printable, fmt: str) -> bytes:
@@ -218,16 +232,15 @@ def _binary(printable: Printable, fmt: str) -> bytes:
     return render_limited(printable, fmt)
 
 
-def _cite_targets(data: dict[str, Any]) -> dict[int, str]:
+def _cite_targets(result: ResearchResult) -> dict[int, str]:
     """Where each listed [n] links in a PDF or Word file: its web address, else its entry in the list."""
-    return {n: url if _safe_href(url := _one_line(s.get("url"))) else f"#source-{n}"
-            for n, s in numbered_sources(data)}
+    return {n: url if _safe_href(url := _one_line(s.url)) else f"#source-{n}" for n, s in result.listed_sources()}
 
 
-def report_fields(data: dict[str, Any], style: str) -> list[tuple[str, str]]:
+def report_fields(result: ResearchResult, style: str) -> list[tuple[str, str]]:
     """The header of a printed report: question, date, and the options it was made with."""
-    params = data.get("params") if isinstance(data.get("params"), dict) else {}
-    fields = [("Question", _one_line(data.get("question"))), ("Date", _iso_time(data.get("created_at")))]
+    params = _params(result)
+    fields = [("Question", _one_line(result.question)), ("Date", _iso_time(result.created_at))]
     options = [f"{_one_line(params.get('report_format'))} report" if params.get("report_format") else "",
                f"tone {_one_line(params.get('tone'))}" if params.get("tone") else "",
                f"about {params['length_words']} words" if isinstance(params.get("length_words"), int) else "",
@@ -238,31 +251,31 @@ def report_fields(data: dict[str, Any], style: str) -> list[tuple[str, str]]:
     engines = params.get("engines")
     if isinstance(engines, list) and engines:
         fields.append(("Engines", ", ".join(_one_line(e) for e in engines)))
-    fields += [("Mode", _one_line(data.get("mode")) or "unknown"), ("Citation style", styles.STYLE_LABELS[style])]
-    models = _models(data)
+    fields += [("Mode", _one_line(result.mode) or "unknown"), ("Citation style", styles.STYLE_LABELS[style])]
+    models = _models(result)
     if models:
         fields.append(("Models", models))
     return [(label, value) for label, value in fields if value]
 
 
-def _models(data: dict[str, Any]) -> str:
-    models = (data.get("llm_usage") or {}).get("models") if isinstance(data.get("llm_usage"), dict) else None
+def _models(result: ResearchResult) -> str:
+    models = result.llm_usage.get("models") if isinstance(result.llm_usage, dict) else None
     if not models:
         return ""
     names = models.values() if isinstance(models, dict) else models
     return ", ".join(sorted({str(m) for m in names}))
 
 
-def _report_footer(data: dict[str, Any]) -> str:
-    parts = [f"Saved by Quarry, {_iso_date(data.get('created_at'))}", f"mode: {data.get('mode') or 'unknown'}"]
-    if _models(data):
-        parts.append("models: " + _models(data))
+def _report_footer(result: ResearchResult) -> str:
+    parts = [f"Saved by Quarry, {_iso_date(result.created_at)}", f"mode: {result.mode or 'unknown'}"]
+    if _models(result):
+        parts.append("models: " + _models(result))
     return " · ".join(parts)
 
 
-def _plain_text(title: str, body: str, data: dict[str, Any], style: str) -> str:
+def _plain_text(title: str, body: str, result: ResearchResult, style: str) -> str:
     lines = [title, "", body.strip(), ""]
-    entries = report_references(data, style)
+    entries = report_references(result, style)
     if entries:
         lines += ["Sources:"] + [f"[{r.n}] {r.text()}" + (f" - {r.url}" if r.url and r.url not in r.text() else "")
                                  for r in entries] + [""]
@@ -280,6 +293,7 @@ def export_note(note: Any, fmt: str, secrets: Iterable[str] | None = None) -> st
     report = data.get("report")
     data = scrub({k: v for k, v in data.items() if k != "report"}, secrets)
     data["report"] = scrub_result_dict(report, secrets) if isinstance(report, dict) else None
+    run = as_result(data["report"] or {})  # the run the note was saved from (none: no sources)
     title = _one_line(data.get("title")) or "Note"
     if fmt == "md":
         return note_to_markdown(data)
@@ -289,17 +303,15 @@ def export_note(note: Any, fmt: str, secrets: Iterable[str] | None = None) -> st
     footer = f"Note, created {_iso_date(data.get('created_at'))}, updated {_iso_date(data.get('updated_at'))}"
     if fmt == "html":
         footer += f" · keywords: {keywords}" if keywords else ""
-        return _html_page(title, str(data.get("content") or ""), data.get("report") or {}, footer,
-                          list_sources=False)
+        return _html_page(title, str(data.get("content") or ""), None, footer)
     if fmt in ("pdf", "docx"):  # the content already lists the sources of a report it came from
-        report = data.get("report") or {}
-        fields = [("Question", _one_line(report.get("question"))), ("Updated", _iso_time(data.get("updated_at"))),
+        fields = [("Question", _one_line(run.question)), ("Updated", _iso_time(data.get("updated_at"))),
                   ("Keywords", keywords)]
         return _binary(Printable(title=title, fields=[f for f in fields if f[1]],
                                  body_markdown=str(data.get("content") or ""), references=[],
-                                 cite=_cite_targets(report), footer=footer), fmt)
+                                 cite=_cite_targets(run), footer=footer), fmt)
     if fmt in ("bib", "ris", "csl"):
-        return _reference_file(data.get("report") or {}, fmt)
+        return _reference_file(run, fmt)
     return f"{title}\n\n{str(data.get('content') or '').strip()}\n"
 
 
@@ -313,9 +325,10 @@ table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem .5rem}
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 
-def _html_page(title: str, markdown_text: str, data: dict[str, Any], footer: str, list_sources: bool = True,
+def _html_page(title: str, markdown_text: str, result: ResearchResult | None, footer: str,
                style: str = styles.DEFAULT_STYLE) -> str:
-    entries = report_references(data, style) if list_sources else []
+    """A self-contained page; with a run, its sources listed and each citation's evidence after the text."""
+    entries = report_references(result, style) if result is not None else []
     body = _report_html(markdown_text, {r.n for r in entries})
     parts = ["<!DOCTYPE html>", '<html><head><meta charset="utf-8">',
              f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">',
@@ -323,8 +336,8 @@ def _html_page(title: str, markdown_text: str, data: dict[str, Any], footer: str
              f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head>",
              f"<body><article><h1>{html.escape(title)}</h1>", body]
     if entries:
-        parts.append(sources_html(entries, _objects(data.get("citations"))))
-        parts.append(evidence_html(_objects(data.get("citations"))))
+        parts.append(sources_html(entries, result.citations))
+        parts.append(evidence_html(result.citations))
     parts.append(f"<footer>{html.escape(footer)}</footer></article></body></html>\n")
     return "\n".join(parts)
 

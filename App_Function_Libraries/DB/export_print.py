@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
-from typing import Any
 
 from App_Function_Libraries.DB.citation_styles import Reference, Span, web_address
 from App_Function_Libraries.DB.connection import StoreError
 from App_Function_Libraries.DB.markdown_html import markdown_to_html, marked_passage
+from App_Function_Libraries.records import Citation
 
 
 @dataclass
@@ -27,7 +27,7 @@ class Printable:
     references: list[Reference] = field(default_factory=list)  # the sources list (empty: none printed)
     cite: dict[int, str] = field(default_factory=dict)  # where each [n] links: a web address or #source-n
     footer: str = ""
-    citations: list[dict[str, Any]] = field(default_factory=list)  # each with its quote, passage and verdict
+    citations: list[Citation] = field(default_factory=list)  # each with its quote, passage and verdict
 
 
 # ---------------------------------------------------------------- the sources list as HTML
@@ -40,7 +40,7 @@ def span_html(span: Span) -> str:
     return text
 
 
-def sources_html(entries: list[Reference], citations: list[dict[str, Any]] | None = None) -> str:
+def sources_html(entries: list[Reference], citations: list[Citation] | None = None) -> str:
     """<h2>Sources</h2> and an ordered list keeping each entry's number (`id="source-n"`, so `[n]` can link to
     it), the address under an entry that does not show it, and the quotes the citation check found (with
     their verdict when it is not "supported")."""
@@ -48,9 +48,8 @@ def sources_html(entries: list[Reference], citations: list[dict[str, Any]] | Non
     for ref in entries:
         text = ref.text()
         url = "" if not ref.url or ref.url in text else f'<br><span class="url">{html.escape(ref.url)}</span>'
-        quotes = [(c.get("quote"), c.get("verdict") or "") for c in citations or []
-                  if c.get("n") == ref.n and c.get("quote")]
-        quote_html = "".join(f"<blockquote>{html.escape(str(q))}"
+        quotes = [(str(c.quote), str(c.verdict or "")) for c in citations or [] if c.n == ref.n and c.quote]
+        quote_html = "".join(f"<blockquote>{html.escape(q)}"
                              f"{f' <em>({html.escape(v)})</em>' if v and v != 'supported' else ''}</blockquote>"
                              for q, v in dict.fromkeys(quotes))
         items.append(f'<li id="source-{ref.n}" value="{ref.n}">{"".join(span_html(s) for s in ref.spans)}'
@@ -58,20 +57,21 @@ def sources_html(entries: list[Reference], citations: list[dict[str, Any]] | Non
     return "<h2>Sources</h2>\n<ol>\n" + "\n".join(items) + "\n</ol>"
 
 
-def evidence_html(citations: list[dict[str, Any]] | None) -> str:
+def evidence_html(citations: list[Citation] | None) -> str:
     """<h2>Evidence</h2>: each citation's cited sentence, then its passage with the quoted words in <mark> and
-    its support verdict, as the UI's evidence folds show them; all escaped (page text stays text)."""
+    its support verdict, as the UI's evidence folds show them; all escaped (page text stays text). A citation
+    read from an imported run may hold anything: each value is shown as text."""
     items = []
     for c in citations or []:
-        quote, passage = str(c.get("quote") or ""), str(c.get("passage") or "")
+        quote, passage = str(c.quote or ""), str(c.passage or "")
         if not quote and not passage:
             continue
-        verdict = str(c.get("verdict") or "")
+        verdict = str(c.verdict or "")
         # a source that does not support its sentence has nothing marked as its support
         shown = html.escape(" ".join((passage or quote).split())) if verdict == "not supported" else \
             marked_passage(passage or quote, quote)
-        sentence = " ".join(str(c.get("sentence") or "").split())
-        items.append(f'<li><strong>[{html.escape(str(c.get("n", "")))}]</strong> {html.escape(sentence)}'
+        sentence = " ".join(str(c.sentence or "").split())
+        items.append(f'<li><strong>[{html.escape("" if c.n is None else str(c.n))}]</strong> {html.escape(sentence)}'
                      f"{f' <em>({html.escape(verdict)})</em>' if verdict else ''}"
                      f'<blockquote class="evidence">{shown}</blockquote></li>')
     return "<h2>Evidence</h2>\n<ol class=\"evidence\">\n" + "\n".join(items) + "\n</ol>" if items else ""

@@ -4,7 +4,7 @@ BibTeX, RIS and CSL-JSON.
 A paper is cited as a paper (BibTeX `@article`, RIS `TY  - JOUR`, CSL `article-journal`) with its authors,
 year, venue and DOI; a web page as a web page (`@misc`, `ELEC`, `webpage`) with its address and the day the
 report was made as the access date; a Wikipedia article as an encyclopedia entry; a local document as a
-generic document. Each takes the numbered sources (export.numbered_sources) and returns text.
+generic document. Each takes the listed sources (ResearchResult.listed_sources) and returns text.
 
     bibtex(listed, accessed="2026-11-23", question="…")
 """
@@ -15,8 +15,9 @@ import re
 from typing import Any
 
 from App_Function_Libraries.DB.citation_styles import Facts, one_line, source_facts, split_name, web_address
+from App_Function_Libraries.records import Source
 
-Listed = list[tuple[int, dict[str, Any]]]
+Listed = list[tuple[int, Source]]
 
 
 def _note(n: int, question: str) -> str:

@@ -28,7 +28,8 @@ from App_Function_Libraries.DB.file_errors import report_file_errors
 from App_Function_Libraries.DB.redact import (configured_secrets, content_secrets, scrub, scrub_message,
                                               scrub_result_dict, scrub_text, to_plain)
 from App_Function_Libraries.DB.run_schema import RUNS_MIGRATION
-from App_Function_Libraries.records import VERDICTS, Citation, ReportExchange, ResearchResult, Source, split_problem
+from App_Function_Libraries.records import (VERDICTS, Citation, Page, ReportExchange, ResearchResult, Source,
+                                            split_problem)
 
 COMPONENT = "research"
 
@@ -174,19 +175,8 @@ _REPORT_JSON_FIELDS = ("uncited_sources", "timings", "llm_usage", "errors", "fol
 # kept in the reports row's `extra` JSON, not in columns of their own
 _EXTRA_RESULT_FIELDS = ("stage_failures", "answer_status", "unanswered_parts", "unsupported_citations")
 _RESULT_FIELDS = {f.name for f in fields(ResearchResult)} - set(_EXTRA_RESULT_FIELDS)
-
-
-@dataclass
-class PageRecord:
-    """One fetched page as the page cache keeps it (keyed by the URL that was asked for)."""
-    url: str
-    final_url: str = ""
-    status: int | None = None
-    content_hash: str = ""
-    title: str = ""
-    text: str = ""
-    content_type: str = ""
-    fetched_at: float = 0.0
+# the page cache's columns: a records.Page keyed by the URL that was asked for (its outcome fields are not kept)
+_PAGE_COLUMNS = ("url", "final_url", "status", "content_hash", "title", "text", "content_type", "fetched_at")
 
 
 @dataclass
@@ -332,7 +322,7 @@ class ResearchStore:
 
     # ------------------------------------------------------------ page cache
 
-    def get_page(self, url: str, max_age_seconds: float) -> PageRecord | None:
+    def get_page(self, url: str, max_age_seconds: float) -> Page | None:
         """The cached page for `url` (asked-for or final URL) fetched at most `max_age_seconds` ago, else None."""
         if max_age_seconds is None or max_age_seconds <= 0:
             return None
@@ -340,11 +330,11 @@ class ResearchStore:
         rows = list(self._db().query(
             "SELECT * FROM pages WHERE (url = ? OR final_url = ?) AND fetched_at >= ? "
             "ORDER BY (url = ?) DESC, fetched_at DESC LIMIT 1", [url, url, oldest, url]))
-        return PageRecord(**rows[0]) if rows else None
+        return Page.from_dict(rows[0]) if rows else None
 
-    def put_page(self, page: PageRecord) -> None:
+    def put_page(self, page: Page) -> None:
         """Store (or refresh) a fetched page in the cache."""
-        row = asdict(page)
+        row = {k: v for k, v in asdict(page).items() if k in _PAGE_COLUMNS}
         secrets = content_secrets(self._current_secrets())
         row = {k: scrub_text(v, secrets) if isinstance(v, str) else v for k, v in row.items()}
         row["fetched_at"] = float(page.fetched_at or time.time())

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
 from App_Function_Libraries.records import Source
+from App_Function_Libraries.Research.errors import BadBudget
 
 POLL_SECONDS = 0.05
 
@@ -26,7 +27,7 @@ class Budget:
     def __post_init__(self) -> None:
         for name, value in asdict(self).items():
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                raise ValueError(f"budget {name} must be a number of at least 0 (0: no limit), not {value!r}")
+                raise BadBudget(f"budget {name} must be a number of at least 0 (0: no limit), not {value!r}")
 
     @property
     def limited(self) -> bool:
@@ -40,7 +41,7 @@ class Budget:
         data = dict(data or {})
         unknown = sorted(set(data) - {"seconds", "pages", "llm_tokens"})
         if unknown:
-            raise ValueError(f"unknown budget field {', '.join(unknown)}; use seconds, pages, llm_tokens")
+            raise BadBudget(f"unknown budget field {', '.join(unknown)}; use seconds, pages, llm_tokens")
         return cls(**data)
 
     @classmethod

@@ -33,11 +33,13 @@ from App_Function_Libraries.LLM.base import LLMUnavailable
 from App_Function_Libraries.LLM.structured import StructuredOutputError, after_tries, ask_structured, extract_json
 from App_Function_Libraries.Retrieval.citations import CITATION_GROUP_RE
 from App_Function_Libraries.Retrieval.passages import split_sentences
-from App_Function_Libraries.Research import coverage, report
+from App_Function_Libraries.Research import coverage
 from App_Function_Libraries.Research.follow_ups import searched_queries, shown_report
-from App_Function_Libraries.Research.pipeline import (ProgressFn, Run, Services, search_sources, stage_follow_ups,
-                                                        stage_pages, stage_relevance, stage_report, stage_verify)
+from App_Function_Libraries.Research.errors import NoReport
+from App_Function_Libraries.Research.pipeline import (search_sources, stage_follow_ups, stage_number, stage_pages,
+                                                      stage_relevance, stage_report, stage_verify)
 from App_Function_Libraries.Research.params import ResearchParams
+from App_Function_Libraries.Research.run import ProgressFn, Run, Services
 from App_Function_Libraries.records import ResearchResult, Round, Source
 from App_Function_Libraries.Research.subqueries import dedupe_queries
 from App_Function_Libraries.Search.urls import normalize_url
@@ -56,7 +58,7 @@ def dig_deeper(result: ResearchResult, rounds: int = 1, params: ResearchParams |
                services: Services | None = None) -> ResearchResult:
     """Up to `rounds` (1..5) rounds on `result`; `result` itself is left as it was."""
     if not result.report_markdown.strip():
-        raise ValueError("there is no report to dig deeper into; research the question first")
+        raise NoReport("there is no report to dig deeper into; research the question first")
     params = params or ResearchParams.from_dict(result.params)
     params.check_report_options()
     services = services or Services.from_settings(use_llm=params.use_llm)
@@ -65,38 +67,37 @@ def dig_deeper(result: ResearchResult, rounds: int = 1, params: ResearchParams |
     run = Run(work, services, params, on_progress, cancel)
     grew = False
     for _ in range(max(1, min(int(rounds), MAX_ROUNDS))):
-        record = _one_round(run, params, on_report_delta)
-        work.rounds.append(record)
+        record = Round(round=len(work.rounds) + 1)
+        work.rounds.append(record)  # the report stage writes along every round's queries, this one's too
+        _one_round(run, record, on_report_delta)
         grew = grew or bool(record.added)
         if record.stop:
             break
     if grew and not run.cancelled("follow_ups"):
-        stage_follow_ups(run, params)
+        stage_follow_ups(run)
     run.finish()
     work.llm_usage = add_usage(before_usage, work.llm_usage)
     work.timings = {**before_timings, "total": round(before_timings.get("total", 0) + work.timings["total"], 3)}
     return work
 
 
-def _one_round(run: Run, params: ResearchParams, on_delta) -> Round:
-    result, started = run.result, time.monotonic()
-    record = Round(round=len(result.rounds) + 1)
+def _one_round(run: Run, record: Round, on_delta) -> None:
+    started = time.monotonic()
     label = f"round {record.round}"
     run.progress("subqueries", 0, 1, f"{label}: finding gaps")
-    record.gaps, record.queries = find_gaps(run, params)
+    record.gaps, record.queries = find_gaps(run)
     run.progress("subqueries", 1, 1, f"{label}: {len(record.queries)} new queries")
-    record.stop = _search_and_read(run, params, record) or _rewrite(run, params, record, on_delta)
+    record.stop = _search_and_read(run, record) or _rewrite(run, record, on_delta)
     record.seconds = round(time.monotonic() - started, 3)
-    return record
 
 
-def _search_and_read(run: Run, params: ResearchParams, record: Round) -> str:
+def _search_and_read(run: Run, record: Round) -> str:
     """Steps 2-4; returns why the round stops here ('' to go on to the rewrite)."""
     if not record.queries:
         return "no gap left to search" if not record.gaps else "every query for the gaps was searched before"
     if run.cancelled("search"):
         return "cancelled"
-    known = known_addresses(run.result.sources)
+    known, params = known_addresses(run.result.sources), run.params
     found = search_sources(run, params, record.queries,
                            lambda results: [r for r in results if normalize_url(r.url) not in known]
                            [:params.result_max])
@@ -107,33 +108,28 @@ def _search_and_read(run: Run, params: ResearchParams, record: Round) -> str:
     if not found:
         return "the searches found only pages already read"
     if not run.cancelled("relevance"):
-        stage_relevance(run, params, found, aspects=record.queries)
+        stage_relevance(run, found, aspects=record.queries)
     if not run.cancelled("fetch"):
-        stage_pages(run, params, found)
+        stage_pages(run, found)
     if run.cancelled("report"):
         return "cancelled"
-    old = [s for s in run.result.sources if s.n is not None]
-    added = report.number_new_sources(old, found)
+    added = stage_number(run, found)
     record.added = [{"n": s.n, "url": s.url, "title": s.title} for s in added]
     return "" if added else "no new result was relevant and readable"
 
 
-def _rewrite(run: Run, params: ResearchParams, record: Round, on_delta) -> str:
+def _rewrite(run: Run, record: Round, on_delta) -> str:
     """Steps 5-6: the report rewritten from every numbered source and verified; its change recorded."""
-    result = run.result
-    before = result.report_markdown
-    groups = dedupe_queries(list(result.sub_queries) + [q for r in result.rounds for q in r.queries]
-                            + record.queries)
-    run.timed("report", lambda: stage_report(run, params, on_delta, renumber=False, earlier_report=before,
-                                             groups=groups))
+    before = run.result.report_markdown
+    run.timed("report", lambda: stage_report(run, on_delta))
     run.timed("verify", lambda: stage_verify(run))
-    record.change = report_change(before, result.report_markdown)
+    record.change = report_change(before, run.result.report_markdown)
     return "cancelled" if run.cancelled("follow_ups") else ""
 
 
 # ---------------------------------------------------------------- gaps
 
-def find_gaps(run: Run, params: ResearchParams) -> tuple[list[str], list[str]]:
+def find_gaps(run: Run) -> tuple[list[str], list[str]]:
     """(gaps, new queries) for the report as it stands."""
     result = run.result
     searched = searched_queries(result)

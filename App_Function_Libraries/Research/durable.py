@@ -15,14 +15,14 @@ import dataclasses
 import threading
 from typing import Any, Callable, Protocol
 
-from App_Function_Libraries.records import ResearchResult
+from App_Function_Libraries.records import Page, ResearchResult
 from App_Function_Libraries.Research.budget import Budget, BudgetWatch, left_undone, mark_unread
-from App_Function_Libraries.Research.page_stream import LoadedPage
 from App_Function_Libraries.Research.params import ResearchParams
-from App_Function_Libraries.Research.pipeline import (ProgressFn, Run, Services, _stage_subqueries, _usage_delta,
-                                                      _warm_embedder, note_search_failure, stage_follow_ups,
-                                                      stage_pages, stage_relevance, stage_report, stage_verify)
+from App_Function_Libraries.Research.errors import EmptyQuestion
+from App_Function_Libraries.Research.pipeline import (note_search_failure, stage_follow_ups, stage_number, stage_pages,
+                                                      stage_relevance, stage_report, stage_subqueries, stage_verify)
 from App_Function_Libraries.Research.plan import ResearchPlan, plan_from, search_plan
+from App_Function_Libraries.Research.run import ProgressFn, Run, Services
 
 STEPS = ("subqueries", "search", "relevance", "pages", "report", "verify", "follow_ups")
 STOPPABLE = ("search", "relevance", "pages")
@@ -40,16 +40,16 @@ class RunPageLog:
 
     def __init__(self, store, run_id: str):
         self.store, self.run_id = store, run_id
-        self.pages = {url: LoadedPage(**page) for url, page in store.run_pages(run_id).items()}
+        self.pages = {url: Page.from_dict(page) for url, page in store.run_pages(run_id).items()}
         self.lock = threading.Lock()
 
-    def get(self, url: str) -> LoadedPage | None:
+    def get(self, url: str) -> Page | None:
         with self.lock:
             return self.pages.get(url)
 
-    def put(self, url: str, page: LoadedPage) -> None:
+    def put(self, url: str, page: Page) -> None:
         try:
-            self.store.save_page(self.run_id, url, dataclasses.asdict(page))
+            self.store.save_page(self.run_id, url, page.to_dict())
         except Exception:  # noqa: BLE001 - keeping a page is best effort: at worst it is fetched again on resume
             return
         with self.lock:
@@ -71,7 +71,7 @@ class _Steps:
             run.result.sub_queries = [q.query for q in self.plan.queries if q.query.lower() != question.lower()]
             run.progress("subqueries", 1, 1, "from the plan")
             return
-        _stage_subqueries(run, self.params)
+        stage_subqueries(run)
         self.plan = plan_from(question, run.result.sub_queries, self.params)
         self.params.plan = self.plan.to_dict()
         run.result.params = self.params.to_dict()
@@ -82,8 +82,8 @@ class _Steps:
         note_search_failure(self.run)
 
     def relevance(self) -> None:
-        _warm_embedder(self.run.services, self.run.result.sources)  # only once there is something to rank
-        stage_relevance(self.run, self.params, self.run.result.sources)
+        self.run.services.warm_up(self.run.result.sources)  # only once there is something to rank
+        stage_relevance(self.run, self.run.result.sources)
 
     def pages(self) -> None:
         run, watch, pages_max = self.run, self.watch, self.params.pages_max
@@ -91,7 +91,7 @@ class _Steps:
         within = [s for s in sources if s.selected][:pages_max]  # what the run would read without a budget
         allowed = watch.pages_allowed(pages_max)
         if not run.cancel.is_set():
-            stage_pages(run, dataclasses.replace(self.params, pages_max=allowed), sources)
+            stage_pages(run, sources, most=allowed)
         if watch.user_cancelled():
             return
         if len(within) > allowed:
@@ -108,7 +108,8 @@ class _Steps:
         if self.watch.tokens_out():
             run.llms = {}  # no LLM tokens left: an extractive brief
         try:
-            stage_report(run, self.params, self.on_delta)
+            stage_number(run, run.result.sources)
+            stage_report(run, self.on_delta)
         finally:
             run.llms = llms
         if self.hooks is not None:
@@ -126,11 +127,11 @@ class _Steps:
                                  "not read (see Left undone in the report)")
 
     def follow_ups(self) -> None:
-        stage_follow_ups(self.run, self.params)
+        stage_follow_ups(self.run)
 
 
 def _tokens(run: Run) -> int:
-    usage = _usage_delta(run.llms, run.usage_before)
+    usage = run.usage()
     return int(usage["prompt_tokens"] + usage["completion_tokens"])
 
 
@@ -151,7 +152,7 @@ def execute(question: str, params: ResearchParams, *, plan: ResearchPlan | None 
         state, done = {}, ""
         question = " ".join(question.split())
         if not question:
-            raise ValueError("the question is empty")
+            raise EmptyQuestion("the question is empty")
         params = plan.apply(params) if plan is not None else dataclasses.replace(params)
         result = ResearchResult(question=question, params=params.to_dict(), **({"id": run_id} if run_id else {}))
     params.check_report_options()

@@ -8,58 +8,43 @@ spans of overlapping work (first start to last end), "rank" is time spent, "note
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import queue
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Protocol
+from typing import Callable, Protocol
 
 from App_Function_Libraries.LLM.base import LLMClient
 from App_Function_Libraries.Research.extract import ExtractionFailed, read_page_text, warm_extractor
 from App_Function_Libraries.Research.fetch import PageFetcher
 from App_Function_Libraries.Research.page_notes import passages_as_notes, write_notes
 from App_Function_Libraries.Research.rank import RankSettings, rank_pages
-from App_Function_Libraries.records import Source
+from App_Function_Libraries.records import Page, Source
 from App_Function_Libraries.Retrieval.embeddings import TextEncoder
 from App_Function_Libraries.Retrieval.rerank import PairScorer
-
-if TYPE_CHECKING:
-    from App_Function_Libraries.DB.research_store import PageRecord
 
 
 class PageCache(Protocol):
     """The page cache the stream reads and fills (DB/research_store.ResearchStore); best effort: any error it
     raises only means the page is fetched again, or not kept."""
 
-    def get_page(self, url: str, max_age_seconds: float) -> PageRecord | None: ...
+    def get_page(self, url: str, max_age_seconds: float) -> Page | None: ...
 
-    def put_page(self, page: PageRecord) -> None: ...
+    def put_page(self, page: Page) -> None: ...
 
 
 class PageLog(Protocol):
     """The pages a durable run has read (Research/durable.py): one it has is not fetched again."""
 
-    def get(self, url: str) -> LoadedPage | None: ...
+    def get(self, url: str) -> Page | None: ...
 
-    def put(self, url: str, page: LoadedPage) -> None: ...
+    def put(self, url: str, page: Page) -> None: ...
 
 POLL_SECONDS = 0.05
 MAX_PARALLEL_LLM_CALLS = 8
-
-
-@dataclass
-class LoadedPage:
-    url: str
-    final_url: str = ""
-    status: int | None = None
-    title: str = ""
-    text: str = ""
-    content_hash: str = ""
-    failure: str = ""  # the page could not be read
-    warning: str = ""  # read, with a caveat (cut at the byte cap, wrong charset)
-    from_cache: bool = False
 
 
 def content_hash(text: str) -> str:
@@ -69,7 +54,7 @@ def content_hash(text: str) -> str:
 def load_page(url: str, fetcher: PageFetcher, cache: PageCache | None = None, cache_ttl: float = 0,
               cancel: threading.Event | None = None,
               on_extracting: Callable[[], None] | None = None,
-              on_downloaded: Callable[[], None] | None = None) -> LoadedPage:
+              on_downloaded: Callable[[], None] | None = None) -> Page:
     """Stage 4 for one URL: the cached page when fresh, else fetched and its main text extracted in a parse
     worker (`on_downloaded` is called when the download is done and its text is to be extracted,
     `on_extracting` when a worker takes the downloaded page)."""
@@ -77,27 +62,27 @@ def load_page(url: str, fetcher: PageFetcher, cache: PageCache | None = None, ca
     if cached is not None:
         return cached
     page = fetcher.fetch(url, cancel)
-    out = LoadedPage(url=url, final_url=page.final_url or url, status=page.status)
+    out = Page(url=url, final_url=page.final_url or url, status=page.status)
     if page.error:
         out.failure = page.error
         return out
     if on_downloaded is not None:
         on_downloaded()
     try:
-        extracted = read_page_text(page.body, page.content_type, page.header_charset, out.final_url,
-                                   fetcher.settings, on_extracting, cancel)
+        read = read_page_text(page.body, page.content_type, page.header_charset, out.final_url,
+                              fetcher.settings, on_extracting, cancel)
     except ExtractionFailed as exc:
         out.failure = str(exc)
         return out
-    out.title, out.text = extracted.title, extracted.text
-    out.content_hash = content_hash(extracted.text)
     cut = f"cut at {fetcher.settings.max_bytes:,} bytes (larger than [fetch] max_bytes)" if page.truncated else ""
-    out.warning = "; ".join(w for w in (cut, extracted.note) if w)
+    out = dataclasses.replace(read, url=url, final_url=out.final_url, status=out.status,
+                              content_hash=content_hash(read.text),
+                              warning="; ".join(w for w in (cut, read.warning) if w))
     _cache_put(cache, out)
     return out
 
 
-def _cache_get(cache: PageCache | None, url: str, ttl: float) -> LoadedPage | None:
+def _cache_get(cache: PageCache | None, url: str, ttl: float) -> Page | None:
     if cache is None or ttl <= 0:
         return None
     try:
@@ -106,19 +91,15 @@ def _cache_get(cache: PageCache | None, url: str, ttl: float) -> LoadedPage | No
         return None
     if record is None or not record.text:
         return None
-    return LoadedPage(url=url, final_url=record.final_url or url, status=record.status, title=record.title,
-                      text=record.text, content_hash=record.content_hash or content_hash(record.text),
-                      from_cache=True)
+    return Page(url=url, final_url=record.final_url or url, status=record.status, title=record.title,
+                text=record.text, content_hash=record.content_hash or content_hash(record.text), from_cache=True)
 
 
-def _cache_put(cache: PageCache | None, page: LoadedPage) -> None:
+def _cache_put(cache: PageCache | None, page: Page) -> None:
     if cache is None:
         return
-    from App_Function_Libraries.DB.research_store import PageRecord
     try:
-        cache.put_page(PageRecord(url=page.url, final_url=page.final_url, status=page.status,
-                                  content_hash=page.content_hash, title=page.title, text=page.text,
-                                  content_type="text/plain", fetched_at=time.time()))
+        cache.put_page(dataclasses.replace(page, fetched_at=time.time()))
     except Exception:  # noqa: BLE001 - caching is best effort
         pass
 
@@ -130,7 +111,7 @@ def none_read(chosen: list[Source]) -> str:
             + " (the sources table says why)")
 
 
-def apply_loaded(source: Source, page: LoadedPage) -> None:
+def apply_loaded(source: Source, page: Page) -> None:
     """Record stage 4's outcome on the source."""
     source.fetched = not page.failure
     source.final_url = page.final_url
@@ -301,7 +282,7 @@ class _Overdue:
             self.started.pop(id(source), None)
             return id(source) not in self.given_up
 
-    def give_up(self, now: float, bump: Callable[[str], None]) -> list[tuple[Source, LoadedPage]]:
+    def give_up(self, now: float, bump: Callable[[str], None]) -> list[tuple[Source, Page]]:
         with self.lock:
             late = [(key, s) for key, (s, at) in self.started.items() if now - at > self.seconds]
             for key, _ in late:
@@ -309,13 +290,13 @@ class _Overdue:
                 self.given_up.add(key)
         for _ in late:
             bump("extract")  # its download was counted when it ended
-        return [(s, LoadedPage(url=s.url, failure=f"gave up after {self.seconds:g} s reading the page's text "
-                                                "([fetch] extract_timeout_seconds)"))
+        return [(s, Page(url=s.url, failure=f"gave up after {self.seconds:g} s reading the page's text "
+                                          "([fetch] extract_timeout_seconds)"))
                 for _, s in late]
 
 
 def load_source(source: Source, cfg: StreamConfig, on_extracting: Callable[[], None] | None = None,
-                on_downloaded: Callable[[], None] | None = None) -> LoadedPage:
+                on_downloaded: Callable[[], None] | None = None) -> Page:
     """_load_source, through the run's page log when it keeps one (a page read before a crash is not fetched
     again; a page cut short by a cancelled run is not kept)."""
     kept = cfg.page_log.get(source.url) if cfg.page_log is not None else None
@@ -328,7 +309,7 @@ def load_source(source: Source, cfg: StreamConfig, on_extracting: Callable[[], N
 
 
 def _load_source(source: Source, cfg: StreamConfig, on_extracting: Callable[[], None] | None = None,
-                 on_downloaded: Callable[[], None] | None = None) -> LoadedPage:
+                 on_downloaded: Callable[[], None] | None = None) -> Page:
     """A source's page: the text found with it (a local source's passages, a paper's abstract), else its page
     downloaded and read; a paper's open-access PDF is read when it has one, its abstract when that fails."""
     hand = source.text_in_hand
@@ -343,29 +324,28 @@ def _load_source(source: Source, cfg: StreamConfig, on_extracting: Callable[[], 
     return page
 
 
-def _in_hand(source: Source, text: str, warning: str) -> LoadedPage:
+def _in_hand(source: Source, text: str, warning: str) -> Page:
     """The page of a source read from the text found with it (a paper's: its abstract)."""
     if source.paper is not None:
         source.paper.abstract_only = True
-    return LoadedPage(url=source.url, final_url=source.url, text=text, content_hash=content_hash(text),
-                      warning=warning)
+    return Page(url=source.url, final_url=source.url, text=text, content_hash=content_hash(text), warning=warning)
 
 
 def load_page_safely(url: str, cfg: StreamConfig, on_extracting: Callable[[], None] | None = None,
-                     on_downloaded: Callable[[], None] | None = None) -> LoadedPage:
+                     on_downloaded: Callable[[], None] | None = None) -> Page:
     """load_page, with any unexpected failure (a bug, or hostile bytes breaking a library) recorded as this
     page's failure: one page never stops the run, and the stream always hears back about every page."""
     try:
         return load_page(url, cfg.fetcher, cfg.cache, cfg.cache_ttl, cfg.cancel, on_extracting, on_downloaded)
     except Exception as exc:  # noqa: BLE001 - kept as the source's failure, with its type and first line
-        return LoadedPage(url=url, failure=f"could not read the page: unexpected {_one_line(exc)}")
+        return Page(url=url, failure=f"could not read the page: unexpected {_one_line(exc)}")
 
 
 def _cancelled(cancel: threading.Event | None) -> bool:
     return cancel is not None and cancel.is_set()
 
 
-def _next_batch(arrived: queue.Queue) -> list[tuple[Source, LoadedPage]]:
+def _next_batch(arrived: queue.Queue) -> list[tuple[Source, Page]]:
     """Every page that has arrived (waiting briefly for the first)."""
     try:
         batch = [arrived.get(timeout=POLL_SECONDS)]
@@ -378,7 +358,7 @@ def _next_batch(arrived: queue.Queue) -> list[tuple[Source, LoadedPage]]:
             return batch
 
 
-def _rank_batch(batch: list[tuple[Source, LoadedPage]], cfg: StreamConfig, problems: list[str]) -> list[Source]:
+def _rank_batch(batch: list[tuple[Source, Page]], cfg: StreamConfig, problems: list[str]) -> list[Source]:
     """Record each page's outcome and rank the readable ones together; returns the sources that have text.
     When the models fail (out of memory, a broken cross-encoder), the batch is ranked by BM25 alone and the
     problem recorded; if even that fails, that is those pages' failure, and the stream goes on."""

@@ -15,190 +15,44 @@ the report is an extractive brief. A run whose LLM server stops answering (see L
 once, takes those paths for the rest of the run, and says so in one note. A run where no search answered
 (every engine failed or could not be used) stops after the search stage: `result.stage_failures["search"]`
 says why in plain words, and the search ProgressEvent has failed=True.
+
+The stage API, what dig deeper and durable runs call. Each stage takes the run (Research/run.py: it holds the
+params, the result so far and the bookkeeping) and what it works on: stage_subqueries(run),
+stage_search(run, queries), stage_relevance(run, sources), stage_pages(run, sources), stage_number(run,
+sources), stage_report(run), stage_verify(run), stage_follow_ups(run); search_sources(run, params, queries,
+keep) searches without adding to the run.
 """
 from __future__ import annotations
 
 import dataclasses
 import threading
-import time
-from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
-from App_Function_Libraries.config import Settings, get_settings
-from App_Function_Libraries.LLM.base import LLMClient, LLMError, LLMUnavailable
-from App_Function_Libraries.LLM.breaker import LLMHealth, guarded
-from App_Function_Libraries.Retrieval.embeddings import ModelOnFirstUse, TextEncoder
+from App_Function_Libraries.LLM.base import LLMError, LLMUnavailable
 from App_Function_Libraries.Retrieval.rerank import PairScorer, get_cross_encoder
 from App_Function_Libraries.Research import coverage, relevance, report
+from App_Function_Libraries.Research.errors import EmptyQuestion
 from App_Function_Libraries.Research.fetch import PageFetcher
 from App_Function_Libraries.Research.follow_ups import suggest_follow_ups
-from App_Function_Libraries.Research.page_stream import PageCache, StreamConfig, none_read, read_pages
-from App_Function_Libraries.Research.rank import MemoEmbedder, RankSettings
+from App_Function_Libraries.Research.page_stream import StreamConfig, none_read, read_pages
+from App_Function_Libraries.Research.rank import RankSettings
 from App_Function_Libraries.Research.params import ResearchParams
+from App_Function_Libraries.Research.run import LOAD_STAGE, ProgressEvent, ProgressFn, Run, SearchFn, Services
 from App_Function_Libraries.records import ResearchResult, Source
 from App_Function_Libraries.Research.subqueries import analyze_question, dedupe_queries
 from App_Function_Libraries.Search.errors import InvalidOption
 from App_Function_Libraries.Search.failures import engine_failures, nothing_searched
-from App_Function_Libraries.Search.many import MergedResult, MultiSearch, search_many
+from App_Function_Libraries.Search.many import MergedResult, MultiSearch
 from App_Function_Libraries.Search.options import SearchOptions
 
-LOAD_STAGE = "embedding_model"  # waiting for the embedding model to load: where a stage first needs it
+__all__ = ["LOAD_STAGE", "PAGE_STAGES", "STAGES", "ProgressEvent", "ProgressFn", "Run", "SearchFn", "Services",
+           "process_question", "rerun_from_fetch", "search_sources", "stage_follow_ups", "stage_number",
+           "stage_pages", "stage_relevance", "stage_report", "stage_search", "stage_subqueries", "stage_verify"]
+
 STAGES = ("subqueries", "search", LOAD_STAGE, "relevance", "fetch", "extract", "rank", "notes", "report", "verify",
           "follow_ups")
 SEARCH_STAGES = ("subqueries", "search", "relevance")  # stages 1-3: a re-run from the fetch keeps their timings
 PAGE_STAGES = ("fetch", "extract", "rank", "notes")  # stages 4-6, one stream (page_stream.py)
-# "extraction" is the role that writes the page notes: named so in users' config files ([llm_extraction])
-LLM_ROLES = ("subquery", "relevance", "extraction", "final_answer")
-
-
-@dataclass
-class ProgressEvent:
-    stage: str  # one of STAGES, or "done"
-    done: int
-    total: int
-    message: str = ""
-    failed: bool = False  # the stage failed as a whole; message says why, in plain words
-
-
-ProgressFn = Callable[[ProgressEvent], None]
-
-class SearchFn(Protocol):
-    """How the pipeline searches (Search/many.search_many, or a test's stand-in): every query on every engine,
-    merged; `cancel` set breaks it off (every request under way ends at once)."""
-
-    def __call__(self, engines: list[str], queries: list[str], options: SearchOptions, *,
-                 settings: Settings | None = None, use_cache: bool = True,
-                 cancel: threading.Event | None = None) -> MultiSearch: ...
-
-
-@dataclass
-class Services:
-    """What the pipeline talks to. Built from settings by default; tests and benchmarks may swap parts."""
-    settings: Settings
-    llms: dict[str, LLMClient | None] = field(default_factory=dict)
-    fetcher: PageFetcher | None = None
-    page_cache: PageCache | None = None  # default: the research store, when [fetch] cache_ttl_seconds > 0
-    search: SearchFn | None = None  # default: Search/many.search_many
-    embedder_factory: Callable[[], TextEncoder] | None = None  # default: Retrieval/embeddings.get_embedder
-    _embedder: TextEncoder | None = None
-    _embedder_lock: threading.Lock = field(default_factory=threading.Lock)
-
-    @classmethod
-    def from_settings(cls, settings: Settings | None = None, use_llm: bool = True) -> "Services":
-        from App_Function_Libraries.LLM.registry import get_llm
-        settings = settings or get_settings()
-        llms = {role: (get_llm(role, settings) if use_llm else None) for role in LLM_ROLES}
-        return cls(settings=settings, llms=llms, fetcher=PageFetcher(settings.fetch))
-
-    def embedder_ready(self) -> bool:
-        """Whether embedder() answers at once: the model is loaded (by an earlier run, or a preload)."""
-        if self._embedder is not None:
-            return True
-        if self.embedder_factory is not None or not self.settings.research.use_embeddings:
-            return False
-        from App_Function_Libraries.Retrieval.embeddings import get_embedder
-        return get_embedder(self.settings).loaded
-
-    def embedder(self) -> TextEncoder | None:
-        """The embedding model (loaded once, in whichever thread asks first), or None when turned off."""
-        if not self.settings.research.use_embeddings:
-            return None
-        with self._embedder_lock:
-            if self._embedder is None:
-                if self.embedder_factory is not None:
-                    model = self.embedder_factory()
-                else:
-                    from App_Function_Libraries.Retrieval.embeddings import get_embedder
-                    model = get_embedder(self.settings)
-                model.encode(["warm up"])  # the weights and the first call's set-up, now
-                self._embedder = model  # only now: embedder_ready() means loaded
-            return self._embedder
-
-    def page_store(self) -> PageCache | None:
-        if self.page_cache is None and self.settings.fetch.cache_ttl_seconds > 0:
-            from App_Function_Libraries.DB.research_store import get_research_store
-            self.page_cache = get_research_store(self.settings)
-        return self.page_cache
-
-    def search_fn(self) -> SearchFn:
-        if self.search is None:
-            self.search = search_many
-        return self.search
-
-
-class Run:
-    """One run's bookkeeping: progress, timings, cancellation, LLM usage, the health of its LLM servers."""
-
-    def __init__(self, result: ResearchResult, services: Services, params: ResearchParams,
-                 on_progress: ProgressFn | None, cancel: threading.Event | None):
-        self.result, self.services, self.params = result, services, params
-        self.on_progress, self.cancel = on_progress, cancel
-        self.started = time.monotonic()
-        self.finished = False  # set by finish(): no progress is reported after it
-        self.health = LLMHealth()
-        self.llms = guarded(dict(services.llms), self.health) if params.use_llm else {}
-        self._memo: MemoEmbedder | None = None
-        self.search_failure = ""  # why no search answered, in plain words ("" once one did)
-        self.searched_any = False  # a search of this run answered (even with no results)
-        self.usage_before = {role: _usage(c) for role, c in self.llms.items() if c is not None}
-        self.page_log = None  # a durable run's pages (Research/durable.py): read once, kept as they are read
-
-    def llm(self, role: str) -> LLMClient | None:
-        """The role's client; None without an LLM, or once the run has given up on its server."""
-        client = self.llms.get(role)
-        return None if self.health.is_down(client) else client
-
-    def embedder(self) -> MemoEmbedder | None:
-        """The run's embedder (None when embeddings are turned off): each text is encoded once in the whole run,
-        and the model loads when the first text is encoded."""
-        if self._memo is None and self.services.settings.research.use_embeddings:
-            self._memo = MemoEmbedder(ModelOnFirstUse(self.load_embedder))
-        return self._memo
-
-    def load_embedder(self) -> TextEncoder:
-        """The embedding model; when it is not loaded yet, the wait shows as the stage LOAD_STAGE (progress and
-        timing)."""
-        if self.services.embedder_ready():
-            return self.services.embedder()
-        self.progress(LOAD_STAGE, 0, 1, "loading the embedding model")
-        t0 = time.monotonic()
-        model = self.services.embedder()
-        waited = time.monotonic() - t0
-        self.result.timings[LOAD_STAGE] = round(waited, 3)
-        self.progress(LOAD_STAGE, 1, 1, f"loaded in {waited:.1f} s")
-        return model
-
-    def progress(self, stage: str, done: int, total: int, message: str = "", failed: bool = False) -> None:
-        if self.on_progress and not self.finished:  # a page broken off by a stop may end after the run
-            self.on_progress(ProgressEvent(stage, done, total, message, failed))
-
-    def stopped(self) -> bool:
-        """The run was told to stop (cancelled, or its budget reached); unlike cancelled(), notes nothing."""
-        return self.cancel is not None and self.cancel.is_set()
-
-    def cancelled(self, stage: str) -> bool:
-        if self.cancel is not None and self.cancel.is_set():
-            if not any(e.startswith("cancelled") for e in self.result.errors):
-                self.result.errors.append(f"cancelled during {stage}")
-            return True
-        return False
-
-    def timed(self, stage: str, fn: Callable[[], Any]) -> Any:
-        t0 = time.monotonic()
-        try:
-            return fn()
-        finally:
-            self.result.timings[stage] = round(time.monotonic() - t0, 3)
-
-    def finish(self) -> ResearchResult:
-        self.result.timings["total"] = round(time.monotonic() - self.started, 3)
-        self.result.llm_usage = _usage_delta(self.llms, self.usage_before)
-        notes = self.health.notes("so this report is extractive" if self.result.mode == "extractive"
-                                  else "for the rest of this run")
-        self.result.errors[:0] = [n for n in notes if n not in self.result.errors]
-        self.progress("done", 1, 1)
-        self.finished = True
-        return self.result
 
 
 # ---------------------------------------------------------------- entry points
@@ -209,20 +63,20 @@ def process_question(question: str, params: ResearchParams | None = None, on_pro
     """Research a question from sub-queries to a verified, cited report."""
     question = " ".join(question.split())
     if not question:
-        raise ValueError("the question is empty")
+        raise EmptyQuestion("the question is empty")
     params = params or ResearchParams.from_settings(services.settings if services else None)
     params.check_report_options()
     services = services or Services.from_settings(use_llm=params.use_llm)
     run = Run(ResearchResult(question=question, params=params.to_dict()), services, params, on_progress, cancel)
-    queries = run.timed("subqueries", lambda: _stage_subqueries(run, params))
+    queries = run.timed("subqueries", lambda: stage_subqueries(run))
     if not run.cancelled("search"):
-        run.timed("search", lambda: _stage_search(run, params, queries))
+        run.timed("search", lambda: stage_search(run, queries))
     if run.result.searched_nothing:  # nothing to judge, read or report: the run says why and stops
         return run.finish()
-    _warm_embedder(services, run.result.sources)
+    services.warm_up(run.result.sources)
     if not run.cancelled("relevance"):
-        run.timed("relevance", lambda: stage_relevance(run, params, run.result.sources))
-    _stages_pages_and_report(run, params, on_report_delta)
+        run.timed("relevance", lambda: stage_relevance(run, run.result.sources))
+    _stages_pages_and_report(run, on_report_delta)
     return run.finish()
 
 
@@ -238,8 +92,8 @@ def rerun_from_fetch(result: ResearchResult, params: ResearchParams | None = Non
                            sources=[_reset_source(s) for s in result.sources],
                            timings={k: v for k, v in result.timings.items() if k in SEARCH_STAGES})
     run = Run(fresh, services, params, on_progress, cancel)
-    _warm_embedder(services, [s for s in fresh.sources if s.selected])
-    _stages_pages_and_report(run, params, on_report_delta)
+    services.warm_up([s for s in fresh.sources if s.selected])
+    _stages_pages_and_report(run, on_report_delta)
     return run.finish()
 
 
@@ -258,22 +112,28 @@ def _in_hand(source: Source) -> str:
     return "\n\n".join(p.text for p in source.passages)
 
 
-def _stages_pages_and_report(run: Run, params: ResearchParams, on_delta) -> None:
+def _stages_pages_and_report(run: Run, on_delta) -> None:
     if not run.cancelled("fetch"):
-        stage_pages(run, params, run.result.sources)
+        stage_pages(run, run.result.sources)
     if not run.cancelled("report"):
-        run.timed("report", lambda: stage_report(run, params, on_delta))
+        run.timed("report", lambda: _number_and_report(run, on_delta))
     if not run.cancelled("verify"):
         run.timed("verify", lambda: stage_verify(run))
     if not run.cancelled("follow_ups"):
-        run.timed("follow_ups", lambda: stage_follow_ups(run, params))
+        run.timed("follow_ups", lambda: stage_follow_ups(run))
+
+
+def _number_and_report(run: Run, on_delta) -> None:
+    stage_number(run, run.result.sources)
+    stage_report(run, on_delta)
 
 
 # ---------------------------------------------------------------- stages 1-3
 
-def _stage_subqueries(run: Run, params: ResearchParams) -> list[str]:
+def stage_subqueries(run: Run) -> list[str]:
     """The LLM's sub-queries; without an LLM, the question's own parts when it asks several things (each is
-    searched too, and the extractive brief is grouped by them), else none."""
+    searched too, and the extractive brief is grouped by them), else none. Returns the queries to search."""
+    params = run.params
     llm = run.llm("subquery") if params.subqueries else None
     run.progress("subqueries", 0, 1)
     subs = None
@@ -292,7 +152,9 @@ def _stage_subqueries(run: Run, params: ResearchParams) -> list[str]:
     return queries[:params.max_queries]
 
 
-def _stage_search(run: Run, params: ResearchParams, queries: list[str]) -> None:
+def stage_search(run: Run, queries: list[str]) -> None:
+    """Stage 2: the queries on the run's engines; the results become the run's sources (at most result_max)."""
+    params = run.params
     run.result.sources += search_sources(run, params, queries, lambda found: found[:params.result_max])
     note_search_failure(run)
 
@@ -341,9 +203,9 @@ def _source(item: MergedResult) -> Source:
                   in_hand=item.in_hand)
 
 
-def stage_relevance(run: Run, params: ResearchParams, sources: list[Source],
-                    aspects: list[str] | None = None) -> None:
-    """Judge these sources (the run's, or a dig-deeper round's new ones, with that round's queries)."""
+def stage_relevance(run: Run, sources: list[Source], aspects: list[str] | None = None) -> None:
+    """Stage 3: judge these sources (the run's, or a dig-deeper round's new ones, with that round's queries)."""
+    params = run.params
     total = len(sources)
     run.progress("relevance", 0, total)
     llm = run.llm("relevance")
@@ -375,13 +237,15 @@ def _judge_without_llm(run: Run, sources: list[Source]) -> None:
 
 # ---------------------------------------------------------------- stages 4-7
 
-def stage_pages(run: Run, params: ResearchParams, sources: list[Source]) -> None:
-    """Stages 4-6 over the selected ones of these sources (at most pages_max)."""
-    services, settings = run.services, run.services.settings
+def stage_pages(run: Run, sources: list[Source], most: int | None = None) -> None:
+    """Stages 4-6 over the selected ones of these sources: the first pages_max, or the first `most` (what a
+    budget allows)."""
+    params, services, settings = run.params, run.services, run.services.settings
+    pages_max = params.pages_max if most is None else most
     selected = [s for s in sources if s.selected]
-    chosen = selected[:params.pages_max]
-    for source in selected[params.pages_max:]:
-        source.skipped = f"not read: only the first {params.pages_max} selected results are read (pages_max)"
+    chosen = selected[:pages_max]
+    for source in selected[pages_max:]:
+        source.skipped = f"not read: only the first {pages_max} selected results are read (pages_max)"
     cfg = StreamConfig(
         question=run.result.question, fetcher=services.fetcher or PageFetcher(settings.fetch),
         rank=RankSettings(params.passages_per_page, settings.research.passage_words_min,
@@ -408,16 +272,22 @@ def _cross_encoder(run: Run) -> PairScorer | None:
         return None
 
 
-def stage_report(run: Run, params: ResearchParams, on_delta, *, renumber: bool = True, earlier_report: str = "",
-                 groups: list[str] | None = None) -> None:
-    """Stage 7. A dig-deeper round keeps the numbers (renumber=False), hands the writer the report it
-    rewrites (earlier_report) and the queries of every round (groups)."""
+def stage_number(run: Run, sources: list[Source]) -> list[Source]:
+    """Report numbers for these sources that carry notes, after the highest number the run's other sources
+    hold (a first report: 1..N; a dig-deeper round: the next ones). Returns those numbered."""
+    mine = {id(s) for s in sources}
+    return report.number_new_sources([s for s in run.result.sources if id(s) not in mine], sources)
+
+
+def stage_report(run: Run, on_delta: Callable[[str], None] | None = None) -> None:
+    """Stage 7: the report from the numbered sources. When the run has a report already (dig deeper), the
+    writer rewrites it, keeping its numbers, along the queries of every round."""
     result = run.result
-    numbered = report.number_sources(result.sources) if renumber else result.numbered_sources()
+    numbered = result.numbered_sources()
     run.progress("report", 0, 1, f"{len(numbered)} sources")
     llm = run.llm("final_answer")
-    options = dataclasses.replace(params.report_options(), previous_answer=earlier_report)
-    queries = groups or result.sub_queries
+    options = dataclasses.replace(run.params.report_options(), previous_answer=result.report_markdown)
+    queries = _report_groups(result)
     result.unanswered_parts = []
     nothing = report.not_answered(result.question, result.sources, run.embedder(), queries) if numbered else ""
     if nothing:  # below the relevance floor: said plainly, whatever writes the report
@@ -462,53 +332,18 @@ def stage_verify(run: Run) -> None:
     run.progress("verify", 1, 1)
 
 
-def stage_follow_ups(run: Run, params: ResearchParams) -> None:
+def _report_groups(result: ResearchResult) -> list[str]:
+    """The queries the report is written along: the sub-queries, and after dig-deeper rounds theirs too."""
+    if not result.rounds:
+        return result.sub_queries
+    return dedupe_queries(list(result.sub_queries) + [q for r in result.rounds for q in r.queries])
+
+
+def stage_follow_ups(run: Run) -> None:
     run.progress("follow_ups", 0, 1)
     llm = run.llm("subquery") or run.llm("final_answer")
-    follow_ups, problem = suggest_follow_ups(run.result, llm, params.follow_up_count)
+    follow_ups, problem = suggest_follow_ups(run.result, llm, run.params.follow_up_count)
     run.result.follow_ups = follow_ups
     if problem:
         run.result.errors.append(problem)
     run.progress("follow_ups", 1, 1, f"{len(follow_ups)} suggested")
-
-
-# ---------------------------------------------------------------- helpers
-
-def _warm_embedder(services: Services, sources: list[Source]) -> threading.Thread | None:
-    """Start loading the embedding model in the background once there are sources to rank (an LLM's relevance
-    check or the page downloads overlap the load); none for a run that found nothing."""
-    if not sources or not services.settings.research.use_embeddings or services.embedder_ready():
-        return None
-
-    def load():
-        try:
-            services.embedder()
-        except Exception:  # noqa: BLE001 - the stage that needs it reports the failure
-            pass
-    thread = threading.Thread(target=load, name="embedder-warm-up", daemon=True)
-    thread.start()
-    return thread
-
-
-def _usage(client: LLMClient) -> dict[str, int]:
-    return client.usage.as_dict()
-
-
-def _usage_delta(llms: dict[str, LLMClient | None], before: dict[str, dict[str, int]]) -> dict[str, Any]:
-    """Calls and tokens this run spent, per role and in all (clients shared by roles counted once)."""
-    out: dict[str, Any] = {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "roles": {}, "models": []}
-    seen: set[int] = set()
-    for role, client in llms.items():
-        if client is None:
-            continue
-        now, was = _usage(client), before.get(role, {})
-        delta = {k: now[k] - was.get(k, 0) for k in now}
-        out["roles"][role] = delta
-        if client.describe() not in out["models"]:
-            out["models"].append(client.describe())
-        if id(client) in seen:
-            continue
-        seen.add(id(client))
-        for k in ("calls", "prompt_tokens", "completion_tokens"):
-            out[k] += delta[k]
-    return out

@@ -124,13 +124,13 @@ def plan_from(question: str, sub_queries: list[str], params: ResearchParams) -> 
 def make_plan(question: str, params: ResearchParams, services=None) -> ResearchPlan:
     """Stage 1 only: the plan the run would follow (nothing is searched)."""
     from App_Function_Libraries.records import ResearchResult
-    from App_Function_Libraries.Research.pipeline import Run, Services, _stage_subqueries
+    from App_Function_Libraries.Research.pipeline import Run, Services, stage_subqueries
     question = " ".join(question.split())
     if not question:
         raise PlanError("the question is empty")
     services = services or Services.from_settings(use_llm=params.use_llm)
     run = Run(ResearchResult(question=question, params=params.to_dict()), services, params, None, None)
-    _stage_subqueries(run, params)
+    stage_subqueries(run)
     return plan_from(question, run.result.sub_queries, params)
 
 

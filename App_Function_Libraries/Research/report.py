@@ -82,13 +82,7 @@ def _number(sources: list[Source], by_hash: dict[str, Source], start: int) -> li
 
 def citable(sources: list[Source]) -> list[CitableSource]:
     """The numbered sources as citation verification sees them: their passages (or snippet) to quote."""
-    out = []
-    for s in sources:
-        if s.n is None:
-            continue
-        passages = [p.text for p in s.passages] or ([s.snippet] if s.snippet else [s.notes])
-        out.append(CitableSource(s.n, s.final_url or s.url, s.title, passages, s.content_hash))
-    return out
+    return [CitableSource.of(s) for s in sources if s.n is not None]
 
 
 # ---------------------------------------------------------------- the LLM report

@@ -19,6 +19,7 @@ from App_Function_Libraries.LLM.base import LLMClient, LLMError
 from App_Function_Libraries.LLM.context import fit_evidence
 from App_Function_Libraries.Retrieval import cited_answer as core
 from App_Function_Libraries.Retrieval.citations import CitableSource
+from App_Function_Libraries.Research.errors import EmptyQuestion
 from App_Function_Libraries.Research.page_stream import content_hash
 from App_Function_Libraries.Research.rank import RankSettings, rank_pages
 from App_Function_Libraries.records import ReportExchange, ResearchResult, Source
@@ -51,9 +52,9 @@ def report_sources(result: ResearchResult, question: str, services: ChatServices
     fresh = {i: [p.text for p in ps] for i, ps in zip(present, ranked)}
     out = []
     for i, s in enumerate(numbered):
-        stored = [p.text for p in s.passages] or ([s.snippet] if s.snippet else [s.notes])
-        passages = fresh.get(i, []) + [p for p in stored if p and p not in fresh.get(i, [])]
-        out.append(CitableSource(s.n, s.final_url or s.url, s.title, passages, s.content_hash))
+        kept = CitableSource.of(s)
+        kept.passages = fresh.get(i, []) + [p for p in kept.passages if p and p not in fresh.get(i, [])]
+        out.append(kept)
     return out
 
 
@@ -77,7 +78,7 @@ def ask_report(result: ResearchResult, question: str, services: ChatServices | N
     """A cited answer to `question` from `result`'s own sources (see the module docstring)."""
     question = " ".join((question or "").split())
     if not question:
-        raise ValueError("type a question about the report first")
+        raise EmptyQuestion("type a question about the report first")
     services = services or ChatServices()
     sources = report_sources(result, question, services)
     if not sources:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from App_Function_Libraries.records import ResearchResult, Source
+from App_Function_Libraries.Research.errors import BadSchedule
 from App_Function_Libraries.Retrieval.passages import split_sentences
 from App_Function_Libraries.Search.urls import normalize_url
 
@@ -28,13 +29,13 @@ MAX_FINDINGS_PER_SOURCE = 2
 
 
 def parse_every(text: str) -> float:
-    """'1d', '12h', '30m', '2w', '90s' or seconds as a number -> seconds; ValueError (one line) otherwise."""
+    """'1d', '12h', '30m', '2w', '90s' or seconds as a number -> seconds; BadSchedule (one line) otherwise."""
     m = EVERY.fullmatch(str(text or ""))
     if not m:
-        raise ValueError(f"--every {text!r} is not understood; use a number with s, m, h, d or w (e.g. 1d, 12h)")
+        raise BadSchedule(f"--every {text!r} is not understood; use a number with s, m, h, d or w (e.g. 1d, 12h)")
     seconds = float(m.group(1)) * UNITS[m.group(2).lower()]
     if seconds < MIN_EVERY_SECONDS:
-        raise ValueError(f"--every must be at least {MIN_EVERY_SECONDS} seconds")
+        raise BadSchedule(f"--every must be at least {MIN_EVERY_SECONDS} seconds")
     return seconds
 
 

@@ -19,7 +19,7 @@ from App_Function_Libraries.Retrieval.passages import split_sentences
 from App_Function_Libraries.Retrieval.quotable import (INLINE_TAGS, answer_shape, asked_for, is_meta,
                                                        item_reads_whole, needs_previous, plain_text,
                                                        quotable_line, reads_as_sentence)
-from App_Function_Libraries.records import Citation
+from App_Function_Libraries.records import Citation, Source
 
 # [1]  [1, 3]  [1-3]  [1–3]  [1,2, 5-6]  [1000]   (not [^1] footnotes, not [text](links)); a number of any
 # length is citation-shaped, so one naming no source is removed and counted, never left in the report
@@ -34,11 +34,19 @@ UNSUPPORTED_MARK = "*(not supported by the cited source)*"  # set by Retrieval/c
 
 @dataclass
 class CitableSource:
+    """A source as the cited-answer core reads it: its number, address, title and the texts it may quote. Made
+    from a research run's numbered Source (`of`), or from a Wikipedia article's or a local document's passages."""
     n: int
     url: str
     title: str
     passages: list[str]
     content_hash: str = ""
+
+    @classmethod
+    def of(cls, source: Source) -> "CitableSource":
+        """A numbered Source: the passages it kept, else its snippet, else its page notes."""
+        quotable = [p.text for p in source.passages] or ([source.snippet] if source.snippet else [source.notes])
+        return cls(source.n, source.final_url or source.url, source.title, quotable, source.content_hash)
 
 
 @dataclass
