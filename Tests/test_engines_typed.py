@@ -180,7 +180,9 @@ def test_research_sources_are_built_from_the_merged_hits(make_settings):
 
 def test_a_bad_option_in_research_params_fails_every_search_with_its_message(make_settings):
     settings = make_settings({})
-    params = ResearchParams.from_settings(settings, engines=["kagi", "brave"], date_range="soon")
+    # from_settings refuses the bad value (BadArgument); a saved run opened with from_dict is not checked
+    params = ResearchParams.from_dict({**ResearchParams.from_settings(settings, engines=["kagi", "brave"]).to_dict(),
+                                       "date_range": "soon"})
     run, sources = search_stage(settings, params, ["bees?", "wasps?"])
     assert sources == [] and run.result.errors == [  # one note per engine, in plain words, then its message
         f"{name} could not take one of the search options (all 2 searches: date_range 'soon' is not understood: "

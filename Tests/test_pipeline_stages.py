@@ -352,7 +352,7 @@ def test_extractive_brief_follows_format_and_length_and_says_it_cannot_translate
     for brief in (table, short):
         check = verify_report(brief, srcs)
         assert check.invalid_removed == 0 and check.citations
-    german = extractive_brief("How do bees find food?", groups, srcs, options=ReportOptions(output_lang="de"))
+    german = extractive_brief("How do bees find food?", groups, srcs, options=ReportOptions(report_language="de"))
     assert "without an LLM Quarry cannot translate them into German" in german and "(in English)" in german
     assert "translate" not in extractive_brief("How do bees find food?", groups, srcs)
 

@@ -80,7 +80,7 @@ GENERAL = [("fetch", "allow_private_addresses", "Allow private addresses (a loca
            ("research", "follow_up_count", "Follow-up questions suggested (0-5)", ()),
            ("research", "report_format", "Report format", ("full", "short", "bullets", "table")),
            ("research", "report_length_words", "Report length (words)", ()),
-           ("research", "output_lang", "Report language (ISO code; empty: the question's)", ()),
+           ("research", "report_language", "Report language (ISO code; empty: the question's)", ()),
            ("search", "search_result_analysis_tone", "Report tone", ()),
            ("research", "citation_style", "Citation style", ("numbered", "apa", "chicago")),
            ("engines", "contact_email", "Contact e-mail (sent to Crossref, OpenAlex, PubMed)", ()),
