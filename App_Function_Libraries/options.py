@@ -276,11 +276,11 @@ def parse(name: str, value: Any) -> Any:
 
 
 def names_list(value: Any, name: str = "engines") -> list[str]:
-    """A list, or one comma-separated text, as stripped non-empty strings (each door may send either)."""
+    """A list or comma-separated text (or a list of such: repeated flags) as stripped non-empty strings."""
     if isinstance(value, str):
         items = value.split(",")
     elif isinstance(value, (list, tuple)):
-        items = list(value)
+        items = [part for item in value for part in str(item).split(",")]
     else:
         raise BadArgument(name, "must be a list or comma-separated text")
     return [str(item).strip() for item in items if str(item).strip()]
@@ -335,7 +335,8 @@ def add_arguments(parser: Any, names: Iterable[str]) -> None:
             parser.add_argument(*flags, dest=name, action="append", default=None, metavar=option.metavar,
                                 help=help_text + " (repeatable)")
         else:
-            parser.add_argument(*flags, dest=name, default=None, metavar=option.metavar,
+            typed = {"int": int, "float": float}.get(option.kind, str)
+            parser.add_argument(*flags, dest=name, type=typed, default=None, metavar=option.metavar,
                                 choices=option.choices or None, help=help_text)
 
 

@@ -75,7 +75,7 @@ def test_cli_json_of_one_engine_is_unchanged(cli_config, capsys):
     (["google", "--count", "3", "--exact", "a b", "--exclude", "honey", "--sort", "date", "--safesearch", "strict"],
      {"result_count": 3, "exactTerms": ["a b"], "excludeTerms": ["honey"], "sort_results_by": "date",
       "safesearch": "strict"}, None),
-    (["brave", "--count", "2", "--country", "DE", "--lang", "de", "--date-range", "month"],
+    (["brave", "--count", "2", "--country", "DE", "--search-lang", "de", "--date-range", "month"],
      {"content_country": "DE", "search_lang": "de", "result_count": 2, "date_range": "month"}, None),
     (["bing", "--date-range", "soon"], {"date_range": "soon"}, "date_range 'soon' is not understood"),
     (["nosuch", "--date-range", "soon"], {"date_range": "soon"}, "unknown search engine 'nosuch'"),

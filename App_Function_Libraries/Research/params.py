@@ -169,7 +169,7 @@ def _apply_preset(given: dict[str, Any], settings: Settings) -> None:
             given.update(aggregation_prompt=load_preset(given["preset"], settings),
                          preset=sanitize_name(given["preset"]))
         except PresetError as exc:
-            raise BadArgument("preset", str(exc)) from exc
+            raise BadArgument(None, str(exc)) from exc
     if given.get("aggregation_prompt", "").strip():
         _check_template(given["aggregation_prompt"])
 
@@ -179,4 +179,4 @@ def _check_template(text: str) -> None:
     try:
         validate_template(text)
     except PresetError as exc:
-        raise BadArgument("aggregation_prompt", str(exc)) from exc
+        raise BadArgument(None, str(exc)) from exc
