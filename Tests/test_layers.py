@@ -24,7 +24,7 @@ LAYERS: dict[str, float] = {  # top-level module or package of App_Function_Libr
     "DB": STORE,
     "LLM": SERVICES, "Retrieval": SERVICES,
     "config": BOTTOM, "records": BOTTOM, "errors": BOTTOM, "codes": BOTTOM, "retry": BOTTOM,
-    "parse_sandbox": BOTTOM, "download_deadline": BOTTOM, "valid_unicode": BOTTOM,
+    "parse_sandbox": BOTTOM, "download_deadline": BOTTOM, "valid_unicode": BOTTOM, "options": BOTTOM,
     "__init__": BOTTOM,
 }
 SIDEWAYS = {("app", "CLI"), ("CLI", "Gradio_UI"), ("CLI", "mcp_server"), ("CLI", "MCP")}  # front door starts one
