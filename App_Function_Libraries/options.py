@@ -232,8 +232,8 @@ def canonical(values: dict[str, Any], names: Iterable[str] = RESEARCH, *, strict
     for key, value in values.items():
         if key in names:
             name = key
-        elif key in offs:
-            name, value = offs[key], (None if value is None else not _boolean(key, value))
+        elif key in offs:  # no_llm=true turns use_llm off; no_llm=false leaves it as configured
+            name, value = offs[key], (False if value is not None and _boolean(key, value) else None)
         elif key in old:
             name = old[key]
         elif strict:

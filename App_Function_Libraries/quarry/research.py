@@ -82,6 +82,29 @@ def finish_run(result, rounds: int, cancel: threading.Event, save: bool, setting
     return result
 
 
+def services(settings=None, *, use_llm: bool = True, role_llms: dict[str, str] | None = None):
+    """The pipeline's services for one run (pass them to research): each role on its configured LLM, or on the
+    LLM of another config section named in `role_llms` ({"extraction": "llm_final_answer"}), or on none
+    (role_llms value None). The settings are not changed. BadArgument for a section the config lacks."""
+    import dataclasses
+
+    from App_Function_Libraries.config import ROLE_SECTION_PREFIX
+    from App_Function_Libraries.LLM.registry import get_llm
+    from App_Function_Libraries.Research.pipeline import Services
+    settings = settings_or_current(settings)
+    made = Services.from_settings(settings, use_llm=use_llm)
+    for role, section in (role_llms or {}).items():
+        if section is None:
+            made.llms[role] = None
+        elif use_llm:
+            name = section[len(ROLE_SECTION_PREFIX):]
+            if section != "llm" and name not in settings.roles:
+                raise BadArgument(None, f"no LLM section [{section}] in the config")
+            profile = settings.llm if section == "llm" else settings.llm_for(name)
+            made.llms[role] = get_llm(role, dataclasses.replace(settings, roles={**settings.roles, role: profile}))
+    return made
+
+
 def round_lines(result) -> list[str]:
     """One line per dig-deeper round of `result`: what it searched and added."""
     from App_Function_Libraries.Research.dig_deeper import round_summary
