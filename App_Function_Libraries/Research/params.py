@@ -18,7 +18,19 @@ from App_Function_Libraries.Search.errors import InvalidOption
 from App_Function_Libraries.Search.options import SearchOptions
 
 
+def _declared_options(cls):
+    """Each option of options.py (PARAMS) the class below does not spell out becomes a field too, its default
+    the option's (from_settings fills in its setting): a new option is declared once, in options.py."""
+    notes = cls.__dict__["__annotations__"]
+    for name in table.PARAMS:
+        if name not in notes:
+            notes[name] = "Any"
+            setattr(cls, name, table.OPTIONS[name].default)
+    return cls
+
+
 @dataclass
+@_declared_options
 class ResearchParams:
     engines: list[str] = field(default_factory=list)
     # search: the SearchOptions of the same names, as given (None: the [search] default applies)
