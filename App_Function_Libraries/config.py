@@ -52,9 +52,11 @@ def _f(default, *, choices=None, min=None, max=None, secret=False, path=False, c
     return field(default=default, metadata=meta)
 
 
-def _opt(name: str, default, **rules):
-    """A setting that gives option `name`'s default (options.py): its choices and range are the option's."""
+def _opt(name: str, default=None, **rules):
+    """A setting that gives option `name`'s default (options.py): its choices and range are the option's, and
+    its default too when the option declares one."""
     option = option_table.OPTIONS[name]
+    default = option.default if default is None else default
     kinds = {"choice": {"choices": option.choices}, "int": {"min": option.low, "max": option.high},
              "float": {"min": option.low, "max": option.high}}
     made = _f(default, **kinds.get(option.kind, {}), **rules)
