@@ -240,7 +240,7 @@ class FetchSettings:
 class ResearchSettings:
     relevance_check: bool = _opt("relevance_check", True)
     relevance_batch_size: int = _f(8, min=1, max=50)
-    relevance_embedding_threshold: float = _f(0.25, min=-1.0, max=1.0)
+    relevance_embedding_threshold: float = _opt("relevance_embedding_threshold")
     use_embeddings: bool = _f(True)  # false: BM25 and word overlap only (no embedding model loaded)
     pages_max: int = _opt("pages_max", 10)
     passages_per_page: int = _opt("passages_per_page", 5)

@@ -130,6 +130,9 @@ OPTIONS: dict[str, Option] = {o.name: o for o in (
        setting="search.search_default_max_queries"),
     _o("relevance_check", "bool", "research", "judge each result's relevance before reading it (off: read "
        "every result)", setting="research.relevance_check", off="no_relevance"),
+    _o("relevance_embedding_threshold", "float", "research", "without an LLM, a result whose embedding similarity "
+       "to the question is below this is not read", low=-1.0, high=1.0, default=0.25,
+       setting="research.relevance_embedding_threshold"),
     _o("pages_max", "int", "research", "most pages to read", low=1, high=100, setting="research.pages_max",
        aliases=("pages",), cli_aliases=("--pages",)),
     _o("passages_per_page", "int", "research", "passages kept from each page", low=1, high=50,

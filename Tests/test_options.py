@@ -99,3 +99,23 @@ def test_engines_as_text_or_list_on_every_door(make_settings):
     adapter = TypeAdapter(python_type(engines))
     assert adapter.validate_python("searxng") == "searxng" and adapter.validate_python(["searxng"]) == ["searxng"]
     assert options.names_list("searxng, brave") == options.names_list(["searxng", "brave"]) == ["searxng", "brave"]
+
+
+@pytest.mark.slow
+def test_a_research_option_added_in_the_table_reaches_its_stage(world, make_settings):
+    """relevance_embedding_threshold became a run's option by its declaration in options.py and its use in the
+    relevance stage: the run's value, not [research]'s, decides what is read (real MiniLM embeddings)."""
+    from App_Function_Libraries.CLI.main import build_parser
+    from App_Function_Libraries.Research.pipeline import process_question
+    from Tests.support.mini_web import MiniWeb, research_config
+    args = build_parser().parse_args(["research", "q", "--relevance-embedding-threshold", "0.99"])
+    assert options.from_arguments(args, options.PARAMS) == {"relevance_embedding_threshold": 0.99}
+    web = MiniWeb(world, include_faults=False).install()
+    settings = make_settings(research_config(web, embeddings=True, research={"relevance_embedding_threshold": 0.3}))
+    question = "How do honey bees find food and water?"
+    strict = process_question(question, ResearchParams.from_settings(settings, relevance_embedding_threshold=0.99))
+    assert not any(s.fetched for s in strict.sources)  # nothing is that similar: nothing read
+    usual = process_question(question, ResearchParams.from_settings(settings))
+    assert usual.params["relevance_embedding_threshold"] == 0.3 and any(s.fetched for s in usual.sources)
+    older = {k: v for k, v in usual.params.items() if k != "relevance_embedding_threshold"}  # saved before it
+    assert ResearchParams.from_dict(older).relevance_embedding_threshold == 0.25  # the option's default
