@@ -396,12 +396,10 @@ def _as_true_false_choice(value: Any, choices: tuple[str, ...] | None) -> Any:
 def _typed(raw: str, ftype: Any) -> Any:
     name = ftype if isinstance(ftype, str) else getattr(ftype, "__name__", str(ftype))
     if name == "bool":
-        low = raw.lower()
-        if low in ("1", "true", "yes", "on"):
-            return True
-        if low in ("0", "false", "no", "off"):
-            return False
-        raise ConfigError("expected true or false")
+        flag = option_table.truth(raw)
+        if flag is None:
+            raise ConfigError("expected true or false")
+        return flag
     if name == "int":
         try:
             return int(raw)

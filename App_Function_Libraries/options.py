@@ -289,15 +289,22 @@ def names_list(value: Any, name: str = "engines") -> list[str]:
     return [str(item).strip() for item in items if str(item).strip()]
 
 
-def _boolean(name: str, value: Any) -> bool:
+TRUE_WORDS, FALSE_WORDS = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def truth(value: Any) -> bool | None:
+    """True or False for a bool or one of the words for it (1/0, true/false, yes/no, on/off); None otherwise."""
     if isinstance(value, bool):
         return value
     text = str(value).strip().lower()
-    if text in ("1", "true", "yes", "on"):
-        return True
-    if text in ("0", "false", "no", "off"):
-        return False
-    raise BadArgument(name, f"must be true or false (got {value!r})")
+    return True if text in TRUE_WORDS else False if text in FALSE_WORDS else None
+
+
+def _boolean(name: str, value: Any) -> bool:
+    flag = truth(value)
+    if flag is None:
+        raise BadArgument(name, f"must be true or false (got {value!r})")
+    return flag
 
 
 def _number(option: Option, value: Any) -> int | float:
@@ -332,7 +339,7 @@ def add_arguments(parser: Any, names: Iterable[str]) -> None:
             parser.add_argument(*flags, dest=name, action="store_const", const=not option.off, default=None,
                                 help=help_text)
         elif option.kind == "bool":
-            parser.add_argument(*flags, dest=name, choices=("0", "1", "on", "off", "true", "false"), default=None,
+            parser.add_argument(*flags, dest=name, choices=TRUE_WORDS + FALSE_WORDS, default=None,
                                 metavar="0|1", help=help_text)
         elif option.kind == "list":
             parser.add_argument(*flags, dest=name, action="append", default=None, metavar=option.metavar,
@@ -357,31 +364,9 @@ def from_arguments(args: Any, names: Iterable[str]) -> dict[str, Any]:
 OLD_WIRE_NAMES = ("pages", "lang", "length", "exclude_sites", "budget_tokens", "run_id")
 
 
-@dataclass(frozen=True)
-class WireArgument:
-    """One argument of an MCP tool / HTTP endpoint made from an option: `name` on the wire, `option` it sets
-    (kind bool for an off spelling: true turns the option off)."""
-    name: str
-    option: str
-    kind: str
-    help: str
-    choices: tuple[str, ...] = ()
-    low: float | None = None
-    high: float | None = None
-    old: bool = False
-
-
-def wire_arguments(names: Iterable[str]) -> list[WireArgument]:
-    """The arguments the options `names` give a tool or endpoint: each option's wire name, then the old names
-    older clients send (OLD_WIRE_NAMES)."""
+def wire_arguments(names: Iterable[str]) -> list[tuple[str, str]]:
+    """(argument, option) for the options `names` on a tool or endpoint: each option's wire name, then the old
+    names older clients send (OLD_WIRE_NAMES)."""
     names = offered("wire", names)
-    args = []
-    for name in names:
-        o = OPTIONS[name]
-        text = f"true: turn off: {o.help}" if o.off else o.help
-        args.append(WireArgument(o.wire, name, "bool" if o.off else o.kind, text, o.choices, o.low, o.high))
-    for alias, name in old_names(names).items():
-        if alias in OLD_WIRE_NAMES:
-            o = OPTIONS[name]
-            args.append(WireArgument(alias, name, o.kind, f"old name of {name}", o.choices, o.low, o.high, True))
-    return args
+    return [(OPTIONS[n].wire, n) for n in names] + [(alias, n) for alias, n in old_names(names).items()
+                                                     if alias in OLD_WIRE_NAMES]

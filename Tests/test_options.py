@@ -25,7 +25,7 @@ def _cli_dests(command: str) -> set[str]:
 def _wire_names(names) -> set[str]:
     """The argument names the options give on MCP and HTTP: each option's wire name and the old names older
     clients send."""
-    return {a.name for a in options.wire_arguments(names)}
+    return {argument for argument, _ in options.wire_arguments(names)}
 
 
 def test_the_cli_research_command_offers_exactly_the_tables_options():

@@ -273,13 +273,9 @@ def parse_terms(value: Any, *, phrases: bool) -> tuple[str, ...]:
 def parse_flag(value: Any) -> bool | None:
     if value is None or value == "":
         return None
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("1", "true", "on", "yes"):
-        return True
-    if text in ("0", "false", "off", "no"):
-        return False
+    flag = table.truth(value)
+    if flag is not None:
+        return flag
     raise InvalidOption(f"filter {value!r} must be 0 or 1 (Google's duplicate-content filter)")
 
 

@@ -47,9 +47,17 @@ def _count(name: str, default: int, high: int, help: str = "how many to return")
 
 
 def option_args(names) -> tuple[Arg, ...]:
-    """The arguments options `names` give (options.wire_arguments), as Args."""
-    return tuple(Arg(a.name, a.kind, a.help, default=False if a.kind == "bool" and a.name != a.option else None,
-                     choices=a.choices, low=a.low, high=a.high) for a in table.wire_arguments(names))
+    """The arguments options `names` give (options.wire_arguments): an off spelling is a switch (true turns
+    the option off), an old name says whose it is."""
+    args = []
+    for wire, name in table.wire_arguments(names):
+        o = table.OPTIONS[name]
+        if wire == o.off:
+            args.append(Arg(wire, "bool", f"true: turn off: {o.help}", default=False))
+        else:
+            text = o.help if wire == name else f"old name of {name}"
+            args.append(Arg(wire, o.kind, text, choices=o.choices, low=o.low, high=o.high))
+    return tuple(args)
 
 
 # ---------------------------------------------------------------- the functions
