@@ -41,10 +41,10 @@ class ReportOptions:
     previous_answer: str = ""  # the report this one rewrites (dig deeper: same source numbers)
 
 
-def language_line(question: str, output_lang: str = "") -> str:
+def language_line(question: str, report_language: str = "") -> str:
     """The instruction naming the report's language: the one asked for, else the question's (detected)."""
-    if output_lang.strip():
-        return prompts.language_instruction(language_name(output_lang))
+    if report_language.strip():
+        return prompts.language_instruction(language_name(report_language))
     return prompts.language_instruction(language_name(detect_language(question)), from_question=True)
 
 
