@@ -119,3 +119,11 @@ def test_a_research_option_added_in_the_table_reaches_its_stage(world, make_sett
     assert usual.params["relevance_embedding_threshold"] == 0.3 and any(s.fetched for s in usual.sources)
     older = {k: v for k, v in usual.params.items() if k != "relevance_embedding_threshold"}  # saved before it
     assert ResearchParams.from_dict(older).relevance_embedding_threshold == 0.25  # the option's default
+
+
+def test_the_search_options_are_the_tables():
+    """SearchOptions' fields (each with its parser and label) are the table's search options."""
+    from App_Function_Libraries.Search.options import SearchOptions
+    assert sorted(SearchOptions.names()) == sorted(options.SEARCH)
+    assert all(SearchOptions.setting(n) == (options.OPTIONS[n].setting_key() or (None, None))[1]
+               for n in options.SEARCH)

@@ -5,7 +5,7 @@ Each option is declared once in App_Function_Libraries/options.py (group search)
 SearchOptions field's, in code, the CLI, the UI, the MCP/HTTP arguments and ResearchParams, and the table's
 `setting` is the [search] key that gives its default. Its `label` (field metadata) is the name in
 `app.py search --json`, cache keys and the notes and errors a person reads (kept: stored cache rows carry it).
-A list of option names is `SearchOptions.names()`, never written out by hand; each has its parser in PARSERS.
+A list of option names is `SearchOptions.names()`, never written out by hand; each field carries its parser.
 
 Accepted forms:
   date_range       day|week|month|year (also d/w/m/y, past_day, last_week, …) or explicit
@@ -60,10 +60,11 @@ class DateRange:
         return f"{self.start or ''}..{self.end or ''}"
 
 
-def option(default: Any, *, label: str) -> Any:
+def option(default: Any, *, label: str, parse: Callable[[Any], Any]) -> Any:
     """A search option (declared in options.py under the field's name); `label` its name in `app.py search
-    --json`, cache keys, notes and errors (kept so none of them change)."""
-    return field(default=default, metadata={"label": label})
+    --json`, cache keys, notes and errors (kept so none of them change); `parse` makes its value from a raw one
+    (InvalidOption when it cannot)."""
+    return field(default=default, metadata={"label": label, "parse": parse})
 
 
 @dataclass(frozen=True)
@@ -74,19 +75,22 @@ class SearchOptions:
     country: ISO 3166 alpha-2 upper case; languages: ISO 639-1 lower case; today: the date presets and
     relative dates count from (kept here so builders and parsers stay pure)."""
     query: str = ""
-    country: str | None = option(None, label="content_country")
-    search_lang: str | None = option(None, label="search_lang")
-    result_lang: str | None = option(None, label="search_result_language")
-    date_range: DateRange | None = option(None, label="date_range")
-    safesearch: str | None = option(None, label="safesearch")
-    site_blacklist: tuple[str, ...] = option((), label="site_blacklist")
-    include_sites: tuple[str, ...] = option((), label="include_sites")
-    exact_terms: tuple[str, ...] = option((), label="exactTerms")
-    exclude_terms: tuple[str, ...] = option((), label="excludeTerms")
-    dedupe_filter: bool | None = option(None, label="filter")  # Google's duplicate-content filter
-    geolocation: str | None = option(None, label="geolocation")
-    sort: str | None = option(None, label="sort_results_by")
-    count: int = option(10, label="result_count")
+    country: str | None = option(None, label="content_country", parse=lambda v: parse_country(v, "content_country"))
+    search_lang: str | None = option(None, label="search_lang", parse=lambda v: parse_language(v, "search_lang"))
+    result_lang: str | None = option(None, label="search_result_language",
+                                     parse=lambda v: parse_language(v, "search_result_language"))
+    date_range: DateRange | None = option(None, label="date_range", parse=lambda v: parse_date_range(v))
+    safesearch: str | None = option(None, label="safesearch", parse=lambda v: parse_safesearch(v))
+    site_blacklist: tuple[str, ...] = option((), label="site_blacklist", parse=lambda v: parse_sites(v))
+    include_sites: tuple[str, ...] = option((), label="include_sites",
+                                            parse=lambda v: parse_sites(v, "include_sites"))
+    exact_terms: tuple[str, ...] = option((), label="exactTerms", parse=lambda v: parse_terms(v, phrases=True))
+    exclude_terms: tuple[str, ...] = option((), label="excludeTerms", parse=lambda v: parse_terms(v, phrases=False))
+    # Google's duplicate-content filter
+    dedupe_filter: bool | None = option(None, label="filter", parse=lambda v: parse_flag(v))
+    geolocation: str | None = option(None, label="geolocation", parse=lambda v: parse_country(v, "geolocation"))
+    sort: str | None = option(None, label="sort_results_by", parse=lambda v: parse_sort(v))
+    count: int = option(10, label="result_count", parse=lambda v: parse_count(v))
     today: date = field(default_factory=date.today, compare=False)
     #: option names whose value is a [search] default, not the caller's choice
     defaulted: frozenset[str] = frozenset()
@@ -174,7 +178,7 @@ def build_options(query: Any, *, today: date | None = None, defaulted: frozenset
     is required). query None: a template without a query."""
     SearchOptions.check_names(values)
     return SearchOptions(query="" if query is None else parse_query(query),
-                         **{name: PARSERS[name](values.get(name)) for name in SearchOptions.names()},
+                         **{name: _FIELDS[name].metadata["parse"](values.get(name)) for name in SearchOptions.names()},
                          today=today or date.today(), defaulted=frozenset(defaulted))
 
 
@@ -286,19 +290,6 @@ def parse_sort(value: Any) -> str | None:
     if text not in SORT_ORDERS:
         raise InvalidOption(f"sort_results_by {value!r} is not one of {', '.join(SORT_ORDERS)}")
     return text
-
-
-_label = SearchOptions.label
-#: each option's parser (raw value -> the field's value)
-PARSERS: dict[str, Callable[[Any], Any]] = {
-    "count": lambda v: parse_count(v), "country": lambda v: parse_country(v, _label("country")),
-    "search_lang": lambda v: parse_language(v, "search_lang"),
-    "result_lang": lambda v: parse_language(v, _label("result_lang")),
-    "date_range": lambda v: parse_date_range(v), "safesearch": lambda v: parse_safesearch(v),
-    "site_blacklist": lambda v: parse_sites(v), "include_sites": lambda v: parse_sites(v, "include_sites"),
-    "exact_terms": lambda v: parse_terms(v, phrases=True), "exclude_terms": lambda v: parse_terms(v, phrases=False),
-    "dedupe_filter": lambda v: parse_flag(v), "geolocation": lambda v: parse_country(v, "geolocation"),
-    "sort": lambda v: parse_sort(v)}
 
 
 def _split(value: Any, pattern: str) -> list[str]:
