@@ -1,4 +1,4 @@
-"""The Web Search tab's "Report options": tone, format, answer language, length budget, and the report prompt
+"""The Web Search tab's "Report options": tone, format, report language, length budget, and the report prompt
 (the aggregation prompt) in an editor, with named presets saved next to config.txt (save, load, delete) and
 a reset to the built-in prompt. A preset missing {question} or {sources} is refused with a message saying
 which; the form's values become ResearchParams in web_search_params.
@@ -87,7 +87,7 @@ def build(settings) -> dict:
         with gr.Row():
             tone = gr.Dropdown(tones, value=tones[0], allow_custom_value=True, label="Tone", elem_id="ws-tone")
             fmt = gr.Dropdown(FORMAT_CHOICES, value=research.report_format, label="Format", elem_id="ws-format")
-            lang = gr.Textbox(research.report_language, label="Answer language (ISO code; empty: the question's)",
+            lang = gr.Textbox(research.report_language, label="Report language (ISO code; empty: the question's)",
                               placeholder="e.g. en, de, pt-BR", max_lines=1, elem_id="ws-lang")
             length = gr.Slider(50, 3000, value=min(max(research.report_length_words, 50), 3000), step=50,
                                label="Length budget (words)", elem_id="ws-length")
