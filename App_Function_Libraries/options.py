@@ -54,8 +54,8 @@ class BadArgument(QuarryError, ValueError):
 
 @dataclass(frozen=True)
 class Option:
-    """One option. kind: text, int, float, bool, choice, list (a list or comma-separated text), plan (a plan's
-    JSON). group: search (a SearchOptions field: its parser checks the value), research, report, budget, run
+    """One option. kind: text, language (a code such as de or pt-BR), int, float, bool, choice, list (a list or
+    comma-separated text), plan (a plan's JSON). group: search (a SearchOptions field: its parser checks the value), research, report, budget, run
     (how the run is done, not saved in its params). setting: "section.key" in config.txt giving the default.
     off: the spelling that turns a default-on switch off (no_llm). aliases: old names still accepted. doors:
     where it is offered ("cli", "wire": MCP and HTTP; "ui" for the form only)."""
@@ -149,7 +149,7 @@ OPTIONS: dict[str, Option] = {o.name: o for o in (
     _o("length_words", "int", "report", "rough length budget of the report, in words", low=MIN_LENGTH_WORDS,
        high=MAX_LENGTH_WORDS, setting="research.report_length_words", aliases=("length",),
        cli_aliases=("--length",)),
-    _o("report_language", "text", "report", "language of the report, an ISO code such as de or pt-BR (empty: "
+    _o("report_language", "language", "report", "language of the report, an ISO code such as de or pt-BR (empty: "
        "the question's)", setting="research.report_language", aliases=("lang", "report_lang", "output_lang"),
        metavar="CODE"),
     _o("preset", "text", "report", "a saved report prompt by name (Config_Files/report_presets/NAME.txt)",
@@ -269,11 +269,11 @@ def parse(name: str, value: Any) -> Any:
         return text
     if kind == "list":
         return names_list(value, name)
-    if kind == "text":
+    if kind in ("text", "language"):
         if not isinstance(value, str):
             raise BadArgument(name, "must be text")
         value = value.strip()
-        if name == "report_language" and value and not LANGUAGE_CODE.fullmatch(value):
+        if kind == "language" and value and not LANGUAGE_CODE.fullmatch(value):
             raise BadArgument(name, f"{value!r} is not a language code like en, de or pt-BR")
     return value
 

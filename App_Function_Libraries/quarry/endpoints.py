@@ -256,7 +256,7 @@ def python_type(arg) -> Any:
     if arg.kind == "choice":
         base = Literal[arg.choices]  # type: ignore[valid-type]
     else:
-        base = {"text": str, "int": int, "float": float, "bool": bool, "list": list[str] | str,
+        base = {"text": str, "language": str, "int": int, "float": float, "bool": bool, "list": list[str] | str,
                 "plan": dict[str, Any] | str}[arg.kind]
     return base if arg.required or arg.kind == "bool" or isinstance(arg.default, (int, str)) and \
         arg.default is not None else base | None
