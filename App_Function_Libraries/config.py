@@ -247,7 +247,7 @@ class ResearchSettings:
     passage_words_min: int = _f(100, min=10, max=2000)
     passage_words_max: int = _f(200, min=20, max=4000)
     report_format: str = _opt("report_format", "full")
-    report_length_words: int = _opt("length_words", 600)
+    length_words: int = _opt("length_words", 600)  # old key: report_length_words
     report_language: str = _opt("report_language", "")  # empty: the language of the question (old key: output_lang)
     citation_style: str = _opt("citation_style", "numbered")  # the sources list in exports
     follow_up_count: int = _opt("follow_up_count", 5)  # follow-up questions suggested after a report (0: none)

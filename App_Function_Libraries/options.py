@@ -147,7 +147,7 @@ OPTIONS: dict[str, Option] = {o.name: o for o in (
     _o("report_format", "choice", "report", "report format", choices=REPORT_FORMATS,
        setting="research.report_format", cli_aliases=("--format",)),
     _o("length_words", "int", "report", "rough length budget of the report, in words", low=MIN_LENGTH_WORDS,
-       high=MAX_LENGTH_WORDS, setting="research.report_length_words", aliases=("length",),
+       high=MAX_LENGTH_WORDS, setting="research.length_words", aliases=("length", "report_length_words"),
        cli_aliases=("--length",)),
     _o("report_language", "language", "report", "language of the report, an ISO code such as de or pt-BR (empty: "
        "the question's)", setting="research.report_language", aliases=("lang", "report_lang", "output_lang"),

@@ -17,10 +17,12 @@ def test_the_answer_language_has_one_name(make_settings):
 
 
 def test_an_old_config_key_still_loads(make_settings):
-    """A config.txt written before the rename says output_lang: it is the report language."""
-    settings = make_settings({"research": {"output_lang": "de"}})
-    assert settings.research.report_language == "de"
-    assert ResearchParams.from_settings(settings).report_language == "de"
+    """A config.txt written before the renames says output_lang and report_length_words: they are the report
+    language and length_words."""
+    settings = make_settings({"research": {"output_lang": "de", "report_length_words": "300"}})
+    assert (settings.research.report_language, settings.research.length_words) == ("de", 300)
+    params = ResearchParams.from_settings(settings)
+    assert (params.report_language, params.length_words) == ("de", 300)
 
 
 def test_a_run_saved_with_the_old_field_still_opens(make_settings):

@@ -89,7 +89,7 @@ def build(settings) -> dict:
             fmt = gr.Dropdown(FORMAT_CHOICES, value=research.report_format, label="Format", elem_id="ws-format")
             lang = gr.Textbox(research.report_language, label="Report language (ISO code; empty: the question's)",
                               placeholder="e.g. en, de, pt-BR", max_lines=1, elem_id="ws-lang")
-            length = gr.Slider(50, 3000, value=min(max(research.report_length_words, 50), 3000), step=50,
+            length = gr.Slider(50, 3000, value=min(max(research.length_words, 50), 3000), step=50,
                                label="Length budget (words)", elem_id="ws-length")
             style = gr.Dropdown(CITATION_STYLE_CHOICES, value=research.citation_style,
                                 label="Citation style (sources list in downloads)", elem_id="ws-citation-style")

@@ -71,7 +71,7 @@ GENERAL = [("fetch", "allow_private_addresses", "Allow private addresses (a loca
            ("research", "pages_max", "Most pages read per run", ()),
            ("research", "follow_up_count", "Follow-up questions suggested (0-5)", ()),
            ("research", "report_format", "Report format", options.REPORT_FORMATS),
-           ("research", "report_length_words", "Report length (words)", ()),
+           ("research", "length_words", "Report length (words)", ()),
            ("research", "report_language", "Report language (ISO code; empty: the question's)", ()),
            ("search", "search_result_analysis_tone", "Report tone", ()),
            ("research", "citation_style", "Citation style", options.CITATION_STYLES),
