@@ -83,7 +83,7 @@ async def research_and_errors(client: Client) -> None:
     assert any(m and m.startswith("search:") for _, _, m in progress)
     values = [done for done, _, _ in progress]
     assert values == sorted(set(values)) and values[-1] <= progress[-1][1]  # only ever increasing
-    saved = await client.call_tool("history_get", {"report_id": data["id"][:8]})
+    saved = await client.call_tool("history_get", {"id": data["id"][:8]})  # its old name still works
     assert saved.structured_content["report_markdown"] == data["report_markdown"]
     kept = await client.call_tool("keep_sources", {"report_id": data["id"][:8]})
     assert not kept.is_error, kept.content

@@ -29,7 +29,7 @@ def endpoint_function(endpoint, settings_fn):
     def call(*args, **kwargs):
         bound = sig.bind(*args, **kwargs)
         bound.apply_defaults()
-        return _call(lambda settings: endpoint.run(settings, **bound.arguments), settings_fn)
+        return _call(lambda settings: endpoint.call(settings, **bound.arguments), settings_fn)
     call.__signature__ = sig  # type: ignore[attr-defined]
     call.__annotations__ = {**{n: p.annotation for n, p in sig.parameters.items()}, "return": sig.return_annotation}
     call.__name__ = endpoint.name

@@ -82,7 +82,7 @@ def tool(endpoint, settings, tools: Tools):
 
         def work():
             try:
-                return endpoint.run(settings, **arguments, **extra)
+                return endpoint.call(settings, **arguments, **extra)
             finally:
                 if endpoint.long and cancel.is_set():
                     print(f"quarry mcp: {endpoint.name} cancelled; the run stopped", file=sys.stderr, flush=True)

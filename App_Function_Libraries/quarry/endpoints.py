@@ -26,6 +26,7 @@ class Arg:
     choices: tuple[str, ...] = ()
     low: float | None = None
     high: float | None = None
+    old: str = ""  # the name older MCP clients sent it under (still taken)
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,15 @@ class Endpoint:
     run: Callable[..., Any]
     args: tuple[Arg, ...] = ()
     long: bool = False
+
+    def call(self, settings, **arguments) -> Any:
+        """run() with each argument given under its old name moved to its name."""
+        for arg in self.args:
+            if arg.old and arg.old in arguments:
+                value = arguments.pop(arg.old)
+                if arguments.get(arg.name) is None:
+                    arguments[arg.name] = value
+        return self.run(settings, **arguments)
 
 
 def _text(name: str, help: str, required: bool = True, default: Any = None) -> Arg:  # noqa: A002
@@ -180,7 +190,7 @@ def watch_run(settings, watch_id: str | None = None) -> dict[str, Any]:
 # ---------------------------------------------------------------- the table
 
 PLAN_OPTIONS = table.PARAMS + ("follow_up_of",)  # what a plan is made from (not how the run goes)
-_REPORT_ID = _text("report_id", "a saved report's id (its first characters are enough)")
+_REPORT_ID = Arg("report_id", "text", "a saved report's id (its first characters are enough)", old="id")
 ENDPOINTS: tuple[Endpoint, ...] = (
     Endpoint("research", "Research a question on the web: search engines, read the best pages, and write a report "
              "whose every [n] cites a numbered source, each citation checked against a quote from that source. "
@@ -214,7 +224,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
              "and a snippet; read a whole note with notes_get.", notes_search,
              (_text("query", "the search"), _count("limit", 20, 100))),
     Endpoint("notes_get", "One note in full (markdown content, keywords, version) by its id or its start.",
-             notes_get, (_text("note_id", "the note id (its first characters do)"),)),
+             notes_get, (Arg("note_id", "text", "the note id (its first characters do)", old="id"),)),
     Endpoint("notes_add", "Save a note: a title and markdown content, or from_report (the id of a saved research "
              "report) to keep that report with its sources.", notes_add,
              (_text("title", "the title (from_report: default the question)", required=False),
@@ -263,11 +273,14 @@ def python_type(arg) -> Any:
 
 
 def signature(endpoint, annotate) -> inspect.Signature:
-    """The endpoint's arguments as a signature; annotate(arg, type) gives each parameter's annotation."""
+    """The endpoint's arguments as a signature (an argument with an old name: both, neither required, the old
+    ones last); annotate(arg, type) gives each parameter's annotation."""
     kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    args = [a if not a.old else Arg(a.name, a.kind, a.help) for a in endpoint.args]
+    args += [Arg(a.old, a.kind, f"old name of {a.name}") for a in endpoint.args if a.old]  # last: order kept
     return inspect.Signature([inspect.Parameter(a.name, kind, annotation=annotate(a, python_type(a)),
                                                 default=inspect.Parameter.empty if a.required else a.default)
-                              for a in endpoint.args],
+                              for a in args],
                              return_annotation=inspect.signature(endpoint.run, eval_str=True).return_annotation)
 
 
