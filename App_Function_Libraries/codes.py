@@ -2,12 +2,19 @@
 
 Used by the search options (Search/options.py) and by config.py, which checks the [search] defaults with the
 same rules so a bad default stops start-up instead of failing every search. Bottom layer: a bad value raises
-ValueError with a one-line message naming it."""
+CodeError (a QuarryError, and a ValueError as before) with a one-line message naming it."""
 from __future__ import annotations
 
 import re
 from typing import Any
 from urllib.parse import urlsplit
+
+from App_Function_Libraries.errors import QuarryError
+
+
+class CodeError(QuarryError, ValueError):
+    """A country, language or site code a person gave that is not one; str() names it and what is expected."""
+
 
 NO_COUNTRY = ("all", "any", "wt", "xa")
 NO_LANGUAGE = ("all", "any")
@@ -17,7 +24,7 @@ def country_code(value: Any, name: str) -> str | None:
     """A two-letter country code (ISO 3166), upper case; None for no country ('all', 'any', empty)."""
     text = _given(value, NO_COUNTRY)
     if text is not None and not re.fullmatch(r"[A-Za-z]{2}", text):
-        raise ValueError(f"{name} {text!r} is not a two-letter country code (e.g. US, GB, DE)")
+        raise CodeError(f"{name} {text!r} is not a two-letter country code (e.g. US, GB, DE)")
     return text.upper() if text else None
 
 
@@ -28,7 +35,7 @@ def language_code(value: Any, name: str) -> str | None:
         return None
     match = re.fullmatch(r"([A-Za-z]{2,3})(?:[-_][A-Za-z0-9]{2,8})?", text)
     if not match:
-        raise ValueError(f"{name} {text!r} is not a language code (e.g. en, de, fr)")
+        raise CodeError(f"{name} {text!r} is not a language code (e.g. en, de, fr)")
     return match.group(1).lower()
 
 
@@ -45,7 +52,7 @@ def site_domains(value: Any, name: str = "site_blacklist") -> tuple[str, ...]:
         host = urlsplit(item if "//" in item else "//" + item).hostname or ""
         host = host.lower().removeprefix("www.")
         if not re.fullmatch(r"[a-z0-9.-]+\.[a-z0-9-]+", host):
-            raise ValueError(f"{name} entry {item!r} is not a domain (e.g. pinterest.com)")
+            raise CodeError(f"{name} entry {item!r} is not a domain (e.g. pinterest.com)")
         if host not in sites:
             sites.append(host)
     return tuple(sites)
@@ -59,4 +66,4 @@ def split_values(value: Any, pattern: str) -> list[str]:
         return [part for part in re.split(pattern, value.strip()) if part]
     if isinstance(value, (list, tuple, set, frozenset)):
         return [str(item).strip() for item in value if str(item).strip()]
-    raise ValueError(f"expected a list or a comma-separated string, got {type(value).__name__}")
+    raise CodeError(f"expected a list or a comma-separated string, got {type(value).__name__}")

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from App_Function_Libraries import codes
+from App_Function_Libraries import options as option_table
 from App_Function_Libraries.errors import QuarryError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -51,6 +52,18 @@ def _f(default, *, choices=None, min=None, max=None, secret=False, path=False, c
     return field(default=default, metadata=meta)
 
 
+def _opt(name: str, default=None, **rules):
+    """A setting that gives option `name`'s default (options.py): its choices and range are the option's, and
+    its default too when the option declares one."""
+    option = option_table.OPTIONS[name]
+    default = option.default if default is None else default
+    kinds = {"choice": {"choices": option.choices}, "int": {"min": option.low, "max": option.high},
+             "float": {"min": option.low, "max": option.high}}
+    made = _f(default, **kinds.get(option.kind, {}), **rules)
+    made.metadata = {**made.metadata, "option": name}  # type: ignore[misc] - read by the table's test
+    return made
+
+
 def _source_names(value: Any) -> None:
     """[search] search_provider_default: engines and local sources, separated by commas."""
     known = ENGINES + LOCAL_SOURCES
@@ -59,7 +72,7 @@ def _source_names(value: Any) -> None:
     if not names or unknown:
         what = "is not an engine or local source" if len(unknown) == 1 else "are not engines or local sources"
         bad = f"{', '.join(map(repr, unknown))} {what}; expected " if unknown else ""
-        raise ValueError(f"{bad}engines or local sources separated by commas, from: {', '.join(known)}")
+        raise ConfigError(f"{bad}engines or local sources separated by commas, from: {', '.join(known)}")
 
 
 def _search_option(kind: str):
@@ -81,14 +94,14 @@ def _search_option(kind: str):
                 parse(item)
             except ValueError:
                 bad = f"; {item!r} is not a domain" if kind in ("sites", "include_sites") else ""
-                raise ValueError(f"expected {allowed}{bad}") from None
+                raise ConfigError(f"expected {allowed}{bad}") from None
     return check
 
 
 def _memory_cap(value: int) -> None:
     """A parser's memory cap in MB: 0 (no cap), or enough to parse anything at all."""
     if value != 0 and not MIN_MEMORY_CAP_MB <= value <= 1_000_000:
-        raise ValueError(f"expected 0 (no cap) or a number of MB from {MIN_MEMORY_CAP_MB} to 1000000")
+        raise ConfigError(f"expected 0 (no cap) or a number of MB from {MIN_MEMORY_CAP_MB} to 1000000")
 
 
 MIN_MEMORY_CAP_MB = 64
@@ -97,7 +110,7 @@ MIN_MEMORY_CAP_MB = 64
 def _contact_email(value: str) -> None:
     """Empty, or one plain e-mail address (it goes into URLs as the services' mailto/email)."""
     if value and not re.fullmatch(r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+", value):
-        raise ValueError("expected an e-mail address such as you@example.org, or nothing")
+        raise ConfigError("expected an e-mail address such as you@example.org, or nothing")
 
 
 def _http_url(value: str) -> None:
@@ -113,24 +126,24 @@ def _http_url(value: str) -> None:
         parts, port_ok = None, False
     if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.hostname or not port_ok \
             or any(c.isspace() for c in value):
-        raise ValueError("expected an http:// or https:// URL with a host name, such as http://127.0.0.1:8888")
+        raise ConfigError("expected an http:// or https:// URL with a host name, such as http://127.0.0.1:8888")
 
 
 @dataclass
 class SearchSettings:
-    search_provider_default: str = _f("duckduckgo", check=_source_names)
-    search_language_query: str = _f("en", check=_search_option("language"))
-    search_language_results: str = _f("en", check=_search_option("language"))
-    search_content_country: str = _f("US", check=_search_option("country"))
-    search_safesearch: str = _f("moderate", choices=("off", "moderate", "strict"))
-    search_default_max_queries: int = _f(10, min=1, max=50)
-    search_enable_subquery: bool = _f(True)
-    search_enable_subquery_count_max: int = _f(5, min=1, max=10)
-    search_result_max: int = _f(15, min=1, max=200)
-    search_result_max_per_query: int = _f(10, min=1, max=100)
-    search_result_blacklist: list = _f([], check=_search_option("sites"))
-    search_include_sites: list = _f([], check=_search_option("include_sites"))
-    search_result_analysis_tone: str = _f("neutral")
+    search_provider_default: str = _opt("engines", "duckduckgo", check=_source_names)
+    search_language_query: str = _opt("search_lang", "en", check=_search_option("language"))
+    search_language_results: str = _opt("result_lang", "en", check=_search_option("language"))
+    search_content_country: str = _opt("country", "US", check=_search_option("country"))
+    search_safesearch: str = _opt("safesearch", "moderate")
+    search_default_max_queries: int = _opt("max_queries", 10)
+    search_enable_subquery: bool = _opt("subqueries", True)
+    search_enable_subquery_count_max: int = _opt("subquery_count", 5)
+    search_result_max: int = _opt("result_max", 15)
+    search_result_max_per_query: int = _opt("count", 10)
+    search_result_blacklist: list = _opt("site_blacklist", [], check=_search_option("sites"))
+    search_include_sites: list = _opt("include_sites", [], check=_search_option("include_sites"))
+    search_result_analysis_tone: str = _opt("tone", "neutral")
     search_cache_ttl_seconds: int = _f(86400, min=0)
     search_timeout_seconds: float = _f(15.0, min=0.1, max=600)
     search_max_retries: int = _f(2, min=0, max=10)
@@ -225,23 +238,23 @@ class FetchSettings:
 
 @dataclass
 class ResearchSettings:
-    relevance_check: bool = _f(True)
+    relevance_check: bool = _opt("relevance_check", True)
     relevance_batch_size: int = _f(8, min=1, max=50)
-    relevance_embedding_threshold: float = _f(0.25, min=-1.0, max=1.0)
+    relevance_embedding_threshold: float = _opt("relevance_embedding_threshold")
     use_embeddings: bool = _f(True)  # false: BM25 and word overlap only (no embedding model loaded)
-    pages_max: int = _f(10, min=1, max=100)
-    passages_per_page: int = _f(5, min=1, max=50)
+    pages_max: int = _opt("pages_max", 10)
+    passages_per_page: int = _opt("passages_per_page", 5)
     passage_words_min: int = _f(100, min=10, max=2000)
     passage_words_max: int = _f(200, min=20, max=4000)
-    report_format: str = _f("full", choices=("full", "short", "bullets", "table"))
-    report_length_words: int = _f(600, min=50, max=10000)
-    output_lang: str = _f("")  # empty: the language of the question
-    citation_style: str = _f("numbered", choices=("numbered", "apa", "chicago"))  # the sources list in exports
-    follow_up_count: int = _f(5, min=0, max=5)  # follow-up questions suggested after a report (0: none)
+    report_format: str = _opt("report_format", "full")
+    length_words: int = _opt("length_words", 600)  # old key: report_length_words
+    report_language: str = _opt("report_language", "")  # empty: the language of the question (old key: output_lang)
+    citation_style: str = _opt("citation_style", "numbered")  # the sources list in exports
+    follow_up_count: int = _opt("follow_up_count", 5)  # follow-up questions suggested after a report (0: none)
     # a run's budget (0: none); reaching it stops reading pages and writes the report from what was read
-    budget_seconds: float = _f(0.0, min=0, max=86400)
-    budget_pages: int = _f(0, min=0, max=100)
-    budget_llm_tokens: int = _f(0, min=0, max=100_000_000)
+    budget_seconds: float = _opt("budget_seconds", 0.0)
+    budget_pages: int = _opt("budget_pages", 0)
+    budget_llm_tokens: int = _opt("budget_llm_tokens", 0)
 
 
 @dataclass
@@ -283,7 +296,7 @@ class UISettings:
 
 def _token_check(value: str) -> None:
     if value and (len(value) < 16 or any(c.isspace() for c in value)):
-        raise ValueError("a token must be at least 16 characters, without spaces (python -c \"import secrets; "
+        raise ConfigError("a token must be at least 16 characters, without spaces (python -c \"import secrets; "
                          "print(secrets.token_urlsafe(32))\" makes one)")
 
 
@@ -383,22 +396,20 @@ def _as_true_false_choice(value: Any, choices: tuple[str, ...] | None) -> Any:
 def _typed(raw: str, ftype: Any) -> Any:
     name = ftype if isinstance(ftype, str) else getattr(ftype, "__name__", str(ftype))
     if name == "bool":
-        low = raw.lower()
-        if low in ("1", "true", "yes", "on"):
-            return True
-        if low in ("0", "false", "no", "off"):
-            return False
-        raise ValueError("expected true or false")
+        flag = option_table.truth(raw)
+        if flag is None:
+            raise ConfigError("expected true or false")
+        return flag
     if name == "int":
         try:
             return int(raw)
         except ValueError:
-            raise ValueError("expected a whole number") from None
+            raise ConfigError("expected a whole number") from None
     if name == "float":
         try:
             return float(raw)
         except ValueError:
-            raise ValueError("expected a number") from None
+            raise ConfigError("expected a number") from None
     if name == "list":
         raw = raw.strip("[]")
         return [item.strip().strip("\"'") for item in re.split(r"[,\n]", raw) if item.strip().strip("\"'")]
@@ -425,10 +436,33 @@ def _build_section(cls: type, values: dict[str, str], where_prefix: str, base: A
 # Keys an earlier Quarry had: ignored with a warning (an old config file still loads), never an error
 RETIRED_KEYS = {"similarity_search_hamming_candidates": "the vector search's first stage now scores every "
                                                         "passage's sign bits; the line can be removed",
-                "search_language_analysis": "the report is written in [research] output_lang; the line can be "
+                "search_language_analysis": "the report is written in [research] report_language; the line can be "
                                             "removed",
                 "search_result_rerank": "merged results are always ranked by reciprocal rank fusion; the line "
                                         "can be removed"}
+
+
+def old_keys(section: str) -> dict[str, str]:
+    """{old key: key} in [section]: the old names of the options whose default the section's keys give
+    ([research] output_lang is report_language)."""
+    out = {}
+    for option in option_table.OPTIONS.values():
+        if option.setting.startswith(section + "."):
+            out.update({alias: option.setting.split(".", 1)[1] for alias in option.aliases})
+    return out
+
+
+def _renamed(section: str, values: dict[str, str]) -> dict[str, str]:
+    """The section's values with each old key under its key (the key itself wins when both are written)."""
+    values = dict(values)
+    for old, key in old_keys(section).items():
+        if old in values:
+            value = values.pop(old)
+            if key in values:
+                logging.getLogger(__name__).warning("config: [%s] %s is the old name of %s; using %s", section,
+                                                    old, key, key)
+            values.setdefault(key, value)
+    return values
 
 
 def _unknown_keys(cls: type, values: dict[str, str], where_prefix: str) -> None:
@@ -489,7 +523,7 @@ def load_settings(path: str | os.PathLike | None = None, env: dict[str, str] | N
                 allowed = ", ".join(list(SECTION_TYPES) + [ROLE_SECTION_PREFIX + r for r in LLM_ROLES])
                 raise ConfigError(f"[{name}]: unknown section (known sections: {allowed})")
         for name, cls in SECTION_TYPES.items():
-            values = dict(parser[name]) if parser.has_section(name) else {}
+            values = _renamed(name, dict(parser[name]) if parser.has_section(name) else {})
             _unknown_keys(cls, values, f"[{name}]")
             values.update(overrides.get(name, {}))
             values = _ollama_address(values) if cls is LLMSettings else values
@@ -569,7 +603,8 @@ def update_config_file(path: Path, section: str, key: str, value: str) -> None:
         _convert(value, fmap[key].type, fmap[key].metadata, f"[{section}] {key}")
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True) if path.exists() else []
     current, insert_at, done = None, None, False
-    key_re = re.compile(rf"^\s*{re.escape(key)}\s*[=:]")
+    names = [key] + [old for old, new in old_keys(section).items() if new == key]  # an old key's line is replaced
+    key_re = re.compile(rf"^\s*(?:{'|'.join(map(re.escape, names))})\s*[=:]")
     for i, line in enumerate(lines):
         m = re.match(r"^\s*\[([^\]]+)\]", line)
         if m:

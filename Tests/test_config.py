@@ -193,3 +193,15 @@ def test_a_bad_engine_list_names_the_bad_entry(tmp_path):
         load_settings(write(tmp_path, "[search]\nsearch_provider_default = bingo,brave,wiki\n"), env={})
     assert load_settings(write(tmp_path, "[search]\nsearch_provider_default = brave, wikipedia\n"),
                          env={}).search.search_provider_default == "brave, wikipedia"  # a control
+
+
+def test_saving_a_renamed_key_replaces_its_old_line(tmp_path):
+    """The Settings tab writes [research] report_language: a file that says output_lang gets that line replaced,
+    not a second line beside it."""
+    from App_Function_Libraries.config import load_settings, update_config_file
+    path = tmp_path / "config.txt"
+    path.write_text("[research]\n# the report's language\noutput_lang = de\n", encoding="utf-8")
+    assert load_settings(path, env={}).research.report_language == "de"
+    update_config_file(path, "research", "report_language", "fr")
+    assert path.read_text(encoding="utf-8") == "[research]\n# the report's language\nreport_language = fr\n"
+    assert load_settings(path, env={}).research.report_language == "fr"

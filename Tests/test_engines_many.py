@@ -208,7 +208,7 @@ def test_cli_search_every_engine(cli_config, capsys, engine):
 def test_cli_json_with_options(cli_config, capsys):
     apis, config = cli_config
     rc = cli_main(["--config", config, "search", "tea", "--engine", "brave", "--count", "2", "--country", "DE",
-                   "--lang", "de", "--date-range", "month", "--json", "--no-cache"])
+                   "--search-lang", "de", "--date-range", "month", "--json", "--no-cache"])
     answer = json.loads(capsys.readouterr().out)
     assert rc == 0 and answer["search_engine"] == "brave" and len(answer["results"]) == 2
     wire = apis.requests_to("brave")[-1]

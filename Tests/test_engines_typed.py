@@ -75,7 +75,7 @@ def test_cli_json_of_one_engine_is_unchanged(cli_config, capsys):
     (["google", "--count", "3", "--exact", "a b", "--exclude", "honey", "--sort", "date", "--safesearch", "strict"],
      {"result_count": 3, "exactTerms": ["a b"], "excludeTerms": ["honey"], "sort_results_by": "date",
       "safesearch": "strict"}, None),
-    (["brave", "--count", "2", "--country", "DE", "--lang", "de", "--date-range", "month"],
+    (["brave", "--count", "2", "--country", "DE", "--search-lang", "de", "--date-range", "month"],
      {"content_country": "DE", "search_lang": "de", "result_count": 2, "date_range": "month"}, None),
     (["bing", "--date-range", "soon"], {"date_range": "soon"}, "date_range 'soon' is not understood"),
     (["nosuch", "--date-range", "soon"], {"date_range": "soon"}, "unknown search engine 'nosuch'"),
@@ -180,7 +180,9 @@ def test_research_sources_are_built_from_the_merged_hits(make_settings):
 
 def test_a_bad_option_in_research_params_fails_every_search_with_its_message(make_settings):
     settings = make_settings({})
-    params = ResearchParams.from_settings(settings, engines=["kagi", "brave"], date_range="soon")
+    # from_settings refuses the bad value (BadArgument); a saved run opened with from_dict is not checked
+    params = ResearchParams.from_dict({**ResearchParams.from_settings(settings, engines=["kagi", "brave"]).to_dict(),
+                                       "date_range": "soon"})
     run, sources = search_stage(settings, params, ["bees?", "wasps?"])
     assert sources == [] and run.result.errors == [  # one note per engine, in plain words, then its message
         f"{name} could not take one of the search options (all 2 searches: date_range 'soon' is not understood: "

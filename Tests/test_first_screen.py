@@ -74,7 +74,7 @@ def test_duckduckgo_shows_no_url_or_key_and_labels_are_consistent():
     assert {f.label for f in form.llm_fields("llm") if f.key in ("base_url", "api_key")} == {"API URL", "API key"}
     names = {f.name for f in fields}
     for name in ("[fetch] allow_private_addresses", "[research] pages_max", "[research] follow_up_count",
-                 "[research] report_format", "[research] report_length_words", "[engines] contact_email",
+                 "[research] report_format", "[research] length_words", "[engines] contact_email",
                  "[embeddings] model"):
         assert name in names
 

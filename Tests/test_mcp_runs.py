@@ -34,7 +34,7 @@ async def scenario(client: Client, world: TestWorld) -> None:
         again = await client.call_tool("research", {"run_id": data["id"][:8]})
         assert again.is_error and "has finished" in again.content[0].text
 
-        added = await client.call_tool("watch_add", {"id": data["id"][:8], "every": "12h"})
+        added = await client.call_tool("watch_add", {"report_id": data["id"][:8], "every": "12h"})
         assert not added.is_error, added.content
         watch_id = added.structured_content["id"]
         assert added.structured_content["every_seconds"] == 43200

@@ -18,7 +18,7 @@ from Tests.support.mcp_world import QUESTION, start_mcp_http, start_world
 
 TOOLS = {"research", "web_search", "wiki_search", "wiki_ask", "docs_search", "docs_ask", "notes_search",
          "notes_get", "notes_add", "history_list", "history_get", "keep_sources", "research_plan", "runs_unfinished",
-         "watch_add", "watch_list", "watch_remove", "watch_run"}
+         "watch_add", "watch_list", "watch_remove", "watch_run", "export"}
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +55,7 @@ async def tools_notes_wiki(client: Client, tag: str) -> None:
     found = await client.call_tool("notes_search", {"query": f"waggle {tag}"})
     notes = found.structured_content["notes"]
     assert [n["id"] for n in notes] == [added.structured_content["id"]]
-    got = await client.call_tool("notes_get", {"id": notes[0]["id"][:8]})
+    got = await client.call_tool("notes_get", {"note_id": notes[0]["id"][:8]})
     assert got.structured_content["content"].endswith(f"{tag}.")
     wiki = await client.call_tool("wiki_ask", {"question": "Who first reached the summit of Mount Everest?"})
     assert not wiki.is_error, wiki.content
@@ -83,9 +83,9 @@ async def research_and_errors(client: Client) -> None:
     assert any(m and m.startswith("search:") for _, _, m in progress)
     values = [done for done, _, _ in progress]
     assert values == sorted(set(values)) and values[-1] <= progress[-1][1]  # only ever increasing
-    saved = await client.call_tool("history_get", {"id": data["id"][:8]})
+    saved = await client.call_tool("history_get", {"id": data["id"][:8]})  # its old name still works
     assert saved.structured_content["report_markdown"] == data["report_markdown"]
-    kept = await client.call_tool("keep_sources", {"id": data["id"][:8]})
+    kept = await client.call_tool("keep_sources", {"report_id": data["id"][:8]})
     assert not kept.is_error, kept.content
     kept = kept.structured_content  # the second transport's run reads the same pages: kept before
     assert kept["added"] or kept["kept_before"]
@@ -95,11 +95,11 @@ async def research_and_errors(client: Client) -> None:
     assert wrong.is_error and wrong.content[0].text.startswith("research: bad argument pages:")
     assert "\n" not in wrong.content[0].text
     for arguments, message in (({"date_range": "fortnight"}, "date_range 'fortnight' is not understood: use day"),
-                               ({"exclude_sites": ["a b"]}, "exclude_sites entry 'a b' is not a domain"),
+                               ({"exclude_sites": ["a b"]}, "site_blacklist entry 'a b' is not a domain"),
                                ({"safesearch": "none"}, "research: bad argument safesearch:")):
         wrong = await client.call_tool("research", {"question": QUESTION, **arguments})
         assert wrong.is_error and wrong.content[0].text.startswith(message), wrong.content
-    missing = await client.call_tool("history_get", {"id": "no-such-report"})
+    missing = await client.call_tool("history_get", {"report_id": "no-such-report"})
     assert missing.is_error and missing.content[0].text == "no saved report with id 'no-such-report'"
     assert not (await client.call_tool("history_list", {})).is_error  # still answering
 
@@ -125,7 +125,7 @@ async def cancelled_research(client: Client, question: str) -> None:
             if listed:
                 break
             await anyio.sleep(0.2)
-    saved = (await client.call_tool("history_get", {"id": listed[0]["id"]})).structured_content
+    saved = (await client.call_tool("history_get", {"report_id": listed[0]["id"]})).structured_content
     assert any(e.startswith("cancelled during") for e in saved["errors"])
     assert not (await client.call_tool("notes_search", {"query": "waggle"})).is_error
 

@@ -63,7 +63,7 @@ def test_research_report_options_rounds_and_a_follow_up(world, make_settings, ca
     settings = make_settings(research_config(web, world.url("/v1"), search={"search_result_max": 2}))
     save_preset("terse", "Be terse. {sources}\nQ: {question}", settings)
     code = main(["--config", str(settings.path), "research", QUESTION, "--json", "--no-subqueries", "--tone",
-                 "academic", "--format", "bullets", "--lang", "fr", "--length", "200", "--preset", "terse",
+                 "academic", "--format", "bullets", "--report-language", "fr", "--length", "200", "--preset", "terse",
                  "--rounds", "2"])
     out = capsys.readouterr()
     assert code == 0, out.err
@@ -92,8 +92,8 @@ def test_research_refuses_bad_report_options(make_settings, capsys):
     settings = make_settings()
     base = ["--config", str(settings.path), "research", "bees"]
     for extra, message in ((["--preset", "missing"], "no report preset named 'missing'"),
-                           (["--length", "5"], "report length must be 50 to 10000"),
-                           (["--lang", "German!"], "not a language code"),
+                           (["--length", "5"], "--length-words must be 50 to 10000"),
+                           (["--report-language", "German!"], "not a language code"),
                            (["--rounds", "9"], "--rounds must be 0 to 5"),
                            (["--follow-up-of", "abc"], "no saved report with id 'abc'")):
         assert main(base + extra) == 2

@@ -105,7 +105,10 @@ def test_a_preset_without_its_placeholders_is_refused(world, make_settings, text
     with pytest.raises(presets.PresetError, match=re.escape(f"has no {missing} placeholder")):
         presets.save_preset("broken", text, settings)
     assert presets.list_presets(settings) == []
-    params = ResearchParams.from_settings(settings, engines=["searxng"], aggregation_prompt=text)
+    with pytest.raises(ValueError, match=re.escape(missing)):  # the one builder refuses it
+        ResearchParams.from_settings(settings, engines=["searxng"], aggregation_prompt=text)
+    params = ResearchParams.from_dict({**ResearchParams.from_settings(settings, engines=["searxng"]).to_dict(),
+                                       "aggregation_prompt": text})  # a saved run opens unchecked: run, it is
     with pytest.raises(ValueError, match=re.escape(missing)):
         process_question(QUESTION, params)
     assert not world.requests, "nothing was searched with a broken prompt"

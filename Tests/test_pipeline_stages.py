@@ -2,7 +2,6 @@
 verification and the extractive brief, the report prompt's options, and the research command's arguments."""
 from __future__ import annotations
 
-import argparse
 
 import pytest
 
@@ -352,7 +351,7 @@ def test_extractive_brief_follows_format_and_length_and_says_it_cannot_translate
     for brief in (table, short):
         check = verify_report(brief, srcs)
         assert check.invalid_removed == 0 and check.citations
-    german = extractive_brief("How do bees find food?", groups, srcs, options=ReportOptions(output_lang="de"))
+    german = extractive_brief("How do bees find food?", groups, srcs, options=ReportOptions(report_language="de"))
     assert "without an LLM Quarry cannot translate them into German" in german and "(in English)" in german
     assert "translate" not in extractive_brief("How do bees find food?", groups, srcs)
 
@@ -381,9 +380,9 @@ def test_params_round_trip_and_search_options(make_settings):
 
 
 def test_research_command_rejects_an_unknown_engine(make_settings):
+    from App_Function_Libraries.CLI.main import build_parser
     from App_Function_Libraries.CLI.research_command import build_params
-    args = argparse.Namespace(engine="searxng,altavista", pages=None, format=None, no_llm=False,
-                              no_subqueries=False, no_relevance=False, no_cache=False)
+    args = build_parser().parse_args(["research", "bees?", "--engine", "searxng,altavista"])
     with pytest.raises(ValueError, match="altavista"):
         build_params(args, make_settings())
 

@@ -161,7 +161,7 @@ def test_a_cancelled_mcp_research_on_a_dripping_engine_stops_at_once_and_is_save
                            .structured_content["reports"]):
                     await anyio.sleep(0.1)
             took = time.monotonic() - cancelled_at
-            saved = (await client.call_tool("history_get", {"id": listed[0]["id"]})).structured_content
+            saved = (await client.call_tool("history_get", {"report_id": listed[0]["id"]})).structured_content
             assert any(e.startswith("Brave Search was stopped: the research was cancelled") for e in saved["errors"])
             assert not (await client.call_tool("history_list", {})).is_error  # still answering
             return took

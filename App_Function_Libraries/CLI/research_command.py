@@ -3,8 +3,10 @@ web and print a cited report. Progress goes to stderr; Ctrl-C stops the run and 
 where no search answered (no internet, an engine without its key) prints why and exits 1, saving nothing.
 
 --keep-sources adds the read pages and papers to the document library (after saving; also with --no-save).
-Report options: --tone, --format, --lang, --length, --preset NAME (a saved report prompt). --rounds N digs
-deeper N times after the report; --follow-up-of ID researches a follow-up question of a saved report.
+Every research option of App_Function_Libraries/options.py is a flag (`--help` lists them): the search options
+(--search-lang, --date-range, --include-sites, ...), report options --tone, --report-format,
+--report-language, --length-words, --preset NAME (a saved report prompt). --rounds N digs deeper N times after
+the report; --follow-up-of ID researches a follow-up question of a saved report.
 --plan-only prints the plan (queries, engines per query, sites, dates, budget) as JSON without searching;
 --plan FILE runs a plan (edited or not; the question comes from it). --budget-seconds/-pages/-tokens cap the
 run. Each stage is committed as it completes: --resume ID continues an interrupted or cancelled run.
@@ -16,58 +18,43 @@ import threading
 import time
 import uuid
 
+from App_Function_Libraries import options
 from App_Function_Libraries.CLI.terminal import clean, json_text, one_line, say
+
+
+#: the command's own switches (what to print and keep), beside the research options of options.py
+CONTROLS = ("question", "json", "md", "no_save", "keep_sources")
 
 
 def register(sub) -> None:
     p = sub.add_parser("research", help="research a question on the web and print a cited report")
     p.add_argument("question", nargs="?", help="the question, in quotes (not with --plan or --resume)")
-    p.add_argument("--engine", help="search engines, comma-separated (default: [search] search_provider_default)")
-    p.add_argument("--no-llm", action="store_true", help="extractive mode: no LLM calls even if one is configured")
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print the whole result as JSON")
     out.add_argument("--md", action="store_true", help="print only the report and its numbered sources")
-    p.add_argument("--no-subqueries", action="store_true", help="search the question only")
-    p.add_argument("--no-relevance", action="store_true", help="fetch every result without judging it")
-    p.add_argument("--pages", type=int, help="most pages to read (default: [research] pages_max)")
-    p.add_argument("--format", choices=("full", "short", "bullets", "table"), help="report format")
-    p.add_argument("--tone", help="tone of the report: neutral, academic, plain-language, journalistic, …")
-    p.add_argument("--lang", help="language of the report, an ISO code like de (default: the question's)")
-    p.add_argument("--length", type=int, help="rough length budget of the report, in words")
-    p.add_argument("--preset", help="a saved report prompt (Config_Files/report_presets/NAME.txt; see the UI)")
-    p.add_argument("--rounds", type=int, default=0,
-                   help="dig deeper this many times (1-5) after the report: search what it says is missing")
-    p.add_argument("--follow-up-of", metavar="REPORT_ID",
-                   help="a follow-up of this saved report (id or prefix, see `history`): its queries and answer "
-                        "guide the new sub-queries")
-    p.add_argument("--no-cache", action="store_true", help="neither read nor fill the search and page caches")
     p.add_argument("--no-save", action="store_true", help="do not save the result in the research database")
     p.add_argument("--keep-sources", action="store_true",
                    help="add the read pages and papers to the document library (each once; see `history keep`)")
-    steer = p.add_mutually_exclusive_group()
-    steer.add_argument("--plan-only", action="store_true",
-                       help="print the research plan as JSON (edit it, then run it with --plan FILE); no search")
-    steer.add_argument("--plan", metavar="FILE", help="run this plan (JSON, as --plan-only prints it; - for stdin)")
-    steer.add_argument("--resume", metavar="RUN_ID",
-                       help="continue an interrupted or cancelled run (id or prefix, see `history`)")
-    p.add_argument("--budget-seconds", type=float, help="stop reading pages after this many seconds (0: no limit)")
-    p.add_argument("--budget-pages", type=int, help="read at most this many pages (0: no limit)")
-    p.add_argument("--budget-tokens", type=int, help="stop reading pages once the LLM has spent this many tokens")
+    options.add_arguments(p, options.RESEARCH)
     p.set_defaults(func=run_research)
 
 
 def build_params(args, settings):
-    """ResearchParams from the command line (quarry.research_params; BadArgument, a ValueError, when wrong)."""
+    """ResearchParams from the command line (quarry.research_params; BadArgument, a QuarryError, when wrong)."""
     from App_Function_Libraries.quarry import research_params
-    if not 0 <= getattr(args, "rounds", 0) <= 5:
-        raise ValueError("--rounds must be 0 to 5")
-    return research_params(
-        settings, engines=args.engine, pages=args.pages, no_llm=args.no_llm, subqueries=not args.no_subqueries,
-        relevance=not args.no_relevance, report_format=args.format, tone=getattr(args, "tone", None),
-        lang=getattr(args, "lang", None), length=getattr(args, "length", None), preset=getattr(args, "preset", None),
-        use_cache=not args.no_cache, follow_up_of=getattr(args, "follow_up_of", None),
-        budget_seconds=getattr(args, "budget_seconds", None), budget_pages=getattr(args, "budget_pages", None),
-        budget_tokens=getattr(args, "budget_tokens", None))
+    values = options.from_arguments(args, options.PARAMS + ("follow_up_of",))
+    return research_params(settings, **values)
+
+
+def _run_options(args) -> dict:
+    """rounds, plan, plan_only, resume as given (BadArgument when they do not fit together)."""
+    given = options.from_arguments(args, ("rounds", "plan", "plan_only", "resume"))
+    for group in options.EXCLUSIVE:
+        both = [name for name in group if given.get(name)]
+        if len(both) > 1:
+            raise options.BadArgument(None, f"give only one of {', '.join(options.OPTIONS[n].flag for n in both)}")
+    given["rounds"] = options.parse("rounds", given.get("rounds")) or 0
+    return given
 
 
 class ProgressLine:
@@ -145,6 +132,9 @@ def run_research(args) -> int:
     from App_Function_Libraries.config import get_settings
     settings = get_settings()
     try:
+        run = _run_options(args)
+        args.rounds, args.plan, args.plan_only, args.resume = (run["rounds"], run.get("plan"), run.get("plan_only"),
+                                                                run.get("resume"))
         params = build_params(args, settings)
         question, plan = _question_and_plan(args)
         if args.plan_only:
@@ -186,9 +176,8 @@ def run_research(args) -> int:
     result = box["result"]
     if result.searched_nothing:
         return _searched_nothing(result, args.json)
-    from App_Function_Libraries.Research.dig_deeper import round_summary
-    for record in result.rounds:
-        say(round_summary(record), file=sys.stderr)
+    for line in quarry.round_lines(result):
+        say(line, file=sys.stderr)
     _save(result, settings, args.no_save)
     if args.keep_sources:
         _keep(result, settings)
@@ -213,20 +202,20 @@ def _searched_nothing(result, as_json: bool) -> int:
 
 
 def _question_and_plan(args):
-    """(question, plan or None) from the arguments; ValueError (one line) when they do not fit together."""
+    """(question, plan or None) from the arguments; BadArgument (one line) when they do not fit together."""
     from App_Function_Libraries import quarry
     if args.plan:
         text = sys.stdin.read() if args.plan == "-" else open(args.plan, encoding="utf-8").read()
         plan = quarry.runs.read_plan(text)
         if args.question and " ".join(args.question.split()) != plan.question:
-            raise ValueError("the question differs from the plan's; leave it out with --plan")
+            raise quarry.BadArgument(None, "the question differs from the plan's; leave it out with --plan")
         return plan.question, plan
     if args.resume:
         if args.question:
-            raise ValueError("--resume continues a run: leave out the question")
+            raise quarry.BadArgument(None, "--resume continues a run: leave out the question")
         return "", None
     if not args.question:
-        raise ValueError("the question is missing")
+        raise quarry.BadArgument(None, "the question is missing")
     return args.question, None
 
 

@@ -1,56 +1,47 @@
-"""`python app.py search "QUERY" --engine E[,E…]`: search one or more engines and print the results
-(or, with --json, the web_search_results_dict of one engine / the merged answer of several)."""
+"""`python app.py search "QUERY" --engines E[,E…]`: search one or more engines and print the results
+(or, with --json, the web_search_results_dict of one engine / the merged answer of several). The flags are
+the search options of App_Function_Libraries/options.py (--search-lang, --date-range, --site-blacklist, ...)."""
 from __future__ import annotations
 
 import sys
 import textwrap
 
+from App_Function_Libraries import options
 from App_Function_Libraries.CLI.terminal import json_text, one_line, say
+
+
+#: what `search` takes: engines, the search options and the cache switch (options.py)
+OPTIONS = options.SEARCH_COMMAND + ("use_cache",)
 
 
 def register(sub) -> None:
     p = sub.add_parser("search", help="search the web with one or more engines and print the results")
     p.add_argument("query", help="what to search for")
-    p.add_argument("--engine", "-e", default=None,
-                   help="engine or comma-separated engines: bing, brave, duckduckgo, google, searxng, kagi, "
-                        "tavily, serper, arxiv, pubmed, semanticscholar, openalex, crossref (default: "
-                        "search_provider_default)")
-    p.add_argument("--count", "-n", type=int, default=None, help="results per engine (default: "
-                   "search_result_max_per_query)")
-    p.add_argument("--country", default=None, help="two-letter country code, e.g. US, DE")
-    p.add_argument("--lang", default=None, help="language of the query (ISO 639-1, e.g. en)")
-    p.add_argument("--result-lang", default=None, help="language the results should be in")
-    p.add_argument("--date-range", default=None, help="day, week, month, year or YYYY-MM-DD..YYYY-MM-DD")
-    p.add_argument("--safesearch", default=None, choices=("off", "moderate", "strict"))
-    p.add_argument("--exclude-site", action="append", default=None, metavar="DOMAIN",
-                   help="leave out a site (repeatable)")
-    p.add_argument("--site", action="append", default=None, metavar="DOMAIN",
-                   help="keep results to this site (repeatable; default: [search] search_include_sites)")
-    p.add_argument("--exact", action="append", default=None, metavar="PHRASE", help="phrase that must appear")
-    p.add_argument("--exclude", action="append", default=None, metavar="WORD", help="word that must not appear")
-    p.add_argument("--sort", default=None, choices=("relevance", "date"))
-    p.add_argument("--no-cache", action="store_true", help="neither read nor write the search cache")
+    options.add_arguments(p, OPTIONS)
     p.add_argument("--json", action="store_true", help="print the answer as JSON")
     p.set_defaults(func=run_search)
 
 
 def run_search(args) -> int:
+    from App_Function_Libraries import quarry
     from App_Function_Libraries.config import get_settings
     settings = get_settings()
-    from App_Function_Libraries.config import ENGINES
-    default = [e.strip() for e in settings.search.search_provider_default.split(",") if e.strip() in ENGINES]
-    engines = [e.strip() for e in args.engine.split(",") if e.strip()] if args.engine else default
-    values = dict(count=args.count, country=args.country, search_lang=args.lang, result_lang=args.result_lang,
-                  date_range=args.date_range, safesearch=args.safesearch, site_blacklist=args.exclude_site,
-                  include_sites=args.site, exact_terms=args.exact, exclude_terms=args.exclude, sort=args.sort)
-    if len(engines) == 1:
-        return _one_engine(engines[0], args, settings, values)
-    return _many_engines(engines, args, settings, values)
+    values = options.from_arguments(args, options.SEARCH)
+    use_cache, engines = getattr(args, "use_cache", None) is not False, getattr(args, "engines", None)
+    try:
+        if engines and len(engines) == 1 and "," not in engines[0]:
+            return _one_engine(engines[0], args, quarry.web.search_engine(
+                engines[0], args.query, use_cache=use_cache, settings=settings, **values))
+        merged = quarry.search(args.query, engines, use_cache=use_cache, settings=settings, **values)
+    except quarry.BadArgument as exc:
+        if exc.argument != "options":
+            say(f"error: {exc}", file=sys.stderr)
+            return 2
+        merged = quarry.web.refused(engines or [], args.query, exc.reason)  # every engine refuses it alike
+    return _many_engines(merged, args)
 
 
-def _one_engine(engine: str, args, settings, values: dict) -> int:
-    from App_Function_Libraries.Search.engine import search_with
-    answer = search_with(engine, args.query, settings, use_cache=not args.no_cache, **values)
+def _one_engine(engine: str, args, answer) -> int:
     if args.json:
         print(json_text(answer.to_dict(), indent=2, default=str))
         return 1 if answer.error else 0
@@ -66,16 +57,7 @@ def _one_engine(engine: str, args, settings, values: dict) -> int:
     return 0
 
 
-def _many_engines(engines: list[str], args, settings, values: dict) -> int:
-    from App_Function_Libraries import quarry
-    from App_Function_Libraries.Search.many import MultiSearch
-    try:
-        merged = quarry.search(args.query, engines, use_cache=not args.no_cache, settings=settings, **values)
-    except quarry.BadArgument as exc:
-        if exc.argument != "options":
-            say(f"error: {exc}", file=sys.stderr)
-            return 2
-        merged = MultiSearch.refused(engines, [args.query], exc.reason)  # every engine refuses it alike
+def _many_engines(merged, args) -> int:
     if args.json:
         print(json_text(merged.to_dict(), indent=2, default=str))
         return 1 if len(merged.errors) == len(merged.runs) else 0

@@ -20,9 +20,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from App_Function_Libraries.errors import QuarryError
+from App_Function_Libraries.options import CITATION_STYLES  # noqa: F401 - the one list (options.py)
 from App_Function_Libraries.records import Source
 
-CITATION_STYLES = ("numbered", "apa", "chicago")
 STYLE_LABELS = {"numbered": "Numbered", "apa": "APA (author-date)", "chicago": "Chicago (author-date)"}
 DEFAULT_STYLE = "numbered"
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",

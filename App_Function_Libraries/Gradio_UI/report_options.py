@@ -1,4 +1,4 @@
-"""The Web Search tab's "Report options": tone, format, answer language, length budget, and the report prompt
+"""The Web Search tab's "Report options": tone, format, report language, length budget, and the report prompt
 (the aggregation prompt) in an editor, with named presets saved next to config.txt (save, load, delete) and
 a reset to the built-in prompt. A preset missing {question} or {sources} is refused with a message saying
 which; the form's values become ResearchParams in web_search_params.
@@ -7,23 +7,23 @@ from __future__ import annotations
 
 import gradio as gr
 
+from App_Function_Libraries import options
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, toast_text
 
-FORMAT_CHOICES = [("full report", "full"), ("short answer", "short"), ("bullet brief", "bullets"),
-                  ("comparison table", "table")]
-CITATION_STYLE_CHOICES = [("numbered", "numbered"), ("APA", "apa"), ("Chicago author-date", "chicago")]
+FORMAT_CHOICES = options.labelled("report_format", options.REPORT_FORMAT_LABELS)
+CITATION_STYLE_CHOICES = options.labelled("citation_style", options.CITATION_STYLE_LABELS)
 PROMPT_LABEL = ("Report prompt: {question} and {sources} are required (the sources are inserted there, as data); "
                 "{tone}, {format}, {length} and {language} may be used")
 
 
 def preset_choices(settings=None) -> list[str]:
-    from App_Function_Libraries.Research.presets import DEFAULT_NAME, list_presets
-    return [DEFAULT_NAME] + list_presets(settings or current_settings())
+    from App_Function_Libraries import quarry
+    return quarry.presets.names(settings or current_settings())
 
 
 def default_prompt() -> str:
-    from App_Function_Libraries.LLM.prompts import DEFAULT_AGGREGATION_PROMPT
-    return DEFAULT_AGGREGATION_PROMPT
+    from App_Function_Libraries import quarry
+    return quarry.presets.default_prompt()
 
 
 def _refused(action: str, exc: Exception) -> str:
@@ -33,19 +33,19 @@ def _refused(action: str, exc: Exception) -> str:
 
 def load_preset(name: str):
     """prompt text, status for the preset chosen in the list."""
-    from App_Function_Libraries.Research.presets import PresetError, load_preset as load
+    from App_Function_Libraries import quarry
     try:
-        return load(name or "default", current_settings()), f"Loaded preset **{one_line(name, 60)}**."
-    except PresetError as exc:
+        return quarry.presets.load(name, current_settings()), f"Loaded preset **{one_line(name, 60)}**."
+    except quarry.QuarryError as exc:
         return gr.skip(), _refused("Not loaded", exc)
 
 
 def save_preset(name: str, text: str):
     """preset list (the saved one chosen), status. A broken prompt is refused and nothing is written."""
-    from App_Function_Libraries.Research.presets import PresetError, save_preset as save
+    from App_Function_Libraries import quarry
     try:
-        stem = save(name, text, current_settings())
-    except PresetError as exc:
+        stem = quarry.presets.save(name, text, current_settings())
+    except quarry.QuarryError as exc:
         return gr.skip(), _refused("Not saved", exc)
     return gr.Dropdown(choices=preset_choices(), value=stem), f"Saved preset **{stem}**."
 
@@ -56,10 +56,10 @@ def reset_prompt():
 
 
 def delete_preset(name: str):
-    from App_Function_Libraries.Research.presets import PresetError, delete_preset as delete
+    from App_Function_Libraries import quarry
     try:
-        stem = delete(name or "", current_settings())
-    except PresetError as exc:
+        stem = quarry.presets.delete(name, current_settings())
+    except quarry.QuarryError as exc:
         return gr.skip(), gr.skip(), _refused("Not deleted", exc)
     return (default_prompt(), gr.Dropdown(choices=preset_choices(), value="default"),
             f"Deleted preset **{stem}**; the built-in prompt is back.")
@@ -74,23 +74,22 @@ def values_from_params(params: dict) -> list:
             params.get("report_language") or "", int(params.get("length_words") or 600),
             params.get("aggregation_prompt") or default_prompt(),
             gr.Dropdown(choices=names, value=preset if preset in names else "default"),
-            params.get("citation_style") if params.get("citation_style") in ("numbered", "apa", "chicago")
+            params.get("citation_style") if params.get("citation_style") in options.CITATION_STYLES
             else current_settings().research.citation_style]
 
 
 def build(settings) -> dict:
-    """The accordion; returns its inputs by form name (tone, report_format, report_lang, length_words,
-    aggregation_prompt, preset, citation_style)."""
-    from App_Function_Libraries.LLM.prompts import REPORT_TONES
+    """The accordion; returns its inputs by form name, the options' names (tone, report_format,
+    report_language, length_words, aggregation_prompt, preset, citation_style)."""
     research = settings.research
-    tones = list(dict.fromkeys([settings.search.search_result_analysis_tone, *REPORT_TONES]))
+    tones = list(dict.fromkeys([settings.search.search_result_analysis_tone, *options.REPORT_TONES]))
     with gr.Accordion("Report options", open=False, elem_id="ws-report-options"):
         with gr.Row():
             tone = gr.Dropdown(tones, value=tones[0], allow_custom_value=True, label="Tone", elem_id="ws-tone")
             fmt = gr.Dropdown(FORMAT_CHOICES, value=research.report_format, label="Format", elem_id="ws-format")
-            lang = gr.Textbox(research.output_lang, label="Answer language (ISO code; empty: the question's)",
+            lang = gr.Textbox(research.report_language, label="Report language (ISO code; empty: the question's)",
                               placeholder="e.g. en, de, pt-BR", max_lines=1, elem_id="ws-lang")
-            length = gr.Slider(50, 3000, value=min(max(research.report_length_words, 50), 3000), step=50,
+            length = gr.Slider(50, 3000, value=min(max(research.length_words, 50), 3000), step=50,
                                label="Length budget (words)", elem_id="ws-length")
             style = gr.Dropdown(CITATION_STYLE_CHOICES, value=research.citation_style,
                                 label="Citation style (sources list in downloads)", elem_id="ws-citation-style")
@@ -109,5 +108,5 @@ def build(settings) -> dict:
     save.click(save_preset, inputs=[name, prompt], outputs=[preset, status])
     reset.click(reset_prompt, outputs=[prompt, preset, status])
     delete.click(delete_preset, inputs=preset, outputs=[prompt, preset, status])
-    return {"tone": tone, "report_format": fmt, "report_lang": lang, "length_words": length,
+    return {"tone": tone, "report_format": fmt, "report_language": lang, "length_words": length,
             "aggregation_prompt": prompt, "preset": preset, "citation_style": style}

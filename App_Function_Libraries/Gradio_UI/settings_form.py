@@ -13,6 +13,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from App_Function_Libraries import options
 from App_Function_Libraries.config import (ENGINES, LOCAL_SOURCES, LLM_PROVIDERS, LLM_ROLES, ROLE_SECTION_PREFIX, ConfigError,
                                            EngineSettings, Settings, is_secret, load_settings, mask,
                                            set_settings, update_config_file)
@@ -56,21 +57,12 @@ ENGINE_LABELS = {"api_url": "API URL", "api_key": "API key", "search_engine_id":
 
 def engine_fields(engine: str) -> list[FieldSpec]:
     """The engine's settings that it uses: DuckDuckGo (through ddgs) has no URL or key to show."""
-    spec = _engine_spec(engine)
-    unused = set() if spec is None or spec.needs_url or spec.needs_key or spec.auth != "none" \
-        else {f"{engine}_api_url", f"{engine}_api_key"}
+    from App_Function_Libraries import quarry
+    unused = set() if quarry.web.engine_uses_address(engine) else {f"{engine}_api_url", f"{engine}_api_key"}
     names = [f.name for f in dataclasses.fields(EngineSettings)
              if f.name.startswith(engine + "_") and f.name not in unused]
     return [FieldSpec("engines", n, ENGINE_LABELS.get(n[len(engine) + 1:], n[len(engine) + 1:].replace("_", " ")))
             for n in names]
-
-
-def _engine_spec(engine: str):
-    try:
-        from App_Function_Libraries.Search.engines import load_engine
-        return load_engine(engine).SPEC
-    except (KeyError, ImportError):
-        return None
 
 
 # what an offline or local user needs beside engines and LLMs: (section, key, label, choices)
@@ -78,11 +70,11 @@ GENERAL = [("fetch", "allow_private_addresses", "Allow private addresses (a loca
             ("true", "false")),
            ("research", "pages_max", "Most pages read per run", ()),
            ("research", "follow_up_count", "Follow-up questions suggested (0-5)", ()),
-           ("research", "report_format", "Report format", ("full", "short", "bullets", "table")),
-           ("research", "report_length_words", "Report length (words)", ()),
-           ("research", "output_lang", "Report language (ISO code; empty: the question's)", ()),
+           ("research", "report_format", "Report format", options.REPORT_FORMATS),
+           ("research", "length_words", "Report length (words)", ()),
+           ("research", "report_language", "Report language (ISO code; empty: the question's)", ()),
            ("search", "search_result_analysis_tone", "Report tone", ()),
-           ("research", "citation_style", "Citation style", ("numbered", "apa", "chicago")),
+           ("research", "citation_style", "Citation style", options.CITATION_STYLES),
            ("engines", "contact_email", "Contact e-mail (sent to Crossref, OpenAlex, PubMed)", ()),
            ("embeddings", "model", "Embedding model (empty: the bundled all-MiniLM-L6-v2)", ())]
 

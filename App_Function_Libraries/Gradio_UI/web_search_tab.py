@@ -24,11 +24,11 @@ from App_Function_Libraries.quarry.errors import BadArgument
 OPTION_NAMES = ["engines", "count", "result_max", "country", "search_lang", "result_lang", "date_range",
                 "date_start", "date_end", "safesearch", "site_blacklist", "include_sites", "exact_terms",
                 "exclude_terms",
-                "dedupe_filter", "geolocation", "sort", "subqueries", "subquery_count", "relevance", "pages_max",
-                "report_format", "tone", "report_lang", "length_words", "aggregation_prompt", "preset",
+                "dedupe_filter", "geolocation", "sort", "subqueries", "subquery_count", "relevance_check", "pages_max",
+                "report_format", "tone", "report_language", "length_words", "aggregation_prompt", "preset",
                 "citation_style"] + [
                     f"llm_{r}" for r in LLM_ROLES]
-REPORT_OPTION_NAMES = ["tone", "report_format", "report_lang", "length_words", "aggregation_prompt", "preset",
+REPORT_OPTION_NAMES = ["tone", "report_format", "report_language", "length_words", "aggregation_prompt", "preset",
                        "citation_style"]
 COPY_JS = "(text) => { if (text) { navigator.clipboard.writeText(text); } return []; }"
 # Escape cancels a running research: clicks Cancel while the report area shows a run in progress
@@ -282,7 +282,7 @@ def build_options(settings) -> dict:
                                           elem_id="ws-subqueries")
             c["subquery_count"] = gr.Slider(1, 10, value=s.search_enable_subquery_count_max, step=1,
                                             label="Most sub-queries")
-            c["relevance"] = gr.Checkbox(settings.research.relevance_check, label="Check relevance before reading",
+            c["relevance_check"] = gr.Checkbox(settings.research.relevance_check, label="Check relevance before reading",
                                          elem_id="ws-relevance")
             c["pages_max"] = gr.Slider(1, 50, value=min(settings.research.pages_max, 50), step=1,
                                        label="Most pages read")

@@ -15,6 +15,7 @@ from App_Function_Libraries.quarry.errors import BadArgument
 from App_Function_Libraries.quarry.render import export_filename, link_open_tag, round_summary, safe_href
 from App_Function_Libraries.Gradio_UI.downloads import write_download
 from App_Function_Libraries.Gradio_UI.ui_common import one_line
+from App_Function_Libraries.options import REPORT_FORMAT_LABELS
 
 STAGE_LABELS = {"subqueries": "Sub-queries", "search": "Search", "embedding_model": "Load embedding model",
                 "relevance": "Relevance check",
@@ -24,7 +25,7 @@ STAGE_LABELS = {"subqueries": "Sub-queries", "search": "Search", "embedding_mode
 # "kind" is last so the columns before it keep their places: web, paper, wikipedia or document (Source.kind)
 SOURCE_HEADERS = ["use", "n", "title", "url", "engines", "verdict", "reason", "fetched", "round", "kind"]
 SOURCE_TYPES = ["bool", "str", "str", "str", "str", "str", "str", "str", "str", "str"]
-FORMAT_NAMES = {"full": "full report", "short": "short answer", "bullets": "bullet brief", "table": "comparison table"}
+FORMAT_NAMES = REPORT_FORMAT_LABELS  # the one list of report formats and their names (options.py)
 MAX_FOLLOW_UPS = 5
 DOWNLOAD_FORMATS = ("md", "json", "html", "bib")
 # made when chosen (a PDF takes a second or two): the "Download as" list beside the buttons above

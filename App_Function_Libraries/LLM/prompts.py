@@ -132,7 +132,7 @@ REPORT_FORMATS = {
 }
 
 # suggestions shown in the UI; any other word the user types is passed on as it is
-REPORT_TONES = ("neutral", "academic", "plain-language", "journalistic", "technical", "friendly")
+from App_Function_Libraries.options import REPORT_TONES  # noqa: E402,F401 - the one list (options.py)
 
 REPORT_RULES = (
     "Rules that always hold: use only what the numbered sources say, never outside knowledge. End every "

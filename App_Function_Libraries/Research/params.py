@@ -1,24 +1,36 @@
 """ResearchParams: everything one research run was asked to do, JSON-serialisable (it is saved with the
-result). Defaults come from [search] and [research] in config.txt. It never holds an API key: engines are
-named, and their keys stay in the settings.
+result). Its fields are the options of App_Function_Libraries/options.py (group search, research, report,
+budget) under the same names, plus what a follow-up carries over. `from_settings` is the one builder: defaults
+from config.txt, then the values given, each checked as options.py declares (BadArgument names a wrong one).
+It never holds an API key: engines are named, and their keys stay in the settings.
 """
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from App_Function_Libraries.config import Settings, get_settings
+from App_Function_Libraries import options as table
+from App_Function_Libraries.config import ENGINES, LOCAL_SOURCES, Settings, get_settings
+from App_Function_Libraries.options import BadArgument
 from App_Function_Libraries.Research.report import ReportOptions
+from App_Function_Libraries.Search.errors import InvalidOption
 from App_Function_Libraries.Search.options import SearchOptions
 
-REPORT_FORMAT_CHOICES = ("full", "short", "bullets", "table")
-MIN_LENGTH_WORDS, MAX_LENGTH_WORDS = 50, 10000
-LANGUAGE_CODE = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})?")
+
+def _declared_options(cls):
+    """Each option of options.py (PARAMS) the class below does not spell out becomes a field too, its default
+    the option's (from_settings fills in its setting): a new option is declared once, in options.py."""
+    notes = cls.__dict__["__annotations__"]
+    for name in table.PARAMS:
+        if name not in notes:
+            notes[name] = "Any"
+            setattr(cls, name, table.OPTIONS[name].default)
+    return cls
 
 
 @dataclass
+@_declared_options
 class ResearchParams:
     engines: list[str] = field(default_factory=list)
     # search: the SearchOptions of the same names, as given (None: the [search] default applies)
@@ -65,33 +77,33 @@ class ResearchParams:
     plan: dict[str, Any] = field(default_factory=dict)  # the plan the run followed (Research/plan.py)
 
     @classmethod
-    def from_settings(cls, settings: Settings | None = None, **overrides) -> "ResearchParams":
+    def from_settings(cls, settings: Settings | None = None, **values) -> "ResearchParams":
+        """The params of a run: each option's configured default (options.py `setting`), then `values` by
+        option name or an old name (None: the default). Each given value is checked: BadArgument (a
+        QuarryError) names a wrong one. `preset` without `aggregation_prompt` loads that saved prompt."""
         s = settings or get_settings()
-        base = cls(engines=[e.strip() for e in s.search.search_provider_default.split(",") if e.strip()],
-                   result_max=s.search.search_result_max,
-                   subqueries=s.search.search_enable_subquery,
-                   subquery_count=s.search.search_enable_subquery_count_max,
-                   max_queries=s.search.search_default_max_queries, relevance_check=s.research.relevance_check,
-                   pages_max=s.research.pages_max, passages_per_page=s.research.passages_per_page,
-                   tone=s.search.search_result_analysis_tone, report_format=s.research.report_format,
-                   length_words=s.research.report_length_words, report_language=s.research.output_lang,
-                   citation_style=s.research.citation_style,
-                   follow_up_count=s.research.follow_up_count, budget_seconds=s.research.budget_seconds,
-                   budget_pages=s.research.budget_pages, budget_llm_tokens=s.research.budget_llm_tokens)
-        return dataclasses.replace(base, **{k: v for k, v in overrides.items() if v is not None})
+        carried = {f.name for f in dataclasses.fields(cls)} - set(table.PARAMS)  # follow-up_of, plan, ...
+        options = table.canonical({k: v for k, v in values.items() if k not in carried}, table.PARAMS)
+        given = {k: v for k, v in values.items() if k in carried and v is not None}
+        given.update({name: table.parse(name, value) for name, value in options.items()})
+        _check_engines(given)
+        _check_search(given, s)
+        _apply_preset(given, s)
+        return cls(**{**_defaults(s), **given})
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ResearchParams":
-        """Params from to_dict(). A run saved before the options had one name each stored them under their
-        labels (result_count, content_country, search_result_language, sort_results_by): read those too."""
+        """Params from to_dict(), unchecked (a saved run opens as it was). A run saved before the options had
+        one name each stored some under old names (result_count, content_country, output_lang, ...): read too."""
         data = dict(data or {})
-        for name in SearchOptions.names():
-            label = SearchOptions.label(name)
-            if label in data and name not in data:
-                data[name] = data.pop(label)
+        for old, name in table.old_names(table.PARAMS).items():
+            if old in data:
+                value = data.pop(old)
+                if value is not None:
+                    data.setdefault(name, value)
         known = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
 
@@ -108,18 +120,75 @@ class ResearchParams:
     def report_options(self) -> ReportOptions:
         """The report's options. An earlier run's answer is not among them: its [n] name other sources."""
         return ReportOptions(tone=self.tone, report_format=self.report_format, length_words=self.length_words,
-                             output_lang=self.report_language, template=self.aggregation_prompt)
+                             report_language=self.report_language, template=self.aggregation_prompt)
 
     def check_report_options(self) -> None:
-        """Raise ValueError (one line for the user) for a report option that cannot be used."""
-        from App_Function_Libraries.Research.presets import validate_template
-        if self.report_format not in REPORT_FORMAT_CHOICES:
-            raise ValueError(f"unknown report format {self.report_format!r}; use {', '.join(REPORT_FORMAT_CHOICES)}")
-        if not MIN_LENGTH_WORDS <= int(self.length_words) <= MAX_LENGTH_WORDS:
-            raise ValueError(f"the report length must be {MIN_LENGTH_WORDS} to {MAX_LENGTH_WORDS} words")
-        if self.report_language and not LANGUAGE_CODE.fullmatch(self.report_language):
-            raise ValueError(f"answer language {self.report_language!r} is not a language code like en, de or pt-BR")
+        """BadArgument (one line for the user) for a report option that cannot be used (a saved or edited run)."""
+        for name in ("report_format", "length_words", "report_language", "citation_style"):
+            table.parse(name, getattr(self, name))
         if self.aggregation_prompt.strip():
-            validate_template(self.aggregation_prompt)
-        if self.citation_style not in ("numbered", "apa", "chicago"):
-            raise ValueError(f"unknown citation style {self.citation_style!r}; use numbered, apa or chicago")
+            _check_template(self.aggregation_prompt)
+
+
+def _defaults(settings: Settings) -> dict[str, Any]:
+    """The configured default of each option that has one (search options stay None: the search fills in
+    its [search] defaults itself, and a run records only what was asked)."""
+    out = {}
+    for name in table.PARAMS:
+        option = table.OPTIONS[name]
+        if option.setting and option.group != "search":
+            section, key = option.setting_key()
+            out[name] = getattr(getattr(settings, section), key)
+    out["engines"] = table.names_list(out["engines"])
+    return out
+
+
+def _check_engines(given: dict[str, Any]) -> None:
+    if "engines" not in given:
+        return
+    engines = [e.lower() for e in given["engines"]]
+    unknown = [e for e in engines if e not in ENGINES + LOCAL_SOURCES]
+    if unknown:
+        raise BadArgument("engines", f"has unknown engine {', '.join(unknown)}; engines are {', '.join(ENGINES)}, "
+                                     f"local sources {', '.join(LOCAL_SOURCES)}")
+    if engines:
+        given["engines"] = engines
+    else:
+        del given["engines"]
+
+
+def _check_search(given: dict[str, Any], settings: Settings) -> None:
+    """Each search option given, checked by the parser the search uses (its message, under its name)."""
+    for name in table.SEARCH:
+        value = given.get(name)
+        if value in (None, "", [], ()):
+            given.pop(name, None)
+            continue
+        try:
+            SearchOptions.build(None, settings, **{name: value})
+        except InvalidOption as exc:  # "date_range 'x' is not understood: ..." (its name or label first)
+            text = " ".join(str(exc).split())
+            first, _, rest = text.partition(" ")
+            named = first in (name, SearchOptions.label(name)) and rest
+            raise BadArgument(name, rest if named else f"is not valid: {text}") from exc
+
+
+def _apply_preset(given: dict[str, Any], settings: Settings) -> None:
+    """A preset named without its text: the saved prompt (PresetError, a QuarryError, when it cannot be)."""
+    from App_Function_Libraries.Research.presets import PresetError, load_preset, sanitize_name
+    if given.get("preset") and not given.get("aggregation_prompt"):
+        try:
+            given.update(aggregation_prompt=load_preset(given["preset"], settings),
+                         preset=sanitize_name(given["preset"]))
+        except PresetError as exc:
+            raise BadArgument(None, str(exc)) from exc
+    if given.get("aggregation_prompt", "").strip():
+        _check_template(given["aggregation_prompt"])
+
+
+def _check_template(text: str) -> None:
+    from App_Function_Libraries.Research.presets import PresetError, validate_template
+    try:
+        validate_template(text)
+    except PresetError as exc:
+        raise BadArgument(None, str(exc)) from exc

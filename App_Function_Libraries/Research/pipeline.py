@@ -232,7 +232,7 @@ def _judge_without_llm(run: Run, sources: list[Source]) -> None:
             relevance.apply_verdict(source, relevance.Verdict(None, "not judged: the LLM stopped answering"))
         return
     relevance.judge_with_embeddings(run.embedder(), run.result.question, sources,
-                                    run.services.settings.research.relevance_embedding_threshold)
+                                    run.params.relevance_embedding_threshold)
 
 
 # ---------------------------------------------------------------- stages 4-7

@@ -36,15 +36,15 @@ class ReportOptions:
     tone: str = "neutral"
     report_format: str = "full"  # full | short | bullets | table
     length_words: int = 600
-    output_lang: str = ""  # ISO 639-1; empty: the question's language
+    report_language: str = ""  # ISO 639-1; empty: the question's language
     template: str = ""  # the aggregation prompt ({question}, {sources}, …); empty: the built-in one
     previous_answer: str = ""  # the report this one rewrites (dig deeper: same source numbers)
 
 
-def language_line(question: str, output_lang: str = "") -> str:
+def language_line(question: str, report_language: str = "") -> str:
     """The instruction naming the report's language: the one asked for, else the question's (detected)."""
-    if output_lang.strip():
-        return prompts.language_instruction(language_name(output_lang))
+    if report_language.strip():
+        return prompts.language_instruction(language_name(report_language))
     return prompts.language_instruction(language_name(detect_language(question)), from_question=True)
 
 
@@ -97,7 +97,7 @@ def write_report(question: str, sources: list[Source], llm: LLMClient, options: 
     """The report written by the LLM from the numbered sources (raises LLMError on failure)."""
     numbered = sorted((s for s in sources if s.n is not None), key=lambda s: s.n)
     tag = prompts.new_data_tag()
-    language = language_line(question, options.output_lang)
+    language = language_line(question, options.report_language)
     system = prompts.report_system(options.tone, options.report_format, options.length_words, language)
     values = {"tone": options.tone or "neutral", "language": language,
               "format": prompts.REPORT_FORMATS.get(options.report_format, prompts.REPORT_FORMATS["full"]),
@@ -181,7 +181,7 @@ def write_brief(question: str, sub_queries: list[str], sources: list[Source], em
     if d.lead is None:
         return not_answered(question, sources, embedder, sub_queries) or NO_EVIDENCE, []
     titles = {c.n: c.title for c in cs}
-    header = EXTRACTIVE_NOTE + _language_note(question, options.output_lang,
+    header = EXTRACTIVE_NOTE + _language_note(question, options.report_language,
                                               [d.lead.text] + [p.text for p in d.picks])
     return header + "\n\n" + _render_brief(d, options.report_format, titles), d.unanswered
 

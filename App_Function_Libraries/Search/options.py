@@ -1,10 +1,11 @@
 """Search options: `SearchOptions` (one search's options, validated) and the parsers that build it
 (InvalidOption on a bad value).
 
-Each option has one name, the SearchOptions field's, in code, the CLI, the UI and ResearchParams. Its
-`label` (field metadata) is the name in `app.py search --json`, cache keys and the notes and errors a
-person reads; `setting` is the [search] key that gives its default. A list of option names is
-`SearchOptions.names()`, never written out by hand.
+Each option is declared once in App_Function_Libraries/options.py (group search): its one name is the
+SearchOptions field's, in code, the CLI, the UI, the MCP/HTTP arguments and ResearchParams, and the table's
+`setting` is the [search] key that gives its default. Its `label` (field metadata) is the name in
+`app.py search --json`, cache keys and the notes and errors a person reads (kept: stored cache rows carry it).
+A list of option names is `SearchOptions.names()`, never written out by hand; each field carries its parser.
 
 Accepted forms:
   date_range       day|week|month|year (also d/w/m/y, past_day, last_week, …) or explicit
@@ -25,14 +26,13 @@ from datetime import date, timedelta
 from typing import Any, Callable
 
 from App_Function_Libraries import codes
+from App_Function_Libraries import options as table
+from App_Function_Libraries.options import DATE_PRESETS, SAFESEARCH_LEVELS, SORT_ORDERS
 from App_Function_Libraries.Search.errors import InvalidOption
 
 MAX_RESULT_COUNT = 100
 MAX_QUERY_CHARS = 2000
-DATE_PRESETS = ("day", "week", "month", "year")
 PRESET_DAYS = {"day": 1, "week": 7, "month": 31, "year": 365}
-SAFESEARCH_LEVELS = ("off", "moderate", "strict")
-SORT_ORDERS = ("relevance", "date")
 _PRESET_ALIASES = {"d": "day", "w": "week", "m": "month", "y": "year", "24h": "day", "today": "day",
                    "past_day": "day", "past_week": "week", "past_month": "month", "past_year": "year",
                    "last_day": "day", "last_week": "week", "last_month": "month", "last_year": "year",
@@ -60,10 +60,11 @@ class DateRange:
         return f"{self.start or ''}..{self.end or ''}"
 
 
-def option(default: Any, *, label: str, setting: str | None = None) -> Any:
-    """A search option: its one name is the field's; `label` its name in `app.py search --json`, cache keys,
-    notes and errors (kept so none of them change); `setting` the [search] key that gives its default."""
-    return field(default=default, metadata={"label": label, "setting": setting})
+def option(default: Any, *, label: str, parse: Callable[[Any], Any]) -> Any:
+    """A search option (declared in options.py under the field's name); `label` its name in `app.py search
+    --json`, cache keys, notes and errors (kept so none of them change); `parse` makes its value from a raw one
+    (InvalidOption when it cannot)."""
+    return field(default=default, metadata={"label": label, "parse": parse})
 
 
 @dataclass(frozen=True)
@@ -74,19 +75,22 @@ class SearchOptions:
     country: ISO 3166 alpha-2 upper case; languages: ISO 639-1 lower case; today: the date presets and
     relative dates count from (kept here so builders and parsers stay pure)."""
     query: str = ""
-    country: str | None = option(None, label="content_country", setting="search_content_country")
-    search_lang: str | None = option(None, label="search_lang", setting="search_language_query")
-    result_lang: str | None = option(None, label="search_result_language", setting="search_language_results")
-    date_range: DateRange | None = option(None, label="date_range")
-    safesearch: str | None = option(None, label="safesearch", setting="search_safesearch")
-    site_blacklist: tuple[str, ...] = option((), label="site_blacklist", setting="search_result_blacklist")
-    include_sites: tuple[str, ...] = option((), label="include_sites", setting="search_include_sites")
-    exact_terms: tuple[str, ...] = option((), label="exactTerms")
-    exclude_terms: tuple[str, ...] = option((), label="excludeTerms")
-    dedupe_filter: bool | None = option(None, label="filter")  # Google's duplicate-content filter
-    geolocation: str | None = option(None, label="geolocation")
-    sort: str | None = option(None, label="sort_results_by")
-    count: int = option(10, label="result_count", setting="search_result_max_per_query")
+    country: str | None = option(None, label="content_country", parse=lambda v: parse_country(v, "content_country"))
+    search_lang: str | None = option(None, label="search_lang", parse=lambda v: parse_language(v, "search_lang"))
+    result_lang: str | None = option(None, label="search_result_language",
+                                     parse=lambda v: parse_language(v, "search_result_language"))
+    date_range: DateRange | None = option(None, label="date_range", parse=lambda v: parse_date_range(v))
+    safesearch: str | None = option(None, label="safesearch", parse=lambda v: parse_safesearch(v))
+    site_blacklist: tuple[str, ...] = option((), label="site_blacklist", parse=lambda v: parse_sites(v))
+    include_sites: tuple[str, ...] = option((), label="include_sites",
+                                            parse=lambda v: parse_sites(v, "include_sites"))
+    exact_terms: tuple[str, ...] = option((), label="exactTerms", parse=lambda v: parse_terms(v, phrases=True))
+    exclude_terms: tuple[str, ...] = option((), label="excludeTerms", parse=lambda v: parse_terms(v, phrases=False))
+    # Google's duplicate-content filter
+    dedupe_filter: bool | None = option(None, label="filter", parse=lambda v: parse_flag(v))
+    geolocation: str | None = option(None, label="geolocation", parse=lambda v: parse_country(v, "geolocation"))
+    sort: str | None = option(None, label="sort_results_by", parse=lambda v: parse_sort(v))
+    count: int = option(10, label="result_count", parse=lambda v: parse_count(v))
     today: date = field(default_factory=date.today, compare=False)
     #: option names whose value is a [search] default, not the caller's choice
     defaulted: frozenset[str] = frozenset()
@@ -103,8 +107,9 @@ class SearchOptions:
 
     @classmethod
     def setting(cls, name: str) -> str | None:
-        """The [search] key that gives the option's default, or None."""
-        return _FIELDS[name].metadata["setting"]
+        """The [search] key that gives the option's default (options.py), or None."""
+        key = table.OPTIONS[name].setting_key()
+        return key[1] if key else None
 
     @classmethod
     def check_names(cls, values: dict[str, Any]) -> None:
@@ -167,24 +172,14 @@ class SearchOptions:
 _FIELDS = {f.name: f for f in dataclasses.fields(SearchOptions)}
 
 
-def build_options(query: Any, *, count: Any, country: Any, search_lang: Any, result_lang: Any = None,
-                  date_range: Any = None, safesearch: Any = None, site_blacklist: Any = None,
-                  exact_terms: Any = None, exclude_terms: Any = None, dedupe_filter: Any = None,
-                  geolocation: Any = None, sort: Any = None, today: date | None = None,
-                  defaulted: frozenset[str] = frozenset(), include_sites: Any = None) -> SearchOptions:
-    """Validated options from raw values (no defaults filled in: see SearchOptions.build). query None: a
-    template without a query."""
-    label = SearchOptions.label
-    return SearchOptions(
-        query="" if query is None else parse_query(query), count=parse_count(count),
-        country=parse_country(country, label("country")), search_lang=parse_language(search_lang, "search_lang"),
-        result_lang=parse_language(result_lang, label("result_lang")),
-        date_range=parse_date_range(date_range), safesearch=parse_safesearch(safesearch),
-        site_blacklist=parse_sites(site_blacklist), include_sites=parse_sites(include_sites, "include_sites"),
-        exact_terms=parse_terms(exact_terms, phrases=True),
-        exclude_terms=parse_terms(exclude_terms, phrases=False), dedupe_filter=parse_flag(dedupe_filter),
-        geolocation=parse_country(geolocation, "geolocation"), sort=parse_sort(sort),
-        today=today or date.today(), defaulted=frozenset(defaulted))
+def build_options(query: Any, *, today: date | None = None, defaulted: frozenset[str] = frozenset(),
+                  **values: Any) -> SearchOptions:
+    """Validated options from raw values by option name (no defaults filled in: see SearchOptions.build; count
+    is required). query None: a template without a query."""
+    SearchOptions.check_names(values)
+    return SearchOptions(query="" if query is None else parse_query(query),
+                         **{name: _FIELDS[name].metadata["parse"](values.get(name)) for name in SearchOptions.names()},
+                         today=today or date.today(), defaulted=frozenset(defaulted))
 
 
 def parse_query(value: Any) -> str:
@@ -282,13 +277,9 @@ def parse_terms(value: Any, *, phrases: bool) -> tuple[str, ...]:
 def parse_flag(value: Any) -> bool | None:
     if value is None or value == "":
         return None
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("1", "true", "on", "yes"):
-        return True
-    if text in ("0", "false", "off", "no"):
-        return False
+    flag = table.truth(value)
+    if flag is not None:
+        return flag
     raise InvalidOption(f"filter {value!r} must be 0 or 1 (Google's duplicate-content filter)")
 
 

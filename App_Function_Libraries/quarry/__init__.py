@@ -25,12 +25,15 @@ which names it. Importing this package does no work: every function imports what
 """
 from __future__ import annotations
 
-from App_Function_Libraries.quarry import docs, history, notes, runs, watch, wiki
+from App_Function_Libraries.quarry import docs, history, notes, presets, runs, watch, web, wiki
 from App_Function_Libraries.quarry.errors import BadArgument, QuarryError
 from App_Function_Libraries.quarry import check, engines, extract, models, render  # noqa: I001 - the doors' others
 from App_Function_Libraries.quarry.history import export
-from App_Function_Libraries.quarry.research import nothing_searched, research, research_params, save_result
+from App_Function_Libraries.quarry.research import (nothing_searched, research, research_params, round_lines,
+                                                     save_result)
+from App_Function_Libraries.quarry.research import services as research_services
 from App_Function_Libraries.quarry.web import search
 
-__all__ = ["BadArgument", "QuarryError", "docs", "export", "history", "nothing_searched", "notes", "research",
-           "research_params", "runs", "save_result", "search", "watch", "wiki"]
+__all__ = ["BadArgument", "QuarryError", "docs", "export", "history", "nothing_searched", "notes", "presets",
+           "research", "research_params", "research_services", "round_lines", "runs", "save_result", "search",
+           "watch", "web", "wiki"]

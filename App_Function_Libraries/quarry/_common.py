@@ -27,9 +27,3 @@ def count_argument(name: str, value, low: int, high: int | None = None) -> int |
     if value < low or (high is not None and value > high):
         raise BadArgument(name, f"must be at least {low}" if high is None else f"must be {low} to {high}")
     return value
-
-
-def name_list(value) -> list[str]:
-    """Names given as a list or as one comma-separated string, lowercased, empty ones dropped."""
-    items = value.split(",") if isinstance(value, str) else list(value or [])
-    return [str(item).strip().lower() for item in items if str(item).strip()]

@@ -6,18 +6,8 @@ import sqlite3
 
 
 from App_Function_Libraries.errors import QuarryError  # noqa: F401 - the one base: re-exported for callers
-
-
-class BadArgument(QuarryError, ValueError):
-    """An argument the caller gave is wrong; `argument` names it (None when the fault spans several)."""
-
-    def __init__(self, argument: str | None, reason: str) -> None:
-        self.argument, self.reason = argument, reason
-        super().__init__(f"{argument} {reason}" if argument else reason)
-
-    def cli_text(self) -> str:
-        """The message with the argument spelled as a command-line option (pages -> --pages)."""
-        return f"--{self.argument.replace('_', '-')} {self.reason}" if self.argument else self.reason
+# a wrong argument or option (`argument` names it): declared beside the options so the core raises the same one
+from App_Function_Libraries.options import BadArgument  # noqa: F401
 
 
 def one_line(exc: BaseException) -> str:

@@ -5,75 +5,21 @@ from __future__ import annotations
 import threading
 from typing import Callable
 
-from App_Function_Libraries.quarry._common import count_argument, name_list, settings_or_current
+from App_Function_Libraries.options import parse as parse_option
+from App_Function_Libraries.quarry._common import settings_or_current
 from App_Function_Libraries.quarry.errors import BadArgument, QuarryError, one_line
 
-REPORT_FORMATS = ("full", "short", "bullets", "table")
-
-
-def research_params(settings=None, *, engines=None, pages: int | None = None, no_llm: bool = False,
-                    subqueries: bool = True, relevance: bool = True, report_format: str | None = None,
-                    tone: str | None = None, lang: str | None = None, length: int | None = None,
-                    preset: str | None = None, use_cache: bool = True, follow_up_of: str | None = None,
-                    search_options: dict | None = None, budget_seconds: float | None = None,
-                    budget_pages: int | None = None, budget_tokens: int | None = None):
-    """ResearchParams from the settings with these overrides; BadArgument names a wrong one. `search_options`:
-    web search options by their SearchOptions names (country, search_lang, date_range, safesearch,
-    site_blacklist, include_sites, ...); one left None takes its [search] default. budget_seconds,
-    budget_pages, budget_tokens: the run's budget (0: no limit; None: [research] budget_*)."""
-    from App_Function_Libraries.config import ENGINES, LOCAL_SOURCES
+def research_params(settings=None, *, follow_up_of: str | None = None, search_options: dict | None = None,
+                    **options):
+    """ResearchParams from the settings with `options` by their names in App_Function_Libraries/options.py
+    (engines, pages_max, use_llm, report_format, report_language, date_range, budget_pages, ...) or their old
+    names (pages, lang, length, no_llm, budget_tokens, ...); one left None takes its configured default.
+    `search_options`: more of them in a dict. Checked once, by ResearchParams.from_settings: BadArgument names a
+    wrong one. `follow_up_of`: a saved report (id or its start) this question follows up."""
     from App_Function_Libraries.Research.params import ResearchParams
     settings = settings_or_current(settings)
-    chosen = name_list(engines) or None
-    unknown = [e for e in chosen or [] if e not in ENGINES + LOCAL_SOURCES]
-    if unknown:
-        raise BadArgument(None, f"unknown engine {', '.join(unknown)}; engines are {', '.join(ENGINES)}, "
-                                f"local sources {', '.join(LOCAL_SOURCES)}")
-    count_argument("pages", pages, 1)
-    count_argument("length", length, 1)
-    count_argument("budget_pages", budget_pages, 0, 100)
-    count_argument("budget_tokens", budget_tokens, 0)
-    if budget_seconds is not None and (isinstance(budget_seconds, bool) or not isinstance(budget_seconds, (int, float))
-                                       or budget_seconds < 0):
-        raise BadArgument("budget_seconds", "must be a number of seconds, at least 0 (0: no limit)")
-    if report_format is not None and report_format not in REPORT_FORMATS:
-        raise BadArgument("report_format", f"must be one of {', '.join(REPORT_FORMATS)}")
-    overrides = {"engines": chosen, "pages_max": pages, "report_format": report_format, "tone": tone,
-                 "report_language": lang, "length_words": length, "budget_seconds": budget_seconds,
-                 "budget_pages": budget_pages, "budget_llm_tokens": budget_tokens,
-                 **search_overrides(search_options, settings)}
-    if preset:
-        from App_Function_Libraries.Research.presets import load_preset, sanitize_name
-        try:
-            overrides.update(aggregation_prompt=load_preset(preset, settings), preset=sanitize_name(preset))
-        except ValueError as exc:
-            raise BadArgument(None, one_line(exc)) from exc
-    overrides.update({k: False for k, on in (("use_llm", not no_llm), ("subqueries", subqueries),
-                                             ("relevance_check", relevance), ("use_cache", use_cache)) if not on})
-    params = ResearchParams.from_settings(settings, **overrides)
-    try:
-        params.check_report_options()
-    except ValueError as exc:
-        raise BadArgument(None, one_line(exc)) from exc
+    params = ResearchParams.from_settings(settings, **{**(search_options or {}), **options})
     return _follow_up(follow_up_of, params, settings) if follow_up_of else params
-
-
-def search_overrides(values: dict | None, settings) -> dict:
-    """The search options set in `values` (SearchOptions names), each checked as the search will use it;
-    BadArgument names a wrong one."""
-    from App_Function_Libraries.Search.errors import InvalidOption
-    from App_Function_Libraries.Search.options import SearchOptions
-    values = {k: v for k, v in (values or {}).items() if v not in (None, "", [], ())}
-    for name, value in values.items():
-        if name not in SearchOptions.names():
-            raise BadArgument(name, f"is no search option; they are {', '.join(SearchOptions.names())}")
-        try:
-            SearchOptions.build(None, settings, **{name: value})
-        except InvalidOption as exc:  # "date_range 'x' is not understood: ..." (the option's name or label first)
-            first, _, rest = one_line(exc).partition(" ")
-            named = first in (name, SearchOptions.label(name)) and rest
-            raise BadArgument(name, rest if named else f"is not valid: {one_line(exc)}") from exc
-    return values
 
 
 def _follow_up(report_id: str, params, settings):
@@ -93,8 +39,9 @@ def research(question: str, params=None, *, rounds: int = 0, save: bool = True, 
              settings=None, services=None, **options):
     """Research `question` from sub-queries to a verified, cited report; returns the ResearchResult.
 
-    `params` is a ResearchParams, or built by research_params(settings, **options) (engines, pages, no_llm,
-    report_format, tone, lang, length, preset, follow_up_of, budget_*, ...). `plan` (a ResearchPlan, its dict, or
+    `params` is a ResearchParams, or built by research_params(settings, **options) (the options of
+    App_Function_Libraries/options.py by name: engines, pages_max, use_llm, report_format, report_language,
+    the search options, preset, follow_up_of, budget_*, ...). `plan` (a ResearchPlan, its dict, or
     see quarry.runs.plan) is followed instead of making one. `rounds` (0-5) digs deeper after the report.
     `on_progress` gets the pipeline's ProgressEvents; setting `cancel` stops the run, which returns what it has.
     With `save` the result is stored in the research database under result.id (`run_id` if given; a failure to
@@ -105,7 +52,7 @@ def research(question: str, params=None, *, rounds: int = 0, save: bool = True, 
     replaces the LLMs, fetcher or search built from the settings. QuarryError when the run cannot be done."""
     from App_Function_Libraries.Research.durable import execute
     settings = settings_or_current(settings)
-    count_argument("rounds", rounds, 0, 5)
+    rounds = parse_option("rounds", rounds) or 0
     params = params if params is not None else research_params(settings, **options)
     plan = read_plan(plan) if plan is not None else None
     cancel = cancel or threading.Event()
@@ -133,6 +80,35 @@ def finish_run(result, rounds: int, cancel: threading.Event, save: bool, setting
         except QuarryError as exc:
             result.errors.append(str(exc))
     return result
+
+
+def services(settings=None, *, use_llm: bool = True, role_llms: dict[str, str] | None = None):
+    """The pipeline's services for one run (pass them to research): each role on its configured LLM, or on the
+    LLM of another config section named in `role_llms` ({"extraction": "llm_final_answer"}), or on none
+    (role_llms value None). The settings are not changed. BadArgument for a section the config lacks."""
+    import dataclasses
+
+    from App_Function_Libraries.config import ROLE_SECTION_PREFIX
+    from App_Function_Libraries.LLM.registry import get_llm
+    from App_Function_Libraries.Research.pipeline import Services
+    settings = settings_or_current(settings)
+    made = Services.from_settings(settings, use_llm=use_llm)
+    for role, section in (role_llms or {}).items():
+        if section is None:
+            made.llms[role] = None
+        elif use_llm:
+            name = section[len(ROLE_SECTION_PREFIX):]
+            if section != "llm" and name not in settings.roles:
+                raise BadArgument(None, f"no LLM section [{section}] in the config")
+            profile = settings.llm if section == "llm" else settings.llm_for(name)
+            made.llms[role] = get_llm(role, dataclasses.replace(settings, roles={**settings.roles, role: profile}))
+    return made
+
+
+def round_lines(result) -> list[str]:
+    """One line per dig-deeper round of `result`: what it searched and added."""
+    from App_Function_Libraries.Research.dig_deeper import round_summary
+    return [round_summary(record) for record in result.rounds]
 
 
 def nothing_searched(result) -> QuarryError:
