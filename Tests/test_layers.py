@@ -37,13 +37,6 @@ FRONT_DOORS = {unit for unit, layer in LAYERS.items() if layer == FRONT_DOOR}
 # codes, the settings, the option table, and the reachability verdicts); nothing from DB/, Research/, Search/,
 # Wikipedia/, Documents/, Retrieval/, LLM/
 DOOR_MAY_IMPORT = {"quarry", "records", "errors", "config", "options", "codes", "status"}
-# TEMPORARY (issue 24, parallel branches): the doors engineer "opt" moves onto the facade in its own branch.
-# The lead deletes this set when merging; then every door is held to the rule.
-OPT_DOORS_UNTIL_MERGE = {f"{PKG}/{name}" for name in (
-    "CLI/research_command.py", "CLI/search_command.py", "CLI/watch_command.py", "CLI/main.py",
-    "MCP/__init__.py", "MCP/run_tools.py", "MCP/server.py", "MCP/tools.py",
-    "Gradio_UI/api_endpoints.py", "Gradio_UI/web_search_params.py", "Gradio_UI/settings_form.py",
-    "Gradio_UI/report_options.py")}
 MODULE_NAME = re.compile(rf"{PKG}(\.\w+)+")
 PLACE_IT = "give it a layer in LAYERS in Tests/test_layers.py (see Docs/architecture.md, Layers)"
 
@@ -131,7 +124,7 @@ def test_imports_point_down_only():
 
 
 def test_the_facade_is_the_only_door():
-    assert door_violations(excused=OPT_DOORS_UNTIL_MERGE) == []
+    assert door_violations() == []
 
 
 # ---------------------------------------------------------------- controls: the check can fail
