@@ -81,11 +81,14 @@ def research(settings, question: str = "", *, on_progress=None, cancel=None, **v
         result = quarry.runs.resume(resume, rounds=rounds, on_progress=on_progress, cancel=cancel, settings=settings)
         return plain.research_out(result, saved=True)
     chosen = quarry.runs.read_plan(plan) if plan else None
-    result = quarry.research(chosen.question if chosen else question, plan=chosen, rounds=rounds,
-                             on_progress=on_progress, cancel=cancel, settings=settings, **values)
+    result = quarry.research(chosen.question if chosen else question, plan=chosen, rounds=rounds, save=False,
+                             durable=True, on_progress=on_progress, cancel=cancel, settings=settings, **values)
     if result.searched_nothing:  # no report, nothing saved: the CLI's line as the error
         raise quarry.nothing_searched(result)
-    return plain.research_out(result, saved=not any(e.startswith("could not save") for e in result.errors))
+    saved = quarry.history.save(result, settings)  # success as data: the report stands either way
+    if not saved.ok:
+        result.errors.append(saved.message)
+    return plain.research_out(result, saved=saved.ok)
 
 
 def research_plan(settings, question: str, **values) -> dict[str, Any]:
