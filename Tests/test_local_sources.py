@@ -147,3 +147,17 @@ def test_a_saved_report_keeps_a_local_sources_text_in_hand(make_settings):
         Source("Bees", "https://bees.example/", n=2)])
     saved = store.load_report(store.save_research(result))
     assert [(s.kind, s.in_hand) for s in saved.sources] == [("wikipedia", "The waggle dance."), ("web", "")]
+
+
+def test_a_local_engine_does_not_note_safesearch_but_notes_a_date_range_it_cannot_keep():
+    """Safesearch has nothing to filter in the user's own index and files; a date range it cannot apply is
+    still noted. Control: a web engine without safesearch notes it."""
+    from App_Function_Libraries.Search.engines import load_engine
+    from App_Function_Libraries.Search.engines.base import unsupported_notes
+    from App_Function_Libraries.Search.options import build_options
+    opts = build_options("bees", count=5, safesearch="strict", date_range="week")
+    wiki = unsupported_notes(load_engine("wikipedia").SPEC, opts)
+    assert wiki == ["wikipedia: date_range not supported, ignored"]
+    web_spec = load_engine("searxng").SPEC
+    bare = type(web_spec)(**{**web_spec.__dict__, "honours": {}})
+    assert "safesearch" in unsupported_notes(bare, opts)[0]

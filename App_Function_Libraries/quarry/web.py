@@ -53,10 +53,11 @@ def engine_uses_address(engine: str) -> bool:
 
 
 def _engines(engines, settings) -> list[str]:
-    from App_Function_Libraries.config import ENGINES
+    from App_Function_Libraries.config import ENGINES, LOCAL_SOURCES
+    known = ENGINES + LOCAL_SOURCES  # the local engines answer a search too (Search/engines/wikipedia.py, ...)
     chosen = [e.lower() for e in names_list(engines or [], "engines")] or \
-        [e for e in names_list(settings.search.search_provider_default) if e in ENGINES]
-    unknown = [e for e in chosen if e not in ENGINES]
+        [e for e in names_list(settings.search.search_provider_default) if e in known]
+    unknown = [e for e in chosen if e not in known]
     if unknown:
-        raise BadArgument("engines", f"has unknown engine {', '.join(unknown)}; engines are {', '.join(ENGINES)}")
+        raise BadArgument("engines", f"has unknown engine {', '.join(unknown)}; engines are {', '.join(known)}")
     return chosen

@@ -124,8 +124,11 @@ def local_spec(name: str, label: str, honours: dict[str, str]) -> EngineSpec:
 
 
 def unsupported_notes(spec: EngineSpec, opts: SearchOptions) -> list[str]:
-    """One note naming the options in use that this engine cannot honour."""
-    missing = [SearchOptions.label(name) for name in opts.options_to_note() if name not in spec.honours]
+    """One note naming the options in use that this engine cannot honour. A local engine searches the user's
+    own index and files: there is nothing for safesearch to filter, so it is not noted as ignored."""
+    moot = {"safesearch"} if spec.transport == "local" else set()
+    missing = [SearchOptions.label(name) for name in opts.options_to_note()
+               if name not in spec.honours and name not in moot]
     return [f"{spec.name}: {', '.join(missing)} not supported, ignored"] if missing else []
 
 
