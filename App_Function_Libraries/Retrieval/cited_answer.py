@@ -179,7 +179,8 @@ def shape_fits(question: str, text: str) -> bool:
     return bool(kind) and answer_shape(question, text, kind) == 2
 
 
-def _ranked(question: str, sources: list[CitableSource], embedder, topic: str = "") -> list[Pick]:
+def candidates(question: str, sources: list[CitableSource], embedder=None, topic: str = "") -> list[Pick]:
+    """Every text an answer may quote (of MIN_WORDS words or more), best ranked first, with its relevance."""
     ranked = rank_sentences(question, sources, embedder, topic=topic)
     titles = {s.n: s.title for s in sources}
     scores = relevance(topic or question, [f"{t} {titles.get(n, '')}" for t, n, _s in ranked])
@@ -219,11 +220,11 @@ def draft(question: str, sources: list[CitableSource], embedder=None, parts: lis
     """Choose what an extractive answer quotes: the lead, then per part (sub-question) up to per_part texts
     that clear the floor for that part (single: up to `single` for a one-part question), within budget_words.
     A question of several parts is answered when one of them is; the others are named as not answered."""
-    ranked = _ranked(question, sources, embedder)
+    ranked = candidates(question, sources, embedder)
     cleared = [p for p in ranked if p.score >= floor]
     groups = [p for p in (parts or []) if p.strip()]
-    by_part = {part: [p for p in _ranked(f"{question} {part}", sources, embedder, topic=part) if p.score >= floor]
-               for part in groups} if len(groups) >= 2 else {}
+    by_part = {part: [p for p in candidates(f"{question} {part}", sources, embedder, topic=part)
+                      if p.score >= floor] for part in groups} if len(groups) >= 2 else {}
     if not cleared:  # the lead answers the first part that is answered
         part = next((k for k, v in by_part.items() if v), "")
         cleared = by_part.get(part, [])
