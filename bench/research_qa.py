@@ -25,8 +25,9 @@ Per mode:
                       of the run whose text lacks it, verified again (report.verify_report); wrong_caught is the
                       share of those the verifier does not mark supported;
   not_answered        a further seeded sample of questions (--unanswerable, default a third of --limit) asked
-                      with the page holding the gold paragraph removed from the search results: the share of runs
-                      whose result says it is not answered (answer_status) and cites nothing;
+                      with every page holding a gold answer removed from the search results (the gold page and any
+                      other page whose text holds the answer): the share of runs whose result says it is not
+                      answered (answer_status) and cites nothing;
   median_s, p90_s     wall time per question; llm_calls, llm_tokens per question.
 Per question (--why prints those that fail, --details stores them all), in extractive mode, why it failed:
   answerable:   refused (said not answered, though a quotable text holds the gold answer; answer_recall still
@@ -194,9 +195,20 @@ def wrong_citation(result, page_text: dict[str, str], embedder) -> list[tuple[bo
              truly_supported(c.sentence, c.quote, page_text.get(c.url, ""))) for c in check.citations]
 
 
+def page_text(page: qa_web.QAPage) -> str:
+    return "\n\n".join([page.article, page.heading] + page.paragraphs)
+
+
 def page_texts(pages: list[qa_web.QAPage], search: qa_web.QASearch) -> dict[str, str]:
     """The page text each URL really holds (its paragraphs), to check quotes against."""
-    return {search.url_of(p): "\n\n".join([p.article, p.heading] + p.paragraphs) for p in pages}
+    return {search.url_of(p): page_text(p) for p in pages}
+
+
+def answer_pages(search: qa_web.QASearch, question) -> set[str]:
+    """The pages an unanswerable case hides: the gold page and every other page whose text holds a gold answer
+    (SQuAD-normalised), so that no page left can answer it (hiding the gold page alone left questions such as
+    "When were the Wars of Religion fought?" answerable from another page of the article)."""
+    return {question.page} | {p.path for p in search.pages if contains_answer(page_text(p), question.answers)}
 
 
 # ---------------------------------------------------------------- baselines
@@ -268,7 +280,7 @@ def run_mode(mode: str, settings, questions, search, texts, unanswerable=()) -> 
                   f"cited_correctly={sum(r['correct'] for r in done) / i:.3f}", flush=True)
     said_not_answered, hidden_rows = [], []
     for q in unanswerable:
-        search.hidden = {q.page}
+        search.hidden = answer_pages(search, q)
         try:
             result = process_question(q.text, params, services=services)
         finally:
