@@ -10,6 +10,7 @@ generic document. Each takes the listed sources (ResearchResult.listed_sources) 
 """
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from typing import Any
@@ -18,6 +19,17 @@ from App_Function_Libraries.DB.citation_styles import Facts, one_line, source_fa
 from App_Function_Libraries.records import Source
 
 Listed = list[tuple[int, Source]]
+
+
+def _access_date(accessed: Any) -> datetime.date | None:
+    """The report's day from `accessed` when it is exactly YYYY-MM-DD and a real day; None otherwise (an imported
+    run may hold anything: the field is then left out, read in time linear in its length, never int() on a
+    run of digits of any length)."""
+    match = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})", accessed) if isinstance(accessed, str) else None
+    try:
+        return datetime.date(*(int(part) for part in match.groups())) if match else None
+    except ValueError:  # a month or day out of range
+        return None
 
 
 def _note(n: int, question: str) -> str:
@@ -43,11 +55,12 @@ def bibtex(listed: Listed, accessed: str, question: str = "") -> str:
     if not listed:
         return "% No sources.\n"
     keys: set[str] = set()
-    entries = [_bib_entry(n, source_facts(source), accessed, _bib_escape(question), keys) for n, source in listed]
+    day = _access_date(accessed)
+    entries = [_bib_entry(n, source_facts(source), day, _bib_escape(question), keys) for n, source in listed]
     return "\n\n".join(entries) + "\n"
 
 
-def _bib_entry(n: int, f: Facts, accessed: str, question: str, keys: set[str]) -> str:
+def _bib_entry(n: int, f: Facts, accessed: datetime.date | None, question: str, keys: set[str]) -> str:
     paper = f.kind == "paper"
     fields = [("title", "{" + _bib_escape(f.title) + "}")]
     if f.authors:
@@ -64,7 +77,8 @@ def _bib_entry(n: int, f: Facts, accessed: str, question: str, keys: set[str]) -
         if not paper:
             fields.append(("howpublished", r"\url{" + _bib_url(f.url) + "}"))
         fields.append(("url", _bib_url(f.url)))
-        fields.append(("urldate", accessed))
+        if accessed:
+            fields.append(("urldate", accessed.isoformat()))
     elif f.url:
         fields.append(("howpublished", _bib_escape(f.url)))
     fields.append(("note", _note(n, question)))
@@ -97,10 +111,11 @@ _RIS_TYPES = {"paper": "JOUR", "web": "ELEC", "wikipedia": "ENCYC", "document": 
 
 def ris(listed: Listed, accessed: str, question: str = "") -> str:
     """RIS records (TY … ER), one per numbered source."""
-    return "".join(_ris_record(n, source_facts(source), accessed, question) for n, source in listed)
+    day = _access_date(accessed)
+    return "".join(_ris_record(n, source_facts(source), day, question) for n, source in listed)
 
 
-def _ris_record(n: int, f: Facts, accessed: str, question: str) -> str:
+def _ris_record(n: int, f: Facts, accessed: datetime.date | None, question: str) -> str:
     tags = [("TY", _RIS_TYPES.get(f.kind, "ELEC")), ("TI", f.title)]
     tags += [("AU", "{1}, {0}".format(*split_name(a)).strip(", ")) for a in f.authors]
     if f.kind == "paper" and f.venue:
@@ -115,7 +130,9 @@ def _ris_record(n: int, f: Facts, accessed: str, question: str) -> str:
         tags.append(("DO", f.doi))
     if f.url:
         tags.append(("UR", f.url))
-    tags += [("Y2", accessed.replace("-", "/")), ("N1", _note(n, one_line(question))), ("ER", "")]
+    if accessed:
+        tags.append(("Y2", accessed.strftime("%Y/%m/%d")))
+    tags += [("N1", _note(n, one_line(question))), ("ER", "")]
     return "".join(f"{tag}  - {one_line(value)}\n" for tag, value in tags) + "\n"
 
 
@@ -127,11 +144,12 @@ _CSL_TYPES = {"paper": "article-journal", "web": "webpage", "wikipedia": "entry-
 
 def csl_json(listed: Listed, accessed: str, question: str = "") -> str:
     """CSL-JSON (the citeproc item format), a list with one item per numbered source."""
-    return json.dumps([_csl_item(n, source_facts(source), accessed, question) for n, source in listed],
+    day = _access_date(accessed)
+    return json.dumps([_csl_item(n, source_facts(source), day, question) for n, source in listed],
                       indent=2, ensure_ascii=False) + "\n"
 
 
-def _csl_item(n: int, f: Facts, accessed: str, question: str) -> dict[str, Any]:
+def _csl_item(n: int, f: Facts, accessed: datetime.date | None, question: str) -> dict[str, Any]:
     item: dict[str, Any] = {"id": f"source-{n}", "type": _CSL_TYPES.get(f.kind, "webpage"), "title": f.title,
                             "citation-number": n}
     if f.authors:
@@ -145,9 +163,8 @@ def _csl_item(n: int, f: Facts, accessed: str, question: str) -> dict[str, Any]:
         item["DOI"] = f.doi
     if web_address(f.url):
         item["URL"] = f.url
-        accessed_parts = [int(p) for p in re.findall(r"\d+", accessed)[:3]]
-        if len(accessed_parts) == 3:
-            item["accessed"] = {"date-parts": [accessed_parts]}
+        if accessed:
+            item["accessed"] = {"date-parts": [[accessed.year, accessed.month, accessed.day]]}
     elif f.url:
         item["source"] = f.url
     item["note"] = _note(n, one_line(question))

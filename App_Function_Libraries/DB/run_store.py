@@ -1,7 +1,7 @@
 """Durable runs and watchlists, in the research store's file (tables: DB/run_schema.py, schema 4).
 
-A run is checkpointed as each stage completes (`checkpoint`: the result as that stage left it, in one
-transaction), and each page it reads is kept at once (`save_page`). A run whose status is "running" but whose
+A run is checkpointed as each stage completes, and each dig-deeper round after its report (`checkpoint`: the
+result as that stage or round left it, in one transaction), and each page it reads is kept at once (`save_page`). A run whose status is "running" but whose
 process is gone (killed, machine off) reads as "interrupted". Watches keep what they have seen (normalized URL,
 content hash, passages) and their runs. Secrets are scrubbed before anything is written (redact.py).
 """
@@ -31,7 +31,7 @@ class RunRecord:
     id: str
     question: str
     status: str  # one of RUN_STATUSES ("interrupted": "running" in the file, its process gone)
-    stage: str  # the last stage completed ("" before the first)
+    stage: str  # the last stage completed ("" before the first; "rounds" once a dig-deeper round is committed)
     state: dict[str, Any] = field(default_factory=dict)
     plan: dict[str, Any] = field(default_factory=dict)
     budget: dict[str, Any] = field(default_factory=dict)

@@ -17,7 +17,10 @@ Each round:
 The round's record (records.Round): round, queries, gaps, considered (new results), added ([{n, url, title}]), change
 (added and removed sentences, a unified diff), stop (why digging stopped after it, "" when it did not),
 seconds. Digging stops when a round adds no numbered source, finds no gap to search, is cancelled, or after
-the rounds asked for.
+the rounds asked for. A round cut short by a cancel (its stop "cancelled", nothing rewritten) is the one the next
+dig deeper goes on with: its queries and the results it found are kept, not searched again, and it is read and
+rewritten then. `on_round` sees the result after each finished round (a durable run commits it there:
+Research/durable.py), `page_log` keeps each page as it is read (a durable run's: nothing read twice).
 """
 from __future__ import annotations
 
@@ -54,23 +57,33 @@ MAX_DIFF_LINES = 200
 
 def dig_deeper(result: ResearchResult, rounds: int = 1, params: ResearchParams | None = None,
                on_progress: ProgressFn | None = None, cancel: threading.Event | None = None, *,
-               on_report_delta: Callable[[str], None] | None = None,
-               services: Services | None = None) -> ResearchResult:
-    """Up to `rounds` (1..5) rounds on `result`; `result` itself is left as it was."""
+               on_report_delta: Callable[[str], None] | None = None, services: Services | None = None,
+               on_round: Callable[[ResearchResult], None] | None = None, page_log=None) -> ResearchResult:
+    """Up to `rounds` (1..5) rounds on `result` (a round cut short by a cancel is gone on with first, and
+    counts as one of them); `result` itself is left as it was."""
     if not result.report_markdown.strip():
         raise NoReport("there is no report to dig deeper into; research the question first")
     params = params or ResearchParams.from_dict(result.params)
     params.check_report_options()
     services = services or Services.from_settings(use_llm=params.use_llm)
     work = ResearchResult.from_dict(copy.deepcopy(result.to_dict()))
+    if cut_short(work) is not None:  # going on with it: the cancel is over
+        work.errors = [e for e in work.errors if not e.startswith("cancelled")]
     before_usage, before_timings = work.llm_usage, dict(work.timings)
     run = Run(work, services, params, on_progress, cancel)
+    run.page_log = page_log
     grew = False
     for _ in range(max(1, min(int(rounds), MAX_ROUNDS))):
-        record = Round(round=len(work.rounds) + 1)
-        work.rounds.append(record)  # the report stage writes along every round's queries, this one's too
-        _one_round(run, record, on_report_delta)
+        record = cut_short(work)
+        carried = [s for s in work.sources if record and s.round == record.round and s.n is None]
+        if record is None:
+            record = Round(round=len(work.rounds) + 1)
+            work.rounds.append(record)  # the report stage writes along every round's queries, this one's too
+        _one_round(run, record, on_report_delta, carried)
         grew = grew or bool(record.added)
+        if on_round is not None and cut_short(work) is None:
+            work.llm_usage = add_usage(before_usage, run.usage())
+            on_round(work)
         if record.stop:
             break
     if grew and not run.cancelled("follow_ups"):
@@ -81,32 +94,40 @@ def dig_deeper(result: ResearchResult, rounds: int = 1, params: ResearchParams |
     return work
 
 
-def _one_round(run: Run, record: Round, on_delta) -> None:
-    started = time.monotonic()
+def cut_short(result: ResearchResult) -> Round | None:
+    """The last round when a cancel cut it short before its rewrite (dig deeper goes on with it), else None."""
+    last = result.rounds[-1] if result.rounds else None
+    return last if last is not None and last.stop == "cancelled" and not last.change else None
+
+
+def _one_round(run: Run, record: Round, on_delta, carried: list[Source]) -> None:
+    """One round; a round cut short before (`record.stop` "cancelled") goes on with its queries and the
+    results it found (`carried`), its time added up."""
+    started = time.monotonic() - (record.seconds if record.stop else 0.0)
     label = f"round {record.round}"
-    run.progress("subqueries", 0, 1, f"{label}: finding gaps")
-    record.gaps, record.queries = find_gaps(run)
-    run.progress("subqueries", 1, 1, f"{label}: {len(record.queries)} new queries")
-    record.stop = _search_and_read(run, record) or _rewrite(run, record, on_delta)
+    if record.stop:
+        record.stop = ""
+        run.progress("subqueries", 1, 1, f"{label}: going on with its {len(record.queries)} queries")
+    else:
+        run.progress("subqueries", 0, 1, f"{label}: finding gaps")
+        record.gaps, record.queries = find_gaps(run)
+        run.progress("subqueries", 1, 1, f"{label}: {len(record.queries)} new queries")
+    record.stop = _search_and_read(run, record, carried) or _rewrite(run, record, on_delta)
     record.seconds = round(time.monotonic() - started, 3)
 
 
-def _search_and_read(run: Run, record: Round) -> str:
-    """Steps 2-4; returns why the round stops here ('' to go on to the rewrite)."""
+def _search_and_read(run: Run, record: Round, carried: list[Source]) -> str:
+    """Steps 2-4 (the search only when nothing was `carried` over from the round cut short); returns why the
+    round stops here ('' to go on to the rewrite)."""
     if not record.queries:
         return "no gap left to search" if not record.gaps else "every query for the gaps was searched before"
     if run.cancelled("search"):
         return "cancelled"
-    known, params = known_addresses(run.result.sources), run.params
-    found = search_sources(run, params, record.queries,
-                           lambda results: [r for r in results if normalize_url(r.url) not in known]
-                           [:params.result_max])
-    for source in found:
-        source.round = record.round
-    record.considered = len(found)
-    run.result.sources += found
+    found = carried or _search(run, record)
     if not found:
         return "the searches found only pages already read"
+    for source in carried:  # judged and read again (a kept page is not fetched again)
+        source.skipped = ""
     if not run.cancelled("relevance"):
         stage_relevance(run, found, aspects=record.queries)
     if not run.cancelled("fetch"):
@@ -116,6 +137,18 @@ def _search_and_read(run: Run, record: Round) -> str:
     added = stage_number(run, found)
     record.added = [{"n": s.n, "url": s.url, "title": s.title} for s in added]
     return "" if added else "no new result was relevant and readable"
+
+
+def _search(run: Run, record: Round) -> list[Source]:
+    known, params = known_addresses(run.result.sources), run.params
+    found = search_sources(run, params, record.queries,
+                           lambda results: [r for r in results if normalize_url(r.url) not in known]
+                           [:params.result_max])
+    for source in found:
+        source.round = record.round
+    record.considered = len(found)
+    run.result.sources += found
+    return found
 
 
 def _rewrite(run: Run, record: Round, on_delta) -> str:

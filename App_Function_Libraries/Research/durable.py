@@ -8,6 +8,9 @@ pages (stages 4-6: fetch, extract, rank, notes), report, verify, follow_ups. The
 (Research/plan.py; made from its sub-queries when none is given) and a budget (Research/budget.py): when the
 budget is reached it stops reading pages, writes the report from what it has and adds what was left undone.
 `hooks` (a watched run's, Research/watch.py) see the run before the report is written and after.
+Dig-deeper rounds asked for with the run (`rounds`, kept with it) follow its report (`dig_rounds`): each finished
+round is committed (step ROUNDS), so a resumed run goes on at the next round; a round cut short by a cancel is
+committed as it stands (its results kept) and gone on with on resume; every page read is kept at once.
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ import threading
 from typing import Any, Callable, Protocol
 
 from App_Function_Libraries.records import Page, ResearchResult
+from App_Function_Libraries.Research.dig_deeper import cut_short, dig_deeper
 from App_Function_Libraries.Research.budget import Budget, BudgetWatch, left_undone, mark_unread
 from App_Function_Libraries.Research.params import ResearchParams
 from App_Function_Libraries.Research.errors import EmptyQuestion
@@ -26,6 +30,7 @@ from App_Function_Libraries.Research.run import ProgressFn, Run, Services
 
 STEPS = ("subqueries", "search", "relevance", "pages", "report", "verify", "follow_ups")
 STOPPABLE = ("search", "relevance", "pages")
+ROUNDS = "rounds"  # the step after STEPS: the dig-deeper rounds, committed one by one
 UNREAD = "not read: the run reached its budget of"  # steps a cancel cuts short: not committed, done again on resume
 
 
@@ -60,9 +65,9 @@ class _Steps:
     """One run's steps, with what they share."""
 
     def __init__(self, run: Run, params: ResearchParams, plan: ResearchPlan | None, watch: BudgetWatch,
-                 cancel: threading.Event, hooks: RunHooks | None, on_delta):
+                 cancel: threading.Event, hooks: RunHooks | None, on_delta, rounds: int = 0):
         self.run, self.params, self.plan, self.watch = run, params, plan, watch
-        self.cancel, self.hooks, self.on_delta = cancel, hooks, on_delta
+        self.cancel, self.hooks, self.on_delta, self.rounds = cancel, hooks, on_delta, rounds
 
     def subqueries(self) -> None:
         run, question = self.run, self.run.result.question
@@ -136,18 +141,20 @@ def _tokens(run: Run) -> int:
 
 
 def execute(question: str, params: ResearchParams, *, plan: ResearchPlan | None = None, store=None,
-            run_id: str | None = None, resume=None, hooks: RunHooks | None = None, watch_id: str = "",
+            run_id: str | None = None, resume=None, hooks: RunHooks | None = None, watch_id: str = "", rounds: int = 0,
             on_progress: ProgressFn | None = None, cancel: threading.Event | None = None,
             on_report_delta: Callable[[str], None] | None = None, services: Services | None = None) -> ResearchResult:
     """Run (or, with `resume`, a run_store.RunRecord, continue) a research; with `store` each step is committed.
     The run's status in the store becomes "cancelled" when cancelled, "failed" on an error; the caller marks it
-    "done" once the result is saved."""
+    "done" once the result is saved. `rounds`: the dig-deeper rounds asked for after the report, kept with the run
+    (rounds_asked) for dig_rounds; on resume, those kept."""
     if resume is not None:
         state = dict(resume.state)
         result = ResearchResult.from_dict(state)
         params = ResearchParams.from_dict(result.params)
         plan = ResearchPlan.from_dict(params.plan) if params.plan else None
         done, watch_id = resume.stage, resume.watch_id
+        rounds = rounds_asked(resume)
     else:
         state, done = {}, ""
         question = " ".join(question.split())
@@ -164,13 +171,15 @@ def execute(question: str, params: ResearchParams, *, plan: ResearchPlan | None 
     watch = BudgetWatch(Budget.from_params(params), stop, cancel, lambda: _tokens(run),
                         float(state.get("run_seconds") or 0))
     watch.reached += list(state.get("budget_reached") or [])
-    steps = _Steps(run, params, plan, watch, cancel, hooks, on_report_delta)
+    steps = _Steps(run, params, plan, watch, cancel, hooks, on_report_delta, rounds)
     if store is not None:
         run.page_log = RunPageLog(store, result.id)
-        store.start_run(result.id, result.question, _state(run, watch), params.plan, watch.budget.to_dict(), watch_id)
+        store.start_run(result.id, result.question, _state(run, watch, rounds), params.plan, watch.budget.to_dict(),
+                        watch_id)
     watch.start()
     try:
-        _run_steps(run, steps, STEPS[STEPS.index(done) + 1:] if done else STEPS, store, watch)
+        _run_steps(run, steps, () if done == ROUNDS else STEPS[STEPS.index(done) + 1:] if done else STEPS, store,
+                   watch)
     except BaseException:
         if store is not None:
             _quietly(lambda: store.set_status(result.id, "failed"))
@@ -195,7 +204,7 @@ def _run_steps(run: Run, steps: _Steps, todo: tuple[str, ...], store, watch: Bud
             _note_cancel(run, watch, step)
             return  # cut short: not committed
         if store is not None:
-            store.checkpoint(run.result.id, step, _state(run, watch))
+            store.checkpoint(run.result.id, step, _state(run, watch, steps.rounds))
         if run.result.searched_nothing:  # nothing to judge, read or report: the run says why and stops
             if store is not None:
                 _quietly(lambda: store.set_status(run.result.id, "failed"))
@@ -209,9 +218,48 @@ def _note_cancel(run: Run, watch: BudgetWatch, step: str) -> None:
     run.cancelled(step)
 
 
-def _state(run: Run, watch: BudgetWatch) -> dict[str, Any]:
+def _state(run: Run, watch: BudgetWatch, rounds: int) -> dict[str, Any]:
     return {**run.result.to_dict(), "run_seconds": round(watch.elapsed(), 3),
-            "budget_reached": list(watch.reached)}
+            "budget_reached": list(watch.reached), "rounds_asked": rounds}
+
+
+def rounds_asked(record) -> int:
+    """The dig-deeper rounds a run (run_store.RunRecord) was asked to do after its report."""
+    try:
+        return max(0, int(record.state.get("rounds_asked") or 0))
+    except (TypeError, ValueError):
+        return 0
+
+
+def dig_rounds(result: ResearchResult, rounds: int, *, store=None, on_progress: ProgressFn | None = None,
+               cancel: threading.Event | None = None, services: Services | None = None) -> ResearchResult:
+    """Dig deeper after a run's report until it has done `rounds` rounds in all (those it has count: a resumed
+    run goes on at the next one, or with the round a cancel cut short); digging that stopped by itself (no gap
+    left, nothing new) is over. With `store` each finished round is committed (step ROUNDS) and each page kept
+    as it is read; a cancel commits the round as it stands and marks the run "cancelled", an error "failed"."""
+    if result.rounds and result.rounds[-1].stop not in ("", "cancelled"):
+        return result  # digging stopped by itself
+    left = rounds - len(result.rounds) + (1 if cut_short(result) else 0)
+    if left <= 0:
+        return result
+    params = ResearchParams.from_dict(result.params)
+    if store is None:
+        return dig_deeper(result, left, params, on_progress, cancel, services=services)
+    extra = {"run_seconds": 0.0, "budget_reached": [], "rounds_asked": rounds}
+    try:
+        dug = dig_deeper(result, left, params, on_progress, cancel, services=services,
+                         on_round=lambda work: store.checkpoint(work.id, ROUNDS, {**work.to_dict(), **extra}),
+                         page_log=RunPageLog(store, result.id))
+    except BaseException:
+        _quietly(lambda: store.set_status(result.id, "failed"))
+        raise
+    if cut_short(dug) is not None:  # cancelled: the round as it stands (its results, pages kept) for resume
+        state = dug.to_dict()
+        state["errors"] = [e for e in dug.errors if not e.startswith("cancelled")]
+        _quietly(lambda: store.checkpoint(dug.id, ROUNDS, {**state, **extra}))
+    if cancel is not None and cancel.is_set():
+        _quietly(lambda: store.set_status(dug.id, "cancelled"))
+    return dug
 
 
 def _legacy_in_hand(result: ResearchResult, in_hand: dict[str, str]) -> None:

@@ -7,6 +7,7 @@ here), so the default `auto` turns it on only where oneDNN reports native bf16 s
 """
 from __future__ import annotations
 
+import contextlib
 import threading
 from dataclasses import dataclass
 from typing import Callable, Protocol
@@ -81,7 +82,8 @@ class Embedder:
                 from sentence_transformers import SentenceTransformer
                 target = self.model_name or default_model_path()
                 try:
-                    self._model = SentenceTransformer(target, device="cpu")
+                    with quiet_model_load():
+                        self._model = SentenceTransformer(target, device="cpu")
                 except (OSError, ValueError) as exc:
                     raise EmbeddingError(f"cannot load embedding model {target!r}: {exc}") from exc
             return self._model
@@ -114,6 +116,24 @@ class Embedder:
 
     def encode_query(self, text: str) -> np.ndarray:
         return self.encode([text], is_query=True)[0]
+
+
+_quiet_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def quiet_model_load():
+    """While a model loads: no library progress bar (transformers' "Loading weights: 100%|…" on stderr, which
+    leaks into CLI output between our own progress lines); the bars' setting is as it was afterwards."""
+    from transformers.utils import logging as hf_logging
+    with _quiet_lock:
+        was_on = hf_logging.is_progress_bar_enabled()
+        hf_logging.disable_progress_bar()
+        try:
+            yield
+        finally:
+            if was_on:
+                hf_logging.enable_progress_bar()
 
 
 class ModelOnFirstUse:

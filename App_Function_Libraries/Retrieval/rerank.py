@@ -33,8 +33,11 @@ def get_cross_encoder(name: str) -> PairScorer | None:
     with _lock:
         if name not in _models:
             from sentence_transformers import CrossEncoder
+
+            from App_Function_Libraries.Retrieval.embeddings import quiet_model_load
             try:
-                _models[name] = CrossEncoder(name, device="cpu")
+                with quiet_model_load():
+                    _models[name] = CrossEncoder(name, device="cpu")
             except (OSError, ValueError) as exc:
                 raise CrossEncoderError(f"cannot load cross-encoder {name!r}: {exc}") from exc
         return _models[name]

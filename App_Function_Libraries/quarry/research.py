@@ -56,22 +56,22 @@ def research(question: str, params=None, *, rounds: int = 0, save: bool = True, 
     params = params if params is not None else research_params(settings, **options)
     plan = read_plan(plan) if plan is not None else None
     cancel = cancel or threading.Event()
+    store = _run_store(settings, save if durable is None else durable)
     try:
-        result = execute(question, params, plan=plan, store=_run_store(settings, save if durable is None else durable),
-                         run_id=run_id, on_progress=on_progress, cancel=cancel, on_report_delta=on_report_delta,
-                         services=services)
+        result = execute(question, params, plan=plan, store=store, run_id=run_id, rounds=rounds,
+                         on_progress=on_progress, cancel=cancel, on_report_delta=on_report_delta, services=services)
     except ValueError as exc:
         raise QuarryError(f"research failed: {one_line(exc)}") from exc
-    return finish_run(result, rounds, cancel, save, settings, on_progress)
+    return finish_run(result, rounds, cancel, save, settings, on_progress, store)
 
 
-def finish_run(result, rounds: int, cancel: threading.Event, save: bool, settings, on_progress=None):
-    """After the pipeline: dig deeper `rounds` times, then save (when `save`)."""
+def finish_run(result, rounds: int, cancel: threading.Event, save: bool, settings, on_progress=None, store=None):
+    """After the pipeline: dig deeper until `rounds` rounds are done (each committed to the run `store`, when
+    durable), then save (when `save`)."""
     if rounds and not cancel.is_set() and not result.searched_nothing:
-        from App_Function_Libraries.Research.dig_deeper import dig_deeper
-        from App_Function_Libraries.Research.params import ResearchParams
+        from App_Function_Libraries.Research.durable import dig_rounds
         try:
-            result = dig_deeper(result, rounds, ResearchParams.from_dict(result.params), on_progress, cancel)
+            result = dig_rounds(result, rounds, store=store, on_progress=on_progress, cancel=cancel)
         except Exception as exc:  # noqa: BLE001 - the first report still stands
             result.errors.append(f"dig deeper failed: {one_line(exc)}")
     if save and not result.searched_nothing:  # no report to keep: the run says why (stage_failures)

@@ -50,10 +50,11 @@ def get(run_id: str, settings=None):
 def resume(run_id: str, *, rounds: int = 0, save: bool = True, on_progress: Callable | None = None,
            cancel: threading.Event | None = None, on_report_delta: Callable[[str], None] | None = None,
            settings=None, services=None):
-    """Continue an interrupted, cancelled or failed run from its last completed stage (nothing it has searched
-    or read is done again); the finished ResearchResult, saved under the run's id (with `save`)."""
+    """Continue an interrupted, cancelled or failed run from its last completed stage or dig-deeper round
+    (nothing it has searched or read is done again), then the dig-deeper rounds it was asked for (or `rounds`
+    in all, when given); the finished ResearchResult, saved under the run's id (with `save`)."""
     from App_Function_Libraries.DB.run_store import RESUMABLE, get_run_store
-    from App_Function_Libraries.Research.durable import execute
+    from App_Function_Libraries.Research.durable import execute, rounds_asked
     settings = settings_or_current(settings)
     count_argument("rounds", rounds, 0, 5)
     record = get(run_id, settings)
@@ -63,12 +64,13 @@ def resume(run_id: str, *, rounds: int = 0, save: bool = True, on_progress: Call
     cancel = cancel or threading.Event()
     if record.watch_id:  # a watched run: resumed as one (New since, linked, notified)
         return _resume_watched(record, settings, services, on_progress, cancel)
+    store = get_run_store(settings)
     try:
-        result = execute(record.question, None, resume=record, store=get_run_store(settings),
-                         on_progress=on_progress, cancel=cancel, on_report_delta=on_report_delta, services=services)
+        result = execute(record.question, None, resume=record, store=store, on_progress=on_progress, cancel=cancel,
+                         on_report_delta=on_report_delta, services=services)
     except ValueError as exc:
         raise QuarryError(f"resume failed: {one_line(exc)}") from exc
-    return finish_run(result, rounds, cancel, save, settings, on_progress)
+    return finish_run(result, rounds or rounds_asked(record), cancel, save, settings, on_progress, store)
 
 
 def _resume_watched(record, settings, services, on_progress, cancel):
