@@ -97,7 +97,11 @@ def format_markdown(result) -> str:
 
 
 def _source_line(n: int, s) -> str:
-    return (f"[{n}] {one_line(s.title or s.url)}{_paper_facts(s.paper)} - {one_line(s.final_url or s.url)}"
+    """[n] title — a paper's facts - its address (as every list of sources shows it), where it was read when a
+    redirect led elsewhere, any warning on its page."""
+    moved = s.final_url and s.final_url != s.url
+    return (f"[{n}] {one_line(s.title or s.url)}{_paper_facts(s.paper)} - {one_line(s.url)}"
+            + (f" (read at {one_line(s.final_url)})" if moved else "")
             + (f" ({one_line(s.warning)})" if s.warning else ""))
 
 

@@ -151,10 +151,11 @@ def report_references(result: ResearchResult, style: str | None = None) -> list[
 
 def listed_plain(result: ResearchResult) -> list[dict[str, Any]]:
     """The listed sources (ResearchResult.listed_sources: cited, then read but not cited) as plain JSON: number,
-    title, address, kind, whether cited. The JSON export's "listed_sources" and the MCP/HTTP research answer."""
+    title, address (the source's own, as every list shows it) and the one it was read at after redirects,
+    kind, whether cited. The JSON export's "listed_sources" and the MCP/HTTP research answer."""
     cited = len(result.cited_sources())
-    return [{"n": n, "title": s.title, "url": s.final_url or s.url, "kind": s.kind, "cited": i < cited}
-            for i, (n, s) in enumerate(result.listed_sources())]
+    return [{"n": n, "title": s.title, "url": s.url, "final_url": s.final_url or s.url, "kind": s.kind,
+             "cited": i < cited} for i, (n, s) in enumerate(result.listed_sources())]
 
 
 def report_evidence(result: ResearchResult) -> list[Evidence]:

@@ -198,7 +198,7 @@ def source_cards_html(result) -> str:
 def source_card(n: int, source, verdicts: Counter | None) -> str:
     esc = html.escape
     title = esc(one_line(source.title or source.url, 160))
-    href = source.final_url or source.url
+    href = source.url  # its address as every list of sources shows it (a redirect leads on to where it was read)
     link = f"{link_open_tag(href)}{title}</a>" if safe_href(href, fragments=False) else title
     cited = ("cited: " + ", ".join(f"{k} ×{v}" if v > 1 else k for k, v in verdicts.items())
              if verdicts else "read, not cited")
