@@ -132,7 +132,8 @@ def _entries_html(entries: list[Reference], links: dict[int, list[int]]) -> str:
         quotes = f' <span class="quotes">(evidence {quotes})</span>' if quotes else ""
         # value: a browser's number; counter-set: WeasyPrint's (it reads no value), the list-item counter then
         # counting on to n
-        items.append(f'<li id="source-{ref.n}" value="{ref.n}" style="counter-set: list-item {ref.n - 1}">{"".join(span_html(s) for s in ref.spans)}'
+        spans = "".join(span_html(s) for s in ref.spans)
+        items.append(f'<li id="source-{ref.n}" value="{ref.n}" style="counter-set: list-item {ref.n - 1}">{spans}'
                      f"{quotes}{url}</li>")
     return "<ol>\n" + "\n".join(items) + "\n</ol>"
 
