@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import re
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -214,27 +215,113 @@ _ROUND_FIELDS = tuple(f.name for f in dataclasses.fields(Round) if f.name != "ex
 
 
 @dataclass
+class AnswerSource:
+    """One source of an answer, numbered in that answer: 1..k, the cited ones first in the order the answer
+    first cites them, no gaps (Retrieval/cited_answer.number_gapless)."""
+    n: int
+    title: str
+    url: str  # a web address, an article's address, or a document chunk's path#location
+    kind: str = "web"  # one of SOURCE_KINDS
+    cited: bool = False
+    report_n: int | None = None  # an answer about a report: that report's own number for this source
+
+
+@dataclass
+class NotUsed:
+    """A passage close to the question that does not answer it: listed under a not-answered answer, not cited."""
+    where: str  # the source's title, address or file location
+    score: float  # its relevance, as the floor that refused it measures it
+    text: str
+
+
+@dataclass
+class Answer:
+    """The one answer record (Retrieval/cited_answer.py writes it): the web report's answer
+    (`ResearchResult.answer`), a Wikipedia or Documents answer, and an answer about a report
+    (`ReportExchange.answer`). What is specific to each (the question, the report, the passages searched)
+    belongs to the record that holds the answer."""
+    markdown: str  # [n] name `sources`
+    status: str = "answered"  # "answered" | "partly" (parts not answered) | "not_answered"
+    mode: str = "extractive"  # "llm" | "extractive" | "none" (nothing cleared the relevance floor)
+    sources: list[AnswerSource] = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)  # each with its quote, passage and verdict
+    unanswered: list[str] = field(default_factory=list)  # the parts of the question no source answers
+    closest: list[NotUsed] = field(default_factory=list)  # not answered: the nearest passages, not used
+    errors: list[str] = field(default_factory=list)  # what went wrong writing it, one line each
+    invalid_citations_removed: int = 0  # [n] naming no source, removed
+
+    @property
+    def unsupported_citations(self) -> int:
+        """Cited sentences their source does not support (marked in the markdown)."""
+        return sum(c.verdict == "not supported" for c in self.citations)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["unsupported_citations"] = self.unsupported_citations  # for readers; counted again on load
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Answer":
+        data = dict(data)
+        data["sources"] = [AnswerSource(**_known(AnswerSource, s)) for s in data.get("sources") or []]
+        data["citations"] = [Citation(**_known(Citation, c)) for c in data.get("citations") or []]
+        data["closest"] = [NotUsed(**_known(NotUsed, c)) for c in data.get("closest") or []]
+        return cls(**_known(cls, data))
+
+
+def _known(kind: type, data: dict[str, Any]) -> dict[str, Any]:
+    names = {f.name for f in dataclasses.fields(kind)}
+    return {k: v for k, v in data.items() if k in names}
+
+
+@dataclass
 class ReportExchange:
-    """A question asked about a finished report and its answer from that report's own sources: each [n] is
-    the report's number for the source it cites (see Research/report_chat.py)."""
+    """A question asked about a finished report and its answer from that report's own sources
+    (Research/report_chat.py). The answer numbers its sources 1..k; each keeps the report's number
+    (`AnswerSource.report_n`)."""
     question: str
-    answer_markdown: str
-    citations: list[Citation] = field(default_factory=list)
-    mode: str = "extractive"  # "llm" | "extractive" | "none" (no source of the report covers the question)
-    errors: list[str] = field(default_factory=list)
-    invalid_citations_removed: int = 0
-    unsupported_citations: int = 0  # cited sentences their source does not support (marked in the answer)
+    answer: Answer
+    report_id: str = ""
     asked_at: float = field(default_factory=time.time)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        return {"question": self.question, "answer": self.answer.to_dict(), "report_id": self.report_id,
+                "asked_at": self.asked_at,
+                # for readers of the flat form (exports show it under the report): not read back
+                "answer_markdown": self.in_report_numbers()}
+
+    def in_report_numbers(self) -> str:
+        """The answer's markdown citing the report's numbers (as the report's sources list names them)."""
+        mapping = {s.n: s.report_n for s in self.answer.sources if s.report_n is not None}
+
+        def fix(m: re.Match) -> str:
+            return "[" + ", ".join(str(mapping.get(int(n), n)) for n in m.group(1).split(", ")) + "]"
+        return _ANSWER_GROUP.sub(fix, self.answer.markdown) if mapping else self.answer.markdown
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ReportExchange":
-        data = dict(data)
-        citations = [Citation(**c) for c in data.pop("citations", [])]
-        known = {f.name for f in dataclasses.fields(cls)}
-        return cls(citations=citations, **{k: v for k, v in data.items() if k in known})
+        """This Quarry's form, or the flat one an older Quarry saved and exported (answer_markdown, citations,
+        mode, errors and invalid_citations_removed beside the question; [n] the report's numbers)."""
+        answer = data.get("answer")
+        if not isinstance(answer, dict):
+            answer = _legacy_exchange_answer(data)
+        return cls(str(data.get("question") or ""), Answer.from_dict(answer), str(data.get("report_id") or ""),
+                   float(data.get("asked_at") or time.time()))
+
+
+#: a citation group as the cited-answer core writes it (Retrieval/citations.format_group): "[2]", "[1, 3]"
+_ANSWER_GROUP = re.compile(r"\[(\d+(?:, \d+)*)\](?!\()")
+
+
+def _legacy_exchange_answer(data: dict[str, Any]) -> dict[str, Any]:
+    """An older exchange's answer fields. Its sources are not in it (it cited the report's numbers): the
+    loader that has the report adds them (DB/research_store.list_exchanges)."""
+    citations = data.get("citations") or []
+    mode = str(data.get("mode") or "extractive")
+    return {"markdown": str(data.get("answer_markdown") or ""), "mode": mode, "citations": citations,
+            "status": "not_answered" if mode == "none" or not citations else "answered",
+            "errors": list(data.get("errors") or []),
+            "invalid_citations_removed": int(data.get("invalid_citations_removed") or 0)}
 
 
 @dataclass
@@ -269,6 +356,16 @@ class ResearchResult:
     def searched_nothing(self) -> bool:
         """No search answered (every engine failed, or none could be used): there is nothing to report."""
         return "search" in self.stage_failures
+
+    @property
+    def answer(self) -> Answer:
+        """The report as the one answer record (a view of this result's fields; the closest passages of a
+        report that does not answer are in its markdown only)."""
+        cited = len(self.cited_sources())  # its sources are the one list every door shows (listed_sources)
+        sources = [AnswerSource(n, s.title, s.url, s.kind, i < cited) for i, (n, s) in enumerate(self.listed_sources())]
+        return Answer(self.report_markdown, self.answer_status, self.mode, sources, list(self.citations),
+                      list(self.unanswered_parts), errors=list(self.errors),
+                      invalid_citations_removed=self.invalid_citations_removed)
 
     def numbered_sources(self) -> list[Source]:
         """Sources that have a report number (given to the writer), in number order."""

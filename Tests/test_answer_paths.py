@@ -1,23 +1,23 @@
 """Issue 22: every answer Quarry writes goes through one cited-answer core (Retrieval/cited_answer.py). The
 same cases, one for each thing a reader saw go wrong, run through all four answer paths: the web report
 (stages report + verify, as re-runs, follow-ups and dig-deeper rounds use them), Wikipedia answers, Documents
-answers and "Ask about this report". The texts are this test's own."""
+answers and "Ask about this report". Each path gives the one answer record (records.Answer). The texts are
+this test's own."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-
 import pytest
 
 from App_Function_Libraries.Documents.answer import answer_from_hits
 from App_Function_Libraries.Documents.doc_types import SearchHit
+from App_Function_Libraries.Research.coverage import question_parts
 from App_Function_Libraries.Research.params import ResearchParams
 from App_Function_Libraries.Research.pipeline import Run, Services, stage_number, stage_report, stage_verify
 from App_Function_Libraries.Research.report_chat import ChatServices, ask_report
 from App_Function_Libraries.Retrieval import cited_answer as core
 from App_Function_Libraries.Retrieval.citations import CitableSource, cited_sentences
 from App_Function_Libraries.Wikipedia import answer as wiki
-from App_Function_Libraries.records import Citation, Passage, ResearchResult, Source
+from App_Function_Libraries.records import Answer, Citation, Passage, ResearchResult, Source
 
 LORENZ = [("Edward Lorenz", "Edward Lorenz was an American mathematician and meteorologist. Lorenz founded modern "
            "chaos theory with his work on weather models in 1963. The Lorenz attractor is a set of chaotic "
@@ -41,16 +41,10 @@ CHANGELOG = [("Widgetcraft 1.8 changelog", "Widgetcraft 1.8 release notes\n+ Add
               "biomes\n+ Added granite, diorite and andesite blocks\n- Removed the old villager trading screen")]
 
 
-# ---------------------------------------------------------------- the four paths, one signature
+# ---------------------------------------------------------------- the four paths, one record
+# Each path returns the one answer record (records.Answer) as its front doors get it.
 
-@dataclass
-class Out:
-    markdown: str
-    citations: list
-    status: str  # answered | partly | not_answered
-
-
-def web(question: str, docs: list[tuple[str, str]], make_settings) -> Out:
+def web(question: str, docs: list[tuple[str, str]], make_settings) -> Answer:
     settings = make_settings({"research": {"use_embeddings": "false"}})
     sources = [Source(title, f"http://site{i}.test/page", passages=[Passage(text)], notes=text, fetched=True,
                       content_hash=f"h{i}") for i, (title, text) in enumerate(docs)]
@@ -60,33 +54,30 @@ def web(question: str, docs: list[tuple[str, str]], make_settings) -> Out:
     stage_number(run, run.result.sources)
     stage_report(run)
     stage_verify(run)
-    return Out(result.report_markdown, result.citations, result.answer_status)
+    return result.answer
 
 
-def wikipedia(question: str, docs: list[tuple[str, str]], make_settings) -> Out:
+def wikipedia(question: str, docs: list[tuple[str, str]], make_settings) -> Answer:
     sources = [CitableSource(i, f"https://en.wikipedia.org/wiki/{title.replace(' ', '_')}", title, [text])
                for i, (title, text) in enumerate(docs, start=1)]
-    answer = wiki.write_answer(question, sources, None, None, [])
-    if answer.mode != "none":
-        _sources, answer = wiki.gapless(sources, answer)
-    return Out(answer.markdown, answer.citations, answer.status)
+    return wiki.write_answer(question, sources, None, None, [], question_parts(question) or None)
 
 
-def documents(question: str, docs: list[tuple[str, str]], make_settings) -> Out:
+def documents(question: str, docs: list[tuple[str, str]], make_settings) -> Answer:
     hits = [SearchHit(node_id=i, doc_id=i, path=f"/docs/{i}.md", name=f"{title}.md", file_type="md", group="g",
                       index=0, text=text, context="", page=None) for i, (title, text) in enumerate(docs)]
-    answer = answer_from_hits(question, hits, None, None, relevance_floor=0)
-    status = "not_answered" if answer.mode == "none" else "answered"
-    return Out(answer.markdown, answer.citations, status)
+    asked = answer_from_hits(question, hits, None, None, relevance_floor=0, parts=question_parts(question) or None)
+    assert [f"{h.path}#{h.location}" for h in asked.hits] == [s.url for s in asked.answer.sources]
+    return asked.answer
 
 
-def chat(question: str, docs: list[tuple[str, str]], make_settings) -> Out:
+def chat(question: str, docs: list[tuple[str, str]], make_settings) -> Answer:
     sources = [Source(title, f"http://site{i}.test/page", passages=[Passage(text)], notes=text, n=i,
                       fetched=True) for i, (title, text) in enumerate(docs, start=1)]
     result = ResearchResult("An earlier question", sources=sources, report_markdown="Earlier report [1].")
     exchange = ask_report(result, question, ChatServices())
-    status = "not_answered" if exchange.mode == "none" else "answered"
-    return Out(exchange.answer_markdown, exchange.citations, status)
+    assert exchange.question == question and exchange.report_id == result.id
+    return exchange.answer
 
 
 PATHS = [web, wikipedia, documents, chat]
@@ -108,6 +99,9 @@ def test_sources_that_do_not_answer_say_so_and_show_the_closest_passages_not_use
     assert "do not answer" in out.markdown or "no passage that answers" in out.markdown \
         or "Nothing in your documents answers" in out.markdown
     assert "not used" in out.markdown and not re.search(r"\[\d+\]", out.markdown)
+    if path is not web:  # the report keeps its closest passages in its markdown only
+        assert out.closest and all(c.text and c.where and c.score < 1 for c in out.closest)
+        assert not out.sources and out.mode == "none"
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -152,11 +146,34 @@ def test_numbers_have_no_gaps_cited_first(path, make_settings):
     docs = [("Weather", "Rain fell on the coast for most of the week."), *HERMITIAN,
             ("Cooking", "Boil the pasta for ten minutes in salted water.")]
     out = path("What is a Hermitian matrix?", docs, make_settings)
-    numbers = sorted({c.n for c in out.citations})
-    if path is chat:  # report chat cites the report's own numbers: sources 2 and 3 hold the answer
-        assert set(numbers) <= {2, 3}
-    else:
-        assert numbers == list(range(1, len(numbers) + 1))
+    cited = sorted({c.n for c in out.citations})
+    in_text = sorted({n for _s, ns in cited_sentences(out.markdown) for n in ns})
+    assert cited == in_text == list(range(1, len(cited) + 1)) and cited
+    assert [s.n for s in out.sources] == list(range(1, len(out.sources) + 1))  # the list has no gap either
+    assert [s.n for s in out.sources if s.cited] == cited  # cited first
+    titles = {s.n: s.title for s in out.sources}
+    assert {titles[n].removesuffix(".md (chunk-1)") for n in cited} <= {"Hermitian matrices", "Spectral theorem"}
+    for c in out.citations:  # each number still names the source that holds its quote
+        assert c.url == next(s.url for s in out.sources if s.n == c.n)
+    if path is chat:  # the answer's own short list: the cited sources, each keeping the report's number (2, 3)
+        assert all(s.cited for s in out.sources) and {s.report_n for s in out.sources} <= {2, 3}
+        assert all(s.title == docs[s.report_n - 1][0] for s in out.sources)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_question_answered_in_part_says_which_part_is_not(path, make_settings):
+    out = path("What was added in Widgetcraft 1.8 and who designed the Widgetcraft logo?", CHANGELOG,
+               make_settings)
+    assert out.status == "partly" and out.citations
+    assert any("logo" in part for part in out.unanswered)
+    assert "Not answered by the sources" in out.markdown
+    assert "logo" in out.markdown.split("Not answered by the sources")[1]
+
+
+def test_control_a_question_answered_in_full_is_not_partly(make_settings):
+    for path in PATHS:
+        out = path("What was added in Widgetcraft 1.8?", CHANGELOG, make_settings)
+        assert out.status == "answered" and not out.unanswered, path.__name__
 
 
 # ---------------------------------------------------------------- the verifier on its own
@@ -165,10 +182,10 @@ def test_a_sentence_its_cited_source_does_not_support_is_marked_and_counted():
     sources = [CitableSource(1, "http://a.test", "A", ["Honey bees dance to show the direction of food."]),
                CitableSource(2, "http://b.test", "B", ["Ants lay pheromone trails that lead to food."])]
     md = "Honey bees dance to show the direction of food [2]. Ants follow pheromone trails to food [2]."
-    answer = core.finish("How do insects find food?", md, sources, None, "llm")
+    answer = core.finish(md, sources, None, "llm")
     verdicts = [(c.sentence, c.verdict) for c in answer.citations]
     assert verdicts[0][1] == core.NOT_SUPPORTED and verdicts[1][1] in (core.SUPPORTED, core.PARTLY)
-    assert answer.unsupported == 1
+    assert answer.unsupported_citations == 1
     assert answer.markdown.count(core.UNSUPPORTED_MARK) == 1
     assert answer.markdown.index(core.UNSUPPORTED_MARK) < answer.markdown.index("Ants")
     again = core.verify(answer.markdown, sources)  # verifying twice marks once
@@ -177,8 +194,8 @@ def test_a_sentence_its_cited_source_does_not_support_is_marked_and_counted():
 
 def test_control_a_source_that_says_it_is_supported():
     sources = [CitableSource(1, "http://a.test", "A", ["Honey bees dance to show the direction of food."])]
-    answer = core.finish("q", "Bees dance to show the direction of food [1].", sources, None, "llm")
-    assert answer.citations[0].verdict == core.SUPPORTED and answer.unsupported == 0
+    answer = core.finish("Bees dance to show the direction of food [1].", sources, None, "llm")
+    assert answer.citations[0].verdict == core.SUPPORTED and answer.unsupported_citations == 0
 
 
 def test_a_number_the_source_does_not_state_is_not_fully_supported():
@@ -208,10 +225,30 @@ def test_a_part_of_the_question_no_source_answers_is_named(make_settings):
 
 def test_exports_carry_each_quote_and_say_when_its_source_does_not_support_it():
     from App_Function_Libraries.DB.citation_styles import Reference, Span
-    from App_Function_Libraries.DB.export_print import sources_html
+    from App_Function_Libraries.DB.export_print import evidence_html, evidence_items, sources_html
     refs = [Reference(1, (Span("Bees"),), "http://a.test")]
     cites = [Citation(1, "Bees dance [1].", "http://a.test", "Honey bees dance.", verdict="supported"),
              Citation(1, "Ants follow [1].", "http://a.test", "Ants lay trails.", verdict="not supported")]
-    page = sources_html(refs, cites)
-    assert "<blockquote>Honey bees dance.</blockquote>" in page
-    assert "Ants lay trails. <em>(not supported)</em>" in page
+    items = evidence_items(cites, {1: "Bees"})
+    page = sources_html(refs, 1, items) + evidence_html(items)
+    # each quote once, in Evidence, the source's entry linking to both (issue 22 item 3)
+    assert page.count("Honey bees dance.") == 1 and page.count("Ants lay trails.") == 1
+    assert 'href="#evidence-1"' in page and 'href="#evidence-2"' in page
+    assert "<mark>Honey bees dance.</mark>" in page
+    assert "not supported by this source" in page and "<mark>Ants lay trails.</mark>" not in page
+
+
+def test_the_json_view_of_an_answer_lists_its_own_numbered_sources_with_their_kind(make_settings):
+    """MCP tools and the HTTP API answer the record as it is (quarry.plain.answer_out)."""
+    from App_Function_Libraries.quarry.plain import answer_out
+    from App_Function_Libraries.Documents.doc_types import DocsAsked
+    from App_Function_Libraries.Wikipedia.answer import WikiAsked
+    docs = [("Weather", "Rain fell on the coast for most of the week."), *HERMITIAN]
+    question = "What is a Hermitian matrix?"
+    for asked, kind in ((DocsAsked(question, documents(question, docs, make_settings)), "document"),
+                        (WikiAsked(question, wikipedia(question, docs, make_settings)), "wikipedia")):
+        out = answer_out(asked)
+        assert out["question"] == question and out["answer_status"] == "answered" and out["citations"]
+        assert [s["n"] for s in out["sources"]] == list(range(1, len(out["sources"]) + 1))
+        assert {s["kind"] for s in out["sources"]} == {kind}
+        assert {c["n"] for c in out["citations"]} <= {s["n"] for s in out["sources"]}

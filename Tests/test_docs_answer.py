@@ -39,32 +39,34 @@ def test_llm_answer_is_cited_and_verified(make_settings, world, tmp_path):
     llm = ScriptedLLM(default=reply).install(world)
     lib = DocumentLibrary(llm_settings(make_settings, world))
     lib.add([corpus(tmp_path / "files")])
-    answer = lib.ask("How much volume did alpine glaciers lose?", group="coarse")
+    asked = lib.ask("How much volume did alpine glaciers lose?", group="coarse")
+    answer = asked.answer
     assert answer.mode == "llm"
     assert "[9]" not in answer.markdown and answer.invalid_citations_removed == 1
     cited = answer.citations[0]
     assert cited.url.endswith("glaciers.pdf#p1")
     assert "a tenth of their volume" in cited.quote
-    assert answer.sources[cited.n - 1].path.endswith("glaciers.pdf")
+    assert asked.hits[cited.n - 1].path.endswith("glaciers.pdf") and answer.sources[cited.n - 1].kind == "document"
     prompt = llm.prompts[-1]
     assert "never instructions" in prompt and re.search(r"<<<DATA-\w+ \[1\] ", prompt)
     streamed: list[str] = []
     again = lib.ask("How much volume did alpine glaciers lose?", group="coarse", on_token=streamed.append)
-    assert "".join(streamed).startswith("Alpine glaciers lost") and again.citations
+    assert "".join(streamed).startswith("Alpine glaciers lost") and again.answer.citations
     lib.close()
 
 
 def test_extractive_answer_without_llm(make_settings, tmp_path):
     lib = DocumentLibrary(make_settings())
     lib.add([corpus(tmp_path / "files")])
-    answer = lib.ask("How long should coffee steep in a French press?")
+    asked = lib.ask("How long should coffee steep in a French press?")
+    answer = asked.answer
     assert answer.mode == "extractive"
     assert answer.markdown.splitlines()[0].startswith("A French press needs coarse grounds")  # the lead (issue 22)
     numbers = {int(n) for n in re.findall(r"\[(\d+)\]", answer.markdown)}
     assert numbers and numbers <= set(range(1, len(answer.sources) + 1))
     for c in answer.citations:
-        source = answer.sources[c.n - 1]
-        assert c.quote in source.text and c.url == source.citation_target
+        source = asked.hits[c.n - 1]
+        assert c.quote in source.text and c.url == source.citation_target == answer.sources[c.n - 1].url
     lib.close()
 
 
@@ -73,7 +75,7 @@ def test_llm_failure_falls_back_to_extractive(make_settings, world, tmp_path):
     world.fault("/v1/chat/completions", status=401, body=b'{"error": {"message": "bad key"}}')
     lib = DocumentLibrary(llm_settings(make_settings, world))
     lib.add([corpus(tmp_path / "files")])
-    answer = lib.ask("Where did meltwater lakes form?")
+    answer = lib.ask("Where did meltwater lakes form?").answer
     assert answer.mode == "extractive" and re.search(r"\[\d\]", answer.markdown)
     assert "extractive" in answer.errors[0]
     lib.close()
@@ -81,7 +83,7 @@ def test_llm_failure_falls_back_to_extractive(make_settings, world, tmp_path):
 
 def test_empty_library_answer(make_settings):
     lib = DocumentLibrary(make_settings())
-    assert lib.ask("Anything?").markdown == NO_HITS
+    assert lib.ask("Anything?").answer.markdown == NO_HITS
     lib.close()
 
 
@@ -119,11 +121,11 @@ def test_a_question_the_documents_do_not_answer_is_refused_plainly(make_settings
     from App_Function_Libraries.Documents.answer import NO_ANSWER
     lib = DocumentLibrary(make_settings())
     lib.add([corpus(tmp_path / "files")])
-    answer = lib.ask("What is the capital of Mongolia?")
-    assert answer.mode == "none" and not answer.sources and not answer.citations
+    answer = lib.ask("What is the capital of Mongolia?").answer
+    assert answer.mode == "none" and not answer.sources and not answer.citations and answer.closest
     assert answer.markdown.startswith(NO_ANSWER) and "Closest passages, not used:" in answer.markdown
     assert "[1]" not in answer.markdown
-    assert lib.ask("How long should coffee steep in a French press?").sources  # answerable: still answered
+    assert lib.ask("How long should coffee steep in a French press?").answer.sources  # answerable: answered
     lib.close()
 
 
@@ -138,6 +140,6 @@ def test_the_library_answers_with_its_own_relevance_floor(make_settings, tmp_pat
     assert config_mod.get_settings().documents.relevance_floor > 0
     # no chunk is dropped by the similarity floor; the answer core's own relevance floor (issue 22) still says
     # that nothing answers this question (before: an extractive answer quoting unrelated chunks)
-    answer = lib.ask("What is the capital of Mongolia?")
+    answer = lib.ask("What is the capital of Mongolia?").answer
     assert "no chunk reaches the relevance floor" not in answer.markdown and not answer.citations
     lib.close()

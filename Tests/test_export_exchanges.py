@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from App_Function_Libraries.DB.export import export_report
-from App_Function_Libraries.records import Citation, ReportExchange
+from App_Function_Libraries.records import Answer, AnswerSource, Citation, ReportExchange
 from Tests.support.system_tools import require_pango, require_tool
 from Tests.test_db_cli import cli  # noqa: F401 - the fixture: run `python app.py ...` on a fresh config
 from Tests.test_export_citations import _docx_text, mixed_result
@@ -21,9 +21,15 @@ ANSWER = "Ants follow scent trails [2]; bees dance instead [1]."
 
 
 def exchanges() -> list[ReportExchange]:
-    cited = Citation(2, "Ants follow scent trails [2].", "https://ants.example/trails", "Ants lay scent trails.")
-    return [ReportExchange(QUESTION, ANSWER, citations=[cited]),
-            ReportExchange("And the paper?", "It measured the dance [3].")]
+    """Answers in their own numbers (1..k), each source keeping the report's: exports show them in the
+    report's numbers (ANSWER), under the report whose sources list names them."""
+    cited = Citation(1, "Ants follow scent trails [1].", "https://ants.example/trails", "Ants lay scent trails.")
+    ants = AnswerSource(1, "Ants", "https://ants.example/trails", cited=True, report_n=2)
+    bees = AnswerSource(2, "Bees", "https://bees.example/dance", cited=True, report_n=1)
+    paper = AnswerSource(1, "Paper", "https://doi.org/10.1/x", "paper", cited=True, report_n=3)
+    return [ReportExchange(QUESTION, Answer("Ants follow scent trails [1]; bees dance instead [2].",
+                                            sources=[ants, bees], citations=[cited])),
+            ReportExchange("And the paper?", Answer("It measured the dance [1].", sources=[paper]))]
 
 
 def pdf_text(data: bytes, tmp_path) -> str:
@@ -56,7 +62,9 @@ def test_html_links_an_answers_numbers_as_the_report_does():
 def test_json_keeps_the_exchanges_and_a_dict_can_carry_them():
     data = json.loads(export_report(mixed_result(), "json", secrets=[], exchanges=exchanges()))
     assert [e["question"] for e in data["exchanges"]] == [QUESTION, "And the paper?"]
-    assert data["exchanges"][0]["answer_markdown"] == ANSWER and data["exchanges"][0]["citations"][0]["n"] == 2
+    assert data["exchanges"][0]["answer_markdown"] == ANSWER  # the flat form: in the report's numbers
+    answer = data["exchanges"][0]["answer"]  # the answer record: its own numbers, each keeping the report's
+    assert answer["citations"][0]["n"] == 1 and [s["report_n"] for s in answer["sources"]] == [2, 1]
     assert "exchanges" not in json.loads(export_report(mixed_result(), "json", secrets=[]))
     carried = {**mixed_result().to_dict(), "exchanges": [e.to_dict() for e in exchanges()]}
     assert f"## {HEADING}" in export_report(carried, "md", secrets=[])  # the result dict carrying them
@@ -64,7 +72,7 @@ def test_json_keeps_the_exchanges_and_a_dict_can_carry_them():
 
 def test_a_key_in_an_exchange_never_reaches_an_export():
     key = "sk-live-9f8e7d6c5b4a39281706"
-    chat = [ReportExchange(f"is {key} mine?", f"The page shows {key} [1].")]
+    chat = [ReportExchange(f"is {key} mine?", Answer(f"The page shows {key} [1]."))]
     for fmt in ("md", "json", "html"):
         text = export_report(mixed_result(), fmt, secrets=[key], exchanges=chat)
         assert key not in text and "The page shows" in text, fmt

@@ -5,11 +5,9 @@ exports carry the same evidence after the report. Page text stays text throughou
 from __future__ import annotations
 
 import re
-from types import SimpleNamespace
 
 from App_Function_Libraries.DB.export import export_report
-from App_Function_Libraries.Retrieval.citations import CitableSource
-from App_Function_Libraries.records import Citation, ReportExchange, ResearchResult, Source
+from App_Function_Libraries.records import Answer, AnswerSource, Citation, ReportExchange, ResearchResult, Source
 from Tests.test_export_print import pdf_text, pdf_tools  # noqa: F401 - pdf_tools is a fixture
 
 QUOTE = "Honey bees dance to show where flowers are."
@@ -34,41 +32,43 @@ def assert_fold(page: str, prefix: str) -> None:
 
 def test_wikipedia_answer_opens_the_evidence_with_a_link_to_the_article_at_that_text():
     from App_Function_Libraries.Gradio_UI import wikipedia_tab
-    from App_Function_Libraries.Wikipedia.answer import WikiAnswer
-    page = wikipedia_tab.answer_view(WikiAnswer("How do bees tell where flowers are?", QUOTE + " [1]",
-                                                [CitableSource(1, ARTICLE, "Waggle dance", [PASSAGE])],
-                                                citations=[citation(ARTICLE)]))
+    from App_Function_Libraries.Wikipedia.answer import WikiAsked
+    article = AnswerSource(1, "Waggle dance", ARTICLE, "wikipedia", cited=True)
+    page = wikipedia_tab.answer_view(WikiAsked("How do bees tell where flowers are?",
+                                               Answer(QUOTE + " [1]", sources=[article],
+                                                      citations=[citation(ARTICLE)])))
     assert_fold(page, "wiki")
     assert re.search(r'<a href="https://en\.wikipedia\.org/wiki/Waggle_dance#:~:text=[^"]+"', page)
 
 
 def test_documents_answer_opens_the_evidence_in_its_file_without_a_link_the_page_cannot_open():
     from App_Function_Libraries.Gradio_UI import documents_tab
-    hit = SimpleNamespace(name="bees.pdf", location="p3", citation_target="/docs/bees.pdf#p3")
-    page = documents_tab.answer_view(SimpleNamespace(markdown=QUOTE + " [1]", sources=[hit], mode="extractive",
-                                                     errors=[], invalid_citations_removed=0,
-                                                     citations=[citation("/docs/bees.pdf#p3")]))
+    from App_Function_Libraries.Documents.doc_types import DocsAsked
+    chunk = AnswerSource(1, "bees.pdf (p3)", "/docs/bees.pdf#p3", "document", cited=True)
+    page = documents_tab.answer_view(DocsAsked("q", Answer(QUOTE + " [1]", sources=[chunk],
+                                                           citations=[citation("/docs/bees.pdf#p3")])))
     assert_fold(page, "doc")
     assert "<code>/docs/bees.pdf#p3</code>" in page and 'href="/docs' not in page
 
 
 def test_an_answer_about_a_report_opens_its_evidence_in_each_exchange():
     from App_Function_Libraries.Gradio_UI import report_chat_view
-    result = ResearchResult(question="bees?", sources=[Source(n=1, url="https://bees.example/dance",
-                                                              title="Bee dance")])
-    exchanges = [ReportExchange("Where are the flowers?", QUOTE + " [1]", [citation("https://bees.example/dance")]),
-                 ReportExchange("And again?", QUOTE + " [1]", [citation("https://bees.example/dance")])]
-    log = report_chat_view.exchanges_html(result, exchanges)
+    dance = AnswerSource(1, "Bee dance", "https://bees.example/dance", cited=True, report_n=4)
+    exchanges = [ReportExchange(q, Answer(QUOTE + " [1]", sources=[dance],
+                                          citations=[citation("https://bees.example/dance")]))
+                 for q in ("Where are the flowers?", "And again?")]
+    log = report_chat_view.exchanges_html(exchanges)
     assert_fold(log, "chat1")
     assert re.search(r'<a href="#chat2-evidence-0"', log)  # each exchange's folds have their own ids
     assert 'href="https://bees.example/dance#:~:text=' in log
+    assert "Bee dance (the report&#x27;s [4])" in log  # its own list names the report's number
 
 
 def test_a_source_that_does_not_support_its_sentence_has_nothing_marked():
     from App_Function_Libraries.Gradio_UI import wikipedia_tab
-    from App_Function_Libraries.Wikipedia.answer import WikiAnswer
-    page = wikipedia_tab.answer_view(WikiAnswer("q", QUOTE + " [1]", [CitableSource(1, ARTICLE, "Waggle", [])],
-                                                citations=[citation(ARTICLE, "not supported")]))
+    from App_Function_Libraries.Wikipedia.answer import WikiAsked
+    page = wikipedia_tab.answer_view(WikiAsked("q", Answer(QUOTE + " [1]", sources=[
+        AnswerSource(1, "Waggle", ARTICLE, "wikipedia", cited=True)], citations=[citation(ARTICLE, "not supported")])))
     assert "<mark>" not in page and "not supported by this source" in page  # control: a fold without a mark
 
 

@@ -4,12 +4,10 @@ Each view is called as the UI calls it; its HTML must hold no element that loads
 from __future__ import annotations
 
 import re
-from types import SimpleNamespace
 
 import pytest
 
-from App_Function_Libraries.Retrieval.citations import CitableSource
-from App_Function_Libraries.records import ResearchResult, Source
+from App_Function_Libraries.records import Answer, AnswerSource, ResearchResult, Source
 from Tests.test_db_markdown_html import HOSTILE, assert_inert
 
 SOURCE = "https://bees.example/dance"
@@ -63,16 +61,18 @@ def test_history_preview_shows_page_html_as_text(make_settings):
 def test_questions_asked_about_a_report_show_page_html_as_text(make_settings):
     from App_Function_Libraries.DB.research_store import get_research_store
     from App_Function_Libraries.Gradio_UI import history_tab
-    from App_Function_Libraries.records import ReportExchange
+    from App_Function_Libraries.records import Answer, AnswerSource, ReportExchange
     settings = make_settings({})
     result = hostile_result()
     store = get_research_store(settings)
     store.save_research(result)
-    store.save_exchange(result.id, ReportExchange("Is <img src=http://127.0.0.1:9/a.gif> there?", HOSTILE))
+    source = AnswerSource(1, "Bee", SOURCE, cited=True, report_n=1)
+    store.save_exchange(result.id, ReportExchange("Is <img src=http://127.0.0.1:9/a.gif> there?",
+                                                  Answer(HOSTILE, sources=[source])))
     _, _, log, _ = history_tab.select_report([result.id], Select(0))
     assert_inert(log, {SOURCE, PIXEL})
     assert "Re-enter your API key" in log and "&lt;img src=http://127.0.0.1:9/a.gif&gt;" in log
-    assert '<a href="https://bees.example/dance"' in log  # its [1] links to the report's source 1
+    assert '<a href="https://bees.example/dance"' in log  # its [1] links to its source (the report's 1)
 
 
 @pytest.mark.parametrize("content", [HOSTILE, "# Saved report\n\n" + HOSTILE + "\n\n## Sources\n\n1. [Bee](" + SOURCE + ")"])
@@ -90,16 +90,18 @@ def test_notes_preview_shows_page_html_as_text(make_settings, content):
 
 def test_wikipedia_and_documents_answers_show_quoted_html_as_text():
     from App_Function_Libraries.Gradio_UI import documents_tab, wikipedia_tab
-    from App_Function_Libraries.Wikipedia.answer import WikiAnswer
-    wiki = wikipedia_tab.answer_view(WikiAnswer("q", HOSTILE, [CitableSource(1, SOURCE, "Honey <i>bee</i>", [])],
-                                                errors=["<img src=http://127.0.0.1:9/w.gif>"]))
+    from App_Function_Libraries.Documents.doc_types import DocsAsked
+    from App_Function_Libraries.Wikipedia.answer import WikiAsked
+    bee = AnswerSource(1, "Honey <i>bee</i>", SOURCE, "wikipedia")
+    wiki = wikipedia_tab.answer_view(WikiAsked("q", Answer(HOSTILE, sources=[bee],
+                                                           errors=["<img src=http://127.0.0.1:9/w.gif>"])))
     assert_inert(wiki, {SOURCE, PIXEL})
-    hit = SimpleNamespace(name="<img src=x>.md", location="p1", citation_target="/docs/x.md#p1")
-    docs = documents_tab.answer_view(SimpleNamespace(markdown=HOSTILE, sources=[hit], mode="extractive", errors=[],
-                                                     citations=[], invalid_citations_removed=0))
+    chunk = AnswerSource(1, "<img src=x>.md (p1)", "/docs/x.md#p1", "document")
+    docs = documents_tab.answer_view(DocsAsked("q", Answer(HOSTILE, sources=[chunk])))
     assert_inert(docs, {"#doc-source-1", PIXEL})
     assert 'id="doc-source-1"' in docs and "&lt;img src=x&gt;.md" in docs
-    broken = wikipedia_tab.answer_view(WikiAnswer("q", "Fact [1].", [CitableSource(1, "http://[", "Broken", [])]))
+    broken = wikipedia_tab.answer_view(WikiAsked("q", Answer("Fact [1].", sources=[
+        AnswerSource(1, "Broken", "http://[", "wikipedia")])))
     assert "Broken" in broken and 'href="http://[' not in broken  # a broken address is shown, not linked
 
 

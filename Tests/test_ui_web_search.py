@@ -296,11 +296,13 @@ def test_a_profile_chosen_for_a_role_does_its_work_in_the_pipeline(make_settings
 
 def test_an_answer_with_no_relevant_passage_says_so_under_it():
     from App_Function_Libraries.Gradio_UI.wikipedia_tab import answer_view as wiki_view
-    from App_Function_Libraries.Wikipedia.answer import WikiAnswer
-    none = WikiAnswer("What is the capital of Mongolia?", "The index has no passage that answers this.", [],
-                      mode="none", timings={"search": 0.01})
+    from App_Function_Libraries.Wikipedia.answer import WikiAsked
+    from App_Function_Libraries.records import Answer
+    none = WikiAsked("What is the capital of Mongolia?", Answer("The index has no passage that answers this.",
+                                                                "not_answered", "none"), timings={"search": 0.01})
     assert "<em>No answer: no passage reached the relevance floor · search 0.01 s</em>" in wiki_view(none)
-    assert "<em>Extractive answer · search 0.01 s</em>" in wiki_view(WikiAnswer("Q", "A", [], timings={"search": 0.01}))
+    assert "<em>Extractive answer · search 0.01 s</em>" in wiki_view(WikiAsked("Q", Answer("A"),
+                                                                               timings={"search": 0.01}))
 
 
 # ---------------------------------------------------------------- issue 22 item 6: answer first

@@ -80,14 +80,19 @@ def test_an_index_replaced_by_a_settings_change_still_serves_a_search_in_flight(
 
 
 def test_extractive_answer_cites_the_articles_it_quotes(wiki):
-    answer = answer_question("How does sourdough bread rise?", wiki, llm=None)
-    assert answer.mode == "extractive"
+    asked = answer_question("How does sourdough bread rise?", wiki, llm=None)
+    answer = asked.answer
+    assert answer.mode == "extractive" and answer.status == "answered"
     first = answer.sources[0]
-    assert first.title == "Sourdough" and first.url.endswith("/Sourdough")
+    assert first.title == "Sourdough" and first.url.endswith("/Sourdough") and first.kind == "wikipedia"
     assert "[1]" in answer.markdown and "wild yeasts" in answer.markdown
-    assert answer.citations and all(c.quote in answer.sources[c.n - 1].passages for c in answer.citations)
+
+    def passages_of(n: int) -> list[str]:
+        url = next(s.url for s in answer.sources if s.n == n)
+        return [p.text for p in asked.passages if p.url == url]
+    assert answer.citations and all(c.quote in " ".join(passages_of(c.n)) for c in answer.citations)
     # related-node expansion brought the other passages of the top article
-    assert len(first.passages) == 3
+    assert len(passages_of(first.n)) == 3
 
 
 def test_llm_answer_uses_the_scripted_server_and_drops_invalid_citations(make_settings, wiki, world, tmp_path):
@@ -99,7 +104,7 @@ def test_llm_answer_uses_the_scripted_server_and_drops_invalid_citations(make_se
     llm.install(world)
     settings = make_settings({"wikipedia": {"index_dir": str(tmp_path / "idx"), "top_k_nodes": 3},
                               "llm": {"provider": "openai", "base_url": world.url("/v1"), "model": "test-model"}})
-    answer = answer_question("How do glaciers move?", settings)
+    answer = answer_question("How do glaciers move?", settings).answer
     assert answer.mode == "llm"
     assert answer.invalid_citations_removed == 1 and "[7]" not in answer.markdown
     assert answer.citations[0].n == 1 and answer.sources[0].title == "Glacier"
@@ -155,7 +160,7 @@ def test_the_demo_encyclopedia_builds_and_answers(make_settings, tmp_path):
     assert report.count == len(lines)
     exists, description = index_status(settings)
     assert exists and f"{report.count} passages" in description
-    answer = answer_question("Who first reached the summit of Mount Everest?", settings, llm=None)
+    answer = answer_question("Who first reached the summit of Mount Everest?", settings, llm=None).answer
     assert answer.sources[0].title == "Mount Everest"
     assert "Tenzing Norgay" in answer.markdown
     check_the_relevance_floor(settings)
@@ -165,11 +170,13 @@ def test_the_demo_encyclopedia_builds_and_answers(make_settings, tmp_path):
 def check_the_relevance_floor(settings) -> None:
     """On the demo index: what it cannot answer is said plainly, with the closest passages marked as not used;
     the team's answerable questions all clear the floor, and most unanswerable ones do not."""
-    answer = answer_question("What is the capital of Mongolia?", settings, llm=None)
-    assert answer.mode == "none" and not answer.sources and not answer.passages and not answer.citations
+    asked = answer_question("What is the capital of Mongolia?", settings, llm=None)
+    answer = asked.answer
+    assert answer.mode == "none" and not answer.sources and not asked.passages and not answer.citations
+    assert answer.status == "not_answered"
     assert answer.markdown.startswith("The index has no passage that answers this question")
     assert "Closest passages, not used:" in answer.markdown and "[1]" not in answer.markdown
-    assert answer.closest and all(h.vector_score < settings.wikipedia.relevance_floor for h in answer.closest)
+    assert answer.closest and all(c.score < settings.wikipedia.relevance_floor for c in answer.closest)
     index, params = get_wiki_index(settings), SearchParams.from_settings(settings)
     questions = json.loads((DEMO_CORPUS.parent / "questions.json").read_text(encoding="utf-8"))
     best = {kind: [max(h.vector_score for h in index.search(q, params)) for q in questions[kind]]
@@ -179,7 +186,7 @@ def check_the_relevance_floor(settings) -> None:
     assert sum(b < floor for b in best["unanswerable"]) >= 0.4 * len(best["unanswerable"])  # 47.6% measured
     with_floor_off = dataclasses.replace(settings, wikipedia=dataclasses.replace(settings.wikipedia,
                                                                                 relevance_floor=0.0))
-    assert answer_question("What is the capital of Mongolia?", with_floor_off, llm=None).sources
+    assert answer_question("What is the capital of Mongolia?", with_floor_off, llm=None).answer.sources
 
 
 def test_the_index_query_prompt_wins_and_a_broken_cross_encoder_falls_back(wiki, make_settings, tmp_path):
@@ -191,7 +198,7 @@ def test_the_index_query_prompt_wins_and_a_broken_cross_encoder_falls_back(wiki,
     assert index.search("What guides ships at night?", SearchParams(hybrid=False))[0].title == "Lighthouse"
     settings = make_settings({"wikipedia": {"index_dir": str(tmp_path / "idx")},
                               "embeddings": {"cross_encoder": str(tmp_path / "no-such-cross-encoder")}})
-    answer = answer_question("How do kites fly?", settings, index=index, llm=None)
+    answer = answer_question("How do kites fly?", settings, index=index, llm=None).answer
     assert answer.sources[0].title == "Kite"
     assert any("cross-encoder unavailable" in e for e in answer.errors)
 

@@ -25,9 +25,17 @@ Per mode:
                       of the run whose text lacks it, verified again (report.verify_report); wrong_caught is the
                       share of those the verifier does not mark supported;
   not_answered        a further seeded sample of questions (--unanswerable, default a third of --limit) asked
-                      with the page holding the gold paragraph removed from the search results: the share of runs
-                      whose result says it is not answered (answer_status) and cites nothing;
+                      with every page holding a gold answer removed from the search results (the gold page and any
+                      other page whose text holds the answer): the share of runs whose result says it is not
+                      answered (answer_status) and cites nothing;
   median_s, p90_s     wall time per question; llm_calls, llm_tokens per question.
+Per question (--why prints those that fail, --details stores them all), in extractive mode, why it failed:
+  answerable:   refused (said not answered, though a quotable text holds the gold answer; answer_recall still
+                counts it when that text is listed among the closest passages, not used), not_found (no
+                quotable text holds it), not_quoted (answered, the gold text not in the report), not_lead
+                (in the report, not its lead answer), with the gold text's rank, relevance and whether it
+                clears the floor (RELEVANCE_FLOOR), and the lead's relevance;
+  unanswerable: answered (the report answers anyway: its lead and that lead's relevance).
 Baselines in the same run, on the same questions and search server:
   snippets            answer recall of the top-10 search snippets for the question;
   bm25_sentences      the top-10 result pages' text (Quarry's extraction), sentences ranked by BM25 against the
@@ -117,6 +125,49 @@ def score_run(result, question: qa_web.Question, gold_url: str, page_text: dict[
             "tokens": usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)}
 
 
+def explain(result, question: qa_web.Question, embedder=None, answerable: bool = True) -> dict:
+    """Why a question failed (see the module docstring): 'ok' or the reason, with the gold text's rank and
+    relevance among the quotable texts (Retrieval/cited_answer.candidates) and the lead's."""
+    from App_Function_Libraries.Research.report import citable
+    from App_Function_Libraries.Retrieval import cited_answer as core
+    from App_Function_Libraries.Retrieval.citations import cited_sentences
+    cited = cited_sentences(result.report_markdown)
+    lead = own = cited[0][0] if cited else ""
+    ranked = core.candidates(question.text, citable(result.sources), embedder)
+    if lead:
+        own = core.own_sentence(re.sub(r"\s*\[[\d, ]+\]\s*$", "", lead))
+    lead_pick = next((p for p in ranked if own and (own in p.text or p.text in own)), None)
+    gold = next(((i, p) for i, p in enumerate(ranked, 1) if contains_answer(p.text, question.answers)), None)
+    out = {"question": question.text, "answers": question.answers[:3], "answerable": answerable,
+           "status": getattr(result, "answer_status", ""), "lead": lead[:160],
+           "lead_score": round(lead_pick.score, 3) if lead_pick else None,
+           "gold_rank": gold[0] if gold else None, "gold_score": round(gold[1].score, 3) if gold else None,
+           "gold_text": gold[1].text[:160] if gold else "",
+           "gold_clears": gold[1].score >= core.RELEVANCE_FLOOR if gold else None,
+           "best": [(round(p.score, 2), p.text[:100]) for p in sorted(ranked, key=lambda p: -p.score)[:3]]}
+    report = result.report_markdown
+    if not answerable:
+        out["why"] = "ok" if out["status"] == "not_answered" and not result.citations else "answered"
+    elif lead and contains_answer(lead, question.answers):
+        out["why"] = "ok"
+    elif gold is None:
+        out["why"] = "not_found"
+    elif not cited:  # the gold text may still be listed among the closest passages, not used
+        out["why"] = "refused"
+    else:
+        out["why"] = "not_lead" if contains_answer(report, question.answers) else "not_quoted"
+    return out
+
+
+def why_line(row: dict) -> str:
+    """One failing question as --why prints it."""
+    gold = (f" gold@{row['gold_rank']} rel={row['gold_score']:.2f} clears={row['gold_clears']}: "
+            f"{row['gold_text'][:90]!r}"
+            if row["gold_rank"] else "")
+    lead = f" lead rel={row['lead_score']}: {row['lead'][:90]!r}" if row["lead"] else ""
+    return f"  why={row['why']} q={row['question']!r} answers={row['answers'][:2]}{gold}{lead}"
+
+
 def truly_supported(sentence: str, quote: str, page: str) -> bool:
     """The quote is text of the cited page and holds at least 80% of the sentence's content words."""
     words = content_words(sentence)
@@ -144,9 +195,20 @@ def wrong_citation(result, page_text: dict[str, str], embedder) -> list[tuple[bo
              truly_supported(c.sentence, c.quote, page_text.get(c.url, ""))) for c in check.citations]
 
 
+def page_text(page: qa_web.QAPage) -> str:
+    return "\n\n".join([page.article, page.heading] + page.paragraphs)
+
+
 def page_texts(pages: list[qa_web.QAPage], search: qa_web.QASearch) -> dict[str, str]:
     """The page text each URL really holds (its paragraphs), to check quotes against."""
-    return {search.url_of(p): "\n\n".join([p.article, p.heading] + p.paragraphs) for p in pages}
+    return {search.url_of(p): page_text(p) for p in pages}
+
+
+def answer_pages(search: qa_web.QASearch, question) -> set[str]:
+    """The pages an unanswerable case hides: the gold page and every other page whose text holds a gold answer
+    (SQuAD-normalised), so that no page left can answer it (hiding the gold page alone left questions such as
+    "When were the Wars of Religion fought?" answerable from another page of the article)."""
+    return {question.page} | {p.path for p in search.pages if contains_answer(page_text(p), question.answers)}
 
 
 # ---------------------------------------------------------------- baselines
@@ -211,25 +273,28 @@ def run_mode(mode: str, settings, questions, search, texts, unanswerable=()) -> 
         result = process_question(q.text, params, services=services)
         seconds.append(time.perf_counter() - started)
         rows.append(score_run(result, q, search.url_of_path(q.page), texts, embedder))
+        rows[-1]["explain"] = explain(result, q, embedder) if mode == "extractive" else {}
         if i % 10 == 0 or i == len(questions):
             done = rows
             print(f"  {mode}: {i}/{len(questions)} recall={sum(r['recall'] for r in done) / i:.3f} "
                   f"cited_correctly={sum(r['correct'] for r in done) / i:.3f}", flush=True)
-    said_not_answered = []
+    said_not_answered, hidden_rows = [], []
     for q in unanswerable:
-        search.hidden = {q.page}
+        search.hidden = answer_pages(search, q)
         try:
             result = process_question(q.text, params, services=services)
         finally:
             search.hidden = set()
         said_not_answered.append(getattr(result, "answer_status", "") == "not_answered" and not result.citations)
+        hidden_rows.append(explain(result, q, embedder, answerable=False) if mode == "extractive" else {})
     n = len(rows) or 1
     cites = sum(r["citations"] for r in rows)
     for q, row in zip(questions, rows):
         row["question"] = q.text
     marked = [t for r in rows for m, t in zip(r["marked"], r["truly"]) if m]
     wrong = sum(r["wrong"] for r in rows)
-    return {"rows": rows, "mode": mode, "n": len(rows), "answer_recall": sum(r["recall"] for r in rows) / n,
+    return {"rows": rows, "unanswerable": hidden_rows, "mode": mode, "n": len(rows),
+            "answer_recall": sum(r["recall"] for r in rows) / n,
             "cited_correctly": sum(r["correct"] for r in rows) / n,
             "citation_precision": sum(r["supported"] for r in rows) / cites if cites else 0.0,
             "answer_at_1": sum(r["at_1"] for r in rows) / n,
@@ -253,6 +318,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--unanswerable", type=int, default=-1,
                         help="questions asked with their gold page removed (default: a third of --limit)")
     parser.add_argument("--details", type=Path, help="write each question's scores to this JSON file")
+    parser.add_argument("--why", action="store_true", help="print each failing question and why it failed")
     args = parser.parse_args(argv)
     articles = qa_web.load_squad()
     if not articles:
@@ -284,6 +350,12 @@ def main(argv: list[str]) -> int:
             args.details.write_text(json.dumps([{k: v for k, v in r.items()} for r in results], indent=1))
     finally:
         world.stop()
+    for r in results if args.why else []:
+        failed = [row for row in [x["explain"] for x in r["rows"]] + r["unanswerable"]
+                  if row and row["why"] != "ok"]
+        print(f"why: mode={r['mode']} {len(failed)} failing")
+        for row in failed:
+            print(why_line(row))
     for r in results:
         print(f"detail: mode={r['mode']} p90_s={r['p90_s']:.2f} llm_calls={r['llm_calls']:.1f} "
               f"llm_tokens={r['llm_tokens']:.0f}")

@@ -180,13 +180,15 @@ def _preview(text: str, width: int = 300) -> str:
 def run_ask(args) -> int:
     def action():
         from App_Function_Libraries import quarry
-        answer = quarry.docs.ask(args.query, args.k, group=args.group, filters=_filters(args), use_llm=not args.no_llm)
+        asked = quarry.docs.ask(args.query, args.k, group=args.group, filters=_filters(args), use_llm=not args.no_llm)
+        answer = asked.answer
         if args.json:
-            print(json.dumps(asdict(answer), indent=2, default=str))
+            print(json.dumps({"question": asked.question, **answer.to_dict(),
+                              "hits": [asdict(h) for h in asked.hits]}, indent=2, default=str))
             return 0
         say(answer.markdown)
         if answer.sources:
-            say("\nSources:\n" + quarry.docs.sources_text(answer))
+            say("\nSources:\n" + quarry.docs.sources_text(asked))
         for err in answer.errors:
             say(f"note: {err}", file=sys.stderr)
         if answer.invalid_citations_removed:

@@ -108,14 +108,12 @@ def run_search(args) -> int:
 def run_ask(args) -> int:
     from App_Function_Libraries import quarry
     try:
-        answer = quarry.wiki.ask(args.question)
+        asked = quarry.wiki.ask(args.question)
     except quarry.QuarryError as exc:
         return _fail(exc)
+    answer = asked.answer
     if args.json:
-        print(json_text({"question": answer.question, "markdown": answer.markdown, "mode": answer.mode,
-                         "sources": [s.__dict__ for s in answer.sources],
-                         "citations": [c.__dict__ for c in answer.citations], "errors": answer.errors,
-                         "closest": [h.__dict__ for h in answer.closest], "timings": answer.timings}, indent=1))
+        print(json_text({"question": asked.question, **answer.to_dict(), "timings": asked.timings}, indent=1))
         return 0
     say(answer.markdown)
     say()

@@ -28,8 +28,8 @@ from App_Function_Libraries.DB.file_errors import report_file_errors
 from App_Function_Libraries.DB.redact import (configured_secrets, content_secrets, scrub, scrub_message,
                                               scrub_result_dict, scrub_text, to_plain)
 from App_Function_Libraries.DB.run_schema import RUNS_MIGRATION
-from App_Function_Libraries.records import (VERDICTS, Citation, Page, ReportExchange, ResearchResult, Source,
-                                            split_problem)
+from App_Function_Libraries.records import (VERDICTS, AnswerSource, Citation, Page, ReportExchange, ResearchResult,
+                                            Source, split_problem)
 
 COMPONENT = "research"
 
@@ -55,6 +55,14 @@ CITATION_EVIDENCE_MIGRATION = """
     ALTER TABLE citations ADD COLUMN verdict TEXT NOT NULL DEFAULT '';
     ALTER TABLE citations ADD COLUMN passage TEXT NOT NULL DEFAULT '';
     """
+
+# Issue 22: an exchange's answer is the one answer record (records.Answer): its status, its own numbered
+# sources (each with the report's number), the parts not answered and the closest passages not used are kept
+# in `extra` (JSON); a row without them ('') is an older exchange, which cited the report's numbers
+EXCHANGE_ANSWER_MIGRATION = """
+    ALTER TABLE report_chats ADD COLUMN extra TEXT NOT NULL DEFAULT '';
+    """
+_EXCHANGE_EXTRA = ("status", "sources", "unanswered", "closest")
 
 MIGRATIONS = [
     """
@@ -137,6 +145,7 @@ MIGRATIONS = [
     REPORT_CHATS_MIGRATION,
     RUNS_MIGRATION,  # schema 4: durable runs and watchlists (DB/run_schema.py, DB/run_store.py)
     CITATION_EVIDENCE_MIGRATION,  # schema 5: each citation's verdict and passage
+    EXCHANGE_ANSWER_MIGRATION,  # schema 6: an exchange's answer record
 ]
 
 
@@ -296,7 +305,7 @@ class ResearchStore:
     def save_exchange(self, report_id: str, exchange: ReportExchange) -> int:
         """Add a question asked about report `report_id` and its answer; returns its position (0, 1, …)."""
         secrets = content_secrets(self._current_secrets())
-        data = scrub(to_plain(exchange.to_dict()), secrets)
+        answer = scrub(to_plain(exchange.answer.to_dict()), secrets)
         db = self._db()
         with write_transaction(db):
             if db.execute("SELECT 1 FROM searches WHERE id = ?", [report_id]).fetchone() is None:
@@ -304,21 +313,44 @@ class ResearchStore:
             position = db.execute("SELECT coalesce(max(position) + 1, 0) FROM report_chats WHERE report_id = ?",
                                   [report_id]).fetchone()[0]
             db["report_chats"].insert({
-                "report_id": report_id, "position": position, "question": str(data["question"]),
-                "answer": str(data["answer_markdown"]), "mode": str(data["mode"]),
-                "citations": _dumps(data["citations"]),
-                "errors": _dumps([scrub_message(str(e), secrets) for e in data["errors"]]),
-                "invalid_citations_removed": int(data["invalid_citations_removed"] or 0),
-                "asked_at": float(data["asked_at"] or time.time())})
+                "report_id": report_id, "position": position,
+                "question": scrub_text(str(exchange.question), secrets),
+                "answer": str(answer["markdown"]), "mode": str(answer["mode"]),
+                "citations": _dumps(answer["citations"]),
+                "errors": _dumps([scrub_message(str(e), secrets) for e in answer["errors"]]),
+                "invalid_citations_removed": int(answer["invalid_citations_removed"] or 0),
+                "asked_at": float(exchange.asked_at or time.time()),
+                "extra": _dumps({k: answer[k] for k in _EXCHANGE_EXTRA})})
         return position
 
     def list_exchanges(self, report_id: str) -> list[ReportExchange]:
         """The questions asked about report `report_id`, in the order they were asked."""
-        rows = self._db().query("SELECT * FROM report_chats WHERE report_id = ? ORDER BY position", [report_id])
-        return [ReportExchange.from_dict({
-            "question": r["question"], "answer_markdown": r["answer"], "mode": r["mode"],
-            "citations": json.loads(r["citations"]), "errors": json.loads(r["errors"]),
-            "invalid_citations_removed": r["invalid_citations_removed"], "asked_at": r["asked_at"]}) for r in rows]
+        rows = list(self._db().query("SELECT * FROM report_chats WHERE report_id = ? ORDER BY position",
+                                     [report_id]))
+        exchanges = []
+        for r in rows:
+            answer = {"markdown": r["answer"], "mode": r["mode"], "citations": json.loads(r["citations"]),
+                      "errors": json.loads(r["errors"]), "invalid_citations_removed": r["invalid_citations_removed"]}
+            data = {"question": r["question"], "report_id": report_id, "asked_at": r["asked_at"]}
+            if r["extra"]:
+                exchanges.append(ReportExchange.from_dict({**data, "answer": {**answer, **json.loads(r["extra"])}}))
+                continue
+            old = ReportExchange.from_dict({**data, **answer, "answer_markdown": r["answer"]})  # the flat form
+            self._own_numbers(report_id, old)
+            exchanges.append(old)
+        return exchanges
+
+    def _own_numbers(self, report_id: str, exchange: ReportExchange) -> None:
+        """An older exchange cited the report's numbers: its sources are the report's sources it cites, each
+        numbered 1..k in the answer, keeping its report number (as a new exchange is)."""
+        from App_Function_Libraries.Retrieval.cited_answer import number_gapless
+        cited = {c.n for c in exchange.answer.citations}
+        rows = self._db().query("SELECT n, title, url, final_url, extra FROM results "
+                                "WHERE search_id = ? AND n IS NOT NULL ORDER BY n", [report_id])
+        exchange.answer.sources = [AnswerSource(r["n"], r["title"], r["final_url"] or r["url"],
+                                                (json.loads(r["extra"] or "{}") or {}).get("kind", "web"), True,
+                                                r["n"]) for r in rows if r["n"] in cited]
+        number_gapless(exchange.answer, keep_uncited=False)
 
     # ------------------------------------------------------------ page cache
 

@@ -12,16 +12,18 @@ from typing import Callable
 
 import numpy as np
 
-from App_Function_Libraries.Documents.doc_types import DocAnswer, SearchHit
+from App_Function_Libraries.Documents.doc_types import DocsAsked, SearchHit
 from App_Function_Libraries.LLM import prompts
 from App_Function_Libraries.LLM.base import LLMClient, LLMError
 from App_Function_Libraries.LLM.context import fit_evidence
 from App_Function_Libraries.Retrieval import cited_answer as core
 from App_Function_Libraries.Retrieval.citations import CitableSource
+from App_Function_Libraries.records import Answer
 
 NO_HITS = "Nothing in your documents matches this question."
 NO_ANSWER = "Nothing in your documents answers this question"
 CLOSEST_SHOWN = 3
+KIND = "document"
 
 
 def citable_sources(hits: list[SearchHit]) -> list[CitableSource]:
@@ -31,11 +33,12 @@ def citable_sources(hits: list[SearchHit]) -> list[CitableSource]:
 
 
 def answer_from_hits(question: str, hits: list[SearchHit], llm: LLMClient | None, embedder=None,
-                     on_token: Callable[[str], None] | None = None, relevance_floor: float | None = None) -> DocAnswer:
+                     on_token: Callable[[str], None] | None = None, relevance_floor: float | None = None,
+                     parts: list[str] | None = None) -> DocsAsked:
     """A cited answer to the question from the hits (best first) that reach the relevance floor (default: the
-    configured [documents] relevance_floor; it needs the embedder)."""
+    configured [documents] relevance_floor; it needs the embedder); `parts`: the questions the question holds."""
     if not hits:
-        return DocAnswer(question=question, markdown=NO_HITS)
+        return DocsAsked(question, core.not_answered(NO_HITS, []))
     if relevance_floor is None:
         from App_Function_Libraries.config import get_settings
         relevance_floor = get_settings().documents.relevance_floor
@@ -43,22 +46,22 @@ def answer_from_hits(question: str, hits: list[SearchHit], llm: LLMClient | None
         similarity = hit_similarities(question, hits, embedder)
         relevant = [h for h, s in zip(hits, similarity) if s >= relevance_floor]
         if not relevant:
-            return DocAnswer(question=question, markdown=closest_unused(hits, similarity, relevance_floor),
-                             mode="none")
+            return DocsAsked(question, closest_unused(hits, similarity, relevance_floor))
         hits = relevant
     sources = citable_sources(hits)
-    closest = core.nothing_clears(question, sources, embedder)
+    closest = core.nothing_clears(question, sources, embedder, parts)
     if closest is not None:
-        return DocAnswer(question=question, markdown=core.not_answered_markdown(f"{NO_ANSWER}.", closest),
-                         mode="none")
+        return DocsAsked(question, core.not_answered(f"{NO_ANSWER}.", closest))
     errors: list[str] = []
     if llm is not None:
         try:
             markdown, used = _llm_answer(question, hits, llm, on_token)
-            return _answer(core.finish(question, markdown, sources[:used], embedder, "llm"), hits[:used], errors)
+            answer = core.finish(markdown, sources[:used], embedder, "llm", kind=KIND)
+            return _asked(question, answer, hits[:used], errors)
         except LLMError as exc:
             errors.append(f"the LLM could not answer ({exc}); this answer is extractive")
-    return _answer(core.extractive(question, sources, embedder, statement=NO_ANSWER), hits, errors)
+    answer = core.extractive(question, sources, embedder, parts, statement=NO_ANSWER, kind=KIND)
+    return _asked(question, answer, hits, errors)
 
 
 def hit_similarities(question: str, hits: list[SearchHit], embedder) -> np.ndarray:
@@ -66,11 +69,11 @@ def hit_similarities(question: str, hits: list[SearchHit], embedder) -> np.ndarr
     return embedder.encode([h.text for h in hits]) @ embedder.encode_query(question)
 
 
-def closest_unused(hits: list[SearchHit], similarity: np.ndarray, floor: float) -> str:
+def closest_unused(hits: list[SearchHit], similarity: np.ndarray, floor: float) -> Answer:
     """The answer when no chunk reaches the floor: says so, and lists the closest chunks as not used."""
     statement = f"{NO_ANSWER}: no chunk reaches the relevance floor ({floor:.2f} cosine similarity to the question)."
     best = np.argsort(-similarity, kind="stable")[:CLOSEST_SHOWN]
-    return core.not_answered_markdown(statement, [(hits[i].citation_target, float(similarity[i]), hits[i].text) for i in best])
+    return core.not_answered(statement, [(hits[i].citation_target, float(similarity[i]), hits[i].text) for i in best])
 
 
 def _llm_answer(question: str, hits: list[SearchHit], llm: LLMClient,
@@ -95,21 +98,15 @@ def _llm_answer(question: str, hits: list[SearchHit], llm: LLMClient,
     return "".join(parts).strip(), shown[0]
 
 
-def _answer(answer: core.CitedAnswer, hits: list[SearchHit], errors: list[str]) -> DocAnswer:
-    """The core's answer as a DocAnswer, its hits renumbered 1..k in order of first citation, then the rest."""
+def _asked(question: str, answer: Answer, hits: list[SearchHit], errors: list[str]) -> DocsAsked:
+    """The answer with its chunks numbered 1..k in order of first citation, then the rest (hits in that order)."""
+    answer.errors = errors
     if answer.mode == "none":
-        return DocAnswer(question=answer.question, markdown=answer.markdown, mode="none", errors=errors)
-    mapping = core.gapless_numbers(answer.markdown, list(range(1, len(hits) + 1)))
-    ordered = [hit for _new, hit in sorted((mapping[i], h) for i, h in enumerate(hits, start=1))]
-    for c in answer.citations:
-        c.n = mapping.get(c.n, c.n)
-    cited = {c.n for c in answer.citations}
-    return DocAnswer(question=answer.question, markdown=core.renumber(answer.markdown, mapping), sources=ordered,
-                     citations=answer.citations, invalid_citations_removed=answer.invalid_removed,
-                     uncited_sources=[n for n in range(1, len(hits) + 1) if n not in cited], mode=answer.mode,
-                     errors=errors, unsupported_citations=answer.unsupported)
+        return DocsAsked(question, answer)
+    mapping = core.number_gapless(answer)
+    return DocsAsked(question, answer, [hit for _new, hit in sorted((mapping[i], h) for i, h in enumerate(hits, 1))])
 
 
-def format_sources(answer: DocAnswer) -> str:
+def format_sources(asked: DocsAsked) -> str:
     """The numbered source list printed under an answer: `[n] path#location`."""
-    return "\n".join(f"[{n}] {h.citation_target}" for n, h in enumerate(answer.sources, start=1))
+    return "\n".join(f"[{s.n}] {s.url}" for s in asked.answer.sources)

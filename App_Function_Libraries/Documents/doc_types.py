@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from App_Function_Libraries.errors import QuarryError
-from App_Function_Libraries.records import Citation
+from App_Function_Libraries.records import Answer
 
 
 # ---------------------------------------------------------------- errors
@@ -134,13 +134,9 @@ class SearchHit:
 
 
 @dataclass
-class DocAnswer:
+class DocsAsked:
+    """A question asked of the documents: its answer (the one answer record, records.Answer) and the chunks it
+    was written from, `hits[i]` being the answer's source i+1 (cited first); no hits when none was used."""
     question: str
-    markdown: str
-    sources: list[SearchHit] = field(default_factory=list)  # sources[i] is citation number i+1
-    citations: list[Citation] = field(default_factory=list)
-    invalid_citations_removed: int = 0
-    uncited_sources: list[int] = field(default_factory=list)
-    mode: str = "extractive"  # "llm" when an LLM wrote the answer
-    errors: list[str] = field(default_factory=list)
-    unsupported_citations: int = 0  # cited sentences their source does not support (marked in the answer)
+    answer: Answer
+    hits: list[SearchHit] = field(default_factory=list)

@@ -3,7 +3,7 @@
     lib = DocumentLibrary(settings)
     report = lib.add(["~/papers", "notes.md"])        # IngestReport
     hits = lib.search("protein folding", group="fine")  # list[SearchHit], fused BM25 + vector
-    answer = lib.ask("What did we find about X?")       # DocAnswer: markdown with [n], sources, citations
+    asked = lib.ask("What did we find about X?")        # DocsAsked: .answer (cited [n]), .hits
     lib.list(); lib.remove(3); lib.close()
     document_library(settings)                          # the one kept open per index folder (research, UI)
 
@@ -21,7 +21,7 @@ import numpy as np
 from App_Function_Libraries.config import Settings, get_settings
 from App_Function_Libraries.Documents.annotate import ChunkAnnotator, PathPatterns
 from App_Function_Libraries.Documents.answer import answer_from_hits
-from App_Function_Libraries.Documents.doc_types import (DocAnswer, DocumentInfo, DocumentsError, IndexMismatch,
+from App_Function_Libraries.Documents.doc_types import (DocsAsked, DocumentInfo, DocumentsError, IndexMismatch,
                                                         IngestReport, SearchFilters, SearchHit)
 from App_Function_Libraries.Documents.ingest import Ingestor, Progress
 from App_Function_Libraries.Documents.node_groups import DEFAULT_GROUPS, ROOT, NodeGroup, ordered_groups
@@ -130,15 +130,17 @@ class DocumentLibrary:
             return self.retriever().search(query, group, k, filters, method, query_vector, rerank)
 
     def ask(self, question: str, group: str = "fine", k: int = FUSED_TOP_K, filters: SearchFilters | None = None,
-            on_token: Callable[[str], None] | None = None, use_llm: bool = True) -> DocAnswer:
-        """A cited answer from the best chunks (LLM when configured, extractive otherwise)."""
+            on_token: Callable[[str], None] | None = None, use_llm: bool = True,
+            parts: list[str] | None = None) -> DocsAsked:
+        """A cited answer from the best chunks (LLM when configured, extractive otherwise); `parts`: the
+        questions the question holds, each answered or named as not answered."""
         hits = self.search(question, group, k, filters)
         llm = None
         if use_llm:
             from App_Function_Libraries.LLM.registry import get_llm
             llm = get_llm("final_answer", self.settings)
         return answer_from_hits(question, hits, llm, self.embedder, on_token,
-                                relevance_floor=self.settings.documents.relevance_floor)
+                                relevance_floor=self.settings.documents.relevance_floor, parts=parts)
 
     def reindex(self, progress: Progress | None = None) -> int:
         """Embed every stored node again with the configured model. Returns the number of nodes."""

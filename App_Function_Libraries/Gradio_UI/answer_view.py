@@ -174,6 +174,23 @@ def answer_html(markdown: str, sources: list[SourceRef], anchor_prefix: str = "s
     return body + ("\n<hr>\n" + shown if shown else "")
 
 
+def answer_refs(answer) -> list[SourceRef]:
+    """An answer record's own numbered sources; one about a report names the report's number for each source
+    the report numbers differently."""
+    return [SourceRef(s.n, (s.title or s.url) + (f" (the report's [{s.report_n}])"
+                                                 if s.report_n not in (None, s.n) else ""), s.url)
+            for s in answer.sources]
+
+
+def answer_record_html(answer, anchor_prefix: str, footer: str = "", count_removed: bool = True) -> str:
+    """One answer record (records.Answer: the web report's, a Wikipedia or Documents answer, an answer about a
+    report) as safe HTML: the answer with each [n] opening its evidence, its sources (cited, then read but not
+    cited), the notes on what went wrong, and `footer` (how it was made)."""
+    notes = problems_markdown(answer.errors, answer.invalid_citations_removed if count_removed else 0)
+    return (answer_html(answer.markdown, answer_refs(answer), anchor_prefix, answer.citations) + "\n"
+            + render("\n\n".join(p for p in (notes, footer) if p)))
+
+
 def problems_markdown(errors: list[str], removed: int = 0) -> str:
     """Notes for the reader about what went wrong or was dropped (empty when nothing did)."""
     lines = [f"- {md_text(e)}" for e in errors]

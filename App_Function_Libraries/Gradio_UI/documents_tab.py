@@ -13,8 +13,7 @@ from pathlib import Path
 import gradio as gr
 
 from App_Function_Libraries import quarry
-from App_Function_Libraries.Gradio_UI.answer_view import (SourceRef, answer_html, md_text, mode_label,
-                                                          problems_markdown, render)
+from App_Function_Libraries.Gradio_UI.answer_view import answer_record_html, md_text, mode_label
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, toast_text, user_errors
 from App_Function_Libraries.quarry.errors import BadArgument
 
@@ -153,12 +152,9 @@ def select_document(ids: list[int], evt: gr.SelectData):
 
 # ---------------------------------------------------------------- questions
 
-def answer_view(answer) -> str:
-    refs = [SourceRef(n, f"{h.name} ({h.location})", h.citation_target) for n, h in enumerate(answer.sources, 1)]
-    footer = f"*{mode_label(answer.mode)} · {len(refs)} passage(s) used*"
-    notes = problems_markdown(answer.errors, answer.invalid_citations_removed)
-    return (answer_html(answer.markdown, refs, "doc", answer.citations) + "\n"
-            + render("\n\n".join(p for p in (notes, footer) if p)))
+def answer_view(asked) -> str:
+    answer = asked.answer
+    return answer_record_html(answer, "doc", f"*{mode_label(answer.mode)} · {len(answer.sources)} passage(s) used*")
 
 
 @user_errors
@@ -169,10 +165,10 @@ def ask(question: str, k: int, progress=gr.Progress()):
     if not quarry.docs.list(settings, shared=True):
         raise BadArgument(None, "the collection is empty: add files or a folder first")
     progress(0.1, desc="Searching your documents")
-    answer = quarry.docs.ask(question.strip(), k=int(k), settings=settings, shared=True)
+    asked = quarry.docs.ask(question.strip(), k=int(k), settings=settings, shared=True)
     rows = [[n, h.name, h.location, round(float(h.score), 4), one_line(h.text, 300)]
-            for n, h in enumerate(answer.sources, 1)]
-    return answer_view(answer), rows
+            for n, h in enumerate(asked.hits, 1)]
+    return answer_view(asked), rows
 
 
 # ---------------------------------------------------------------- layout

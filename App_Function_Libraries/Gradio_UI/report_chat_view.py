@@ -1,19 +1,18 @@
 """Ask about this report, in the UI: a follow-up box under a finished report (Web Search tab) and under a
 saved report's preview (History). The answer comes from the report's own sources (quarry.history.ask),
-its [n] link to the same sources as the report's, and every exchange is saved with the report and listed
-under it, newest last."""
+its [n] numbered 1..k in the answer (each source keeping the report's number), and every exchange is
+saved with the report and listed under it, newest last."""
 from __future__ import annotations
 
 import time
 
 import gradio as gr
 
-from App_Function_Libraries.Gradio_UI.answer_view import (SourceRef, answer_body, md_text, mode_label,
-                                                          problems_markdown, render)
+from App_Function_Libraries.Gradio_UI.answer_view import answer_record_html, md_text, mode_label, render
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, warn
 
-HEADING = ("**Ask about this report**: answered from this report's own sources (no new web search), "
-           "with the report's source numbers.")
+HEADING = ("**Ask about this report**: answered from this report's own sources (no new web search); each "
+           "answer lists the sources it cites, with the report's number for each.")
 MODE_NOTES = {"none": "No source of the report covers this question"}
 
 
@@ -29,20 +28,17 @@ def build(prefix: str) -> tuple[gr.Textbox, gr.Button, gr.HTML]:
     return question, ask, log
 
 
-def exchanges_html(result, exchanges) -> str:
-    """The exchanges as safe HTML: each question, its answer with [n] linked to the report's sources, and a
-    line saying how it was made."""
+def exchanges_html(exchanges) -> str:
+    """The exchanges as safe HTML: each question, its answer with [n] opening its evidence, the sources it cites
+    (numbered in the answer, with the report's number for each), and a line saying how it was made."""
     if not exchanges:
         return ""
-    refs = [SourceRef(s.n, s.title or s.url, s.final_url or s.url) for s in result.numbered_sources()]
     parts = []
     for i, e in enumerate(exchanges, 1):
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.asked_at))
-        how = MODE_NOTES.get(e.mode) or mode_label(e.mode)
-        notes = problems_markdown(e.errors)
+        how = MODE_NOTES.get(e.answer.mode) or mode_label(e.answer.mode)
         parts.append(render(f"**Q: {md_text(one_line(e.question, 300))}**")
-                     + answer_body(e.answer_markdown, refs, f"chat{i}", e.citations)
-                     + render("\n\n".join(p for p in (notes, f"*{how} · {when}*") if p)))
+                     + answer_record_html(e.answer, f"chat{i}", f"*{how} · {when}*", count_removed=False))
     return "\n<hr>\n".join(parts)
 
 
@@ -50,7 +46,7 @@ def saved_exchanges_html(result) -> str:
     """The exchanges saved with this report (none when it is not in History)."""
     from App_Function_Libraries import quarry
     try:
-        return exchanges_html(result, quarry.history.exchanges(result.id, current_settings()))
+        return exchanges_html(quarry.history.exchanges(result.id, current_settings()))
     except Exception as exc:  # noqa: BLE001 - the report still shows; its follow-ups could not be read
         warn(exc)
         return ""
@@ -63,5 +59,5 @@ def ask(result, question: str) -> str:
     asked = quarry.history.ask(result, question, current_settings())
     if not asked.saved:  # the report is not in History (saving it failed): answered without saving
         gr.Warning("This report is not in History, so the answer is not saved.")
-        return exchanges_html(result, [asked.exchange])
+        return exchanges_html([asked.exchange])
     return saved_exchanges_html(result)

@@ -9,8 +9,7 @@ import dataclasses
 
 import gradio as gr
 
-from App_Function_Libraries.Gradio_UI.answer_view import (SourceRef, answer_html, md_text, mode_label,
-                                                          problems_markdown, render)
+from App_Function_Libraries.Gradio_UI.answer_view import answer_record_html, md_text, mode_label
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, user_errors
 from App_Function_Libraries.quarry.errors import BadArgument
 
@@ -63,19 +62,15 @@ def with_search_options(settings, top_k: int, candidates: int, rescore: int, hyb
     return dataclasses.replace(settings, wikipedia=wiki)
 
 
-def passage_rows(answer) -> list[list]:
-    number = {s.url: s.n for s in answer.sources}
+def passage_rows(asked) -> list[list]:
+    number = {s.url: s.n for s in asked.answer.sources}
     return [[number.get(p.url, ""), p.title, p.url, round(float(p.score), 4), round(float(p.vector_score), 3),
-             one_line(p.text, 300)] for p in answer.passages]
+             one_line(p.text, 300)] for p in asked.passages]
 
 
-def answer_view(answer) -> str:
-    refs = [SourceRef(s.n, s.title, s.url) for s in answer.sources]
-    timing = " · ".join(f"{k} {v:.2f} s" for k, v in answer.timings.items())
-    footer = f"*{mode_label(answer.mode)} · {timing}*"
-    notes = problems_markdown(answer.errors, answer.invalid_citations_removed)
-    return (answer_html(answer.markdown, refs, "wiki", answer.citations) + "\n"
-            + render("\n\n".join(p for p in (notes, footer) if p)))
+def answer_view(asked) -> str:
+    timing = " · ".join(f"{k} {v:.2f} s" for k, v in asked.timings.items())
+    return answer_record_html(asked.answer, "wiki", f"*{mode_label(asked.answer.mode)} · {timing}*")
 
 
 @user_errors
@@ -86,12 +81,12 @@ def ask(question: str, top_k: int, candidates: int, rescore: int, hybrid: bool, 
     settings = with_search_options(current_settings(), top_k, candidates, rescore, hybrid)
     progress(0.1, desc="Searching the index")
     try:
-        answer = quarry.wiki.ask(question, settings=settings)
+        asked = quarry.wiki.ask(question, settings=settings)
     except quarry.QuarryError as exc:
         raise gr.Error(str(exc)) from None
-    if not answer.sources:
+    if not asked.answer.sources:
         gr.Info("No passage in the index matches this question.")
-    return answer_view(answer), passage_rows(answer)
+    return answer_view(asked), passage_rows(asked)
 
 
 def build_tab(settings, shared: dict | None = None) -> None:

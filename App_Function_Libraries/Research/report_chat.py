@@ -4,9 +4,10 @@ page the report read: same content hash), re-ranked for the new question (Resear
 passages stored with the report. It is answered by the cited-answer core (Retrieval/cited_answer.py), like
 the report: when nothing those texts say clears the relevance floor the answer says the report's sources do not
 answer the question, with the closest passages marked not used (no LLM is asked); otherwise the LLM writes when
-one is configured, else the core's extractive writer quotes the texts. Either way every [n] is the report's
-number for that source, verified against that source's text and given a verdict like the report's own
-citations.
+one is configured, else the core's extractive writer quotes the texts. Either way every [n] is verified against
+its source's text and given a verdict like the report's own citations; the answer (records.Answer) then
+numbers the sources it cites 1..k, in order of first citation, each keeping the report's number for it
+(`AnswerSource.report_n`). A question of several parts names the parts its sources do not answer.
 
     exchange = ask_saved_report(report_id, "How far away is the food?")   # answered and saved with it
 """
@@ -19,10 +20,11 @@ from App_Function_Libraries.LLM.base import LLMClient, LLMError
 from App_Function_Libraries.LLM.context import fit_evidence
 from App_Function_Libraries.Retrieval import cited_answer as core
 from App_Function_Libraries.Retrieval.citations import CitableSource
+from App_Function_Libraries.Research import coverage
 from App_Function_Libraries.Research.errors import EmptyQuestion
 from App_Function_Libraries.Research.page_stream import content_hash
 from App_Function_Libraries.Research.rank import RankSettings, rank_pages
-from App_Function_Libraries.records import ReportExchange, ResearchResult, Source
+from App_Function_Libraries.records import Answer, ReportExchange, ResearchResult, Source
 
 NOT_COVERED = ("The report's sources do not answer this question: nothing they say reaches the relevance floor. "
                "Research it as a new question to search the web")
@@ -80,22 +82,30 @@ def ask_report(result: ResearchResult, question: str, services: ChatServices | N
     if not question:
         raise EmptyQuestion("type a question about the report first")
     services = services or ChatServices()
+    return ReportExchange(question, answer_about(result, question, services), result.id)
+
+
+def answer_about(result: ResearchResult, question: str, services: ChatServices) -> Answer:
+    """The answer record, its sources the report's cited ones numbered 1..k, each keeping its report number."""
     sources = report_sources(result, question, services)
     if not sources:
-        return ReportExchange(question, NO_SOURCES, mode="none")
-    closest = core.nothing_clears(question, sources, services.embedder)
+        return core.not_answered(NO_SOURCES, [])
+    parts = coverage.question_parts(question)
+    closest = core.nothing_clears(question, sources, services.embedder, parts or None)
     if closest is not None:
-        return ReportExchange(question, core.not_answered_markdown(f"{NOT_COVERED}.", closest), mode="none")
+        return core.not_answered(f"{NOT_COVERED}.", closest)
     errors: list[str] = []
+    answer = None
     if services.llm is not None:
         try:
             markdown = _llm_answer(question, result.report_markdown, sources, services.llm)
-            return _exchange(core.finish(question, markdown, sources, services.embedder, "llm"), errors)
+            answer = core.finish(markdown, sources, services.embedder, "llm")
         except LLMError as exc:
             errors.append(f"the LLM could not answer ({exc}); this answer is quoted from the sources")
-    answer = core.extractive(question, sources, services.embedder, max_sentences=MAX_SENTENCES,
-                             statement=NOT_COVERED)
-    return _exchange(answer, errors)
+    if answer is None:
+        answer = core.extractive(question, sources, services.embedder, parts or None, max_sentences=MAX_SENTENCES,
+                                 statement=NOT_COVERED)
+    return _own_numbers(result, answer, errors)
 
 
 def _llm_answer(question: str, report: str, sources: list[CitableSource], llm: LLMClient) -> str:
@@ -106,30 +116,38 @@ def _llm_answer(question: str, report: str, sources: list[CitableSource], llm: L
     return llm.chat(messages).text.strip()
 
 
-def _exchange(answer: core.CitedAnswer, errors: list[str]) -> ReportExchange:
-    if answer.invalid_removed:
-        errors.append(f"removed {answer.invalid_removed} citation(s) naming no source of the report")
-    if answer.unsupported:
-        errors.append(f"{answer.unsupported} cited sentence(s) not supported by the source they cite (marked)")
-    return ReportExchange(answer.question, answer.markdown, answer.citations, answer.mode, errors,
-                          answer.invalid_removed, unsupported_citations=answer.unsupported)
+def _own_numbers(result: ResearchResult, answer: Answer, errors: list[str]) -> Answer:
+    """The answer's own short source list: the report's sources it cites, numbered 1..k in order of first
+    citation, each with its report number and kind."""
+    if answer.invalid_citations_removed:
+        errors.append(f"removed {answer.invalid_citations_removed} citation(s) naming no source of the report")
+    if answer.unsupported_citations:
+        errors.append(f"{answer.unsupported_citations} cited sentence(s) not supported by the source they cite "
+                      f"(marked)")
+    answer.errors = errors
+    by_n = {s.n: s for s in result.numbered_sources()}
+    for source in answer.sources:
+        source.report_n = source.n
+        source.kind = by_n[source.n].kind if source.n in by_n else source.kind
+    core.number_gapless(answer, keep_uncited=False)
+    return answer
 
 
-def cited_refs(result: ResearchResult, exchange: ReportExchange) -> list[Source]:
-    """The report's sources the answer cites, in number order."""
-    cited = {c.n for c in exchange.citations}
-    return [s for s in result.numbered_sources() if s.n in cited]
-
-
-def exchange_text(result: ResearchResult, exchange: ReportExchange) -> str:
-    """The answer as plain Markdown with the sources it cites listed under it (`[n] title: URL`)."""
-    lines = [exchange.answer_markdown]
-    refs = cited_refs(result, exchange)
-    if refs:
-        lines += ["", "Sources (the report's numbers):"]
-        lines += [f"[{s.n}] {s.title or s.url}: {s.final_url or s.url}" for s in refs]
-    lines += [f"Note: {e}" for e in exchange.errors]
+def exchange_text(exchange: ReportExchange) -> str:
+    """The answer as plain Markdown with the sources it cites listed under it (`[n] title: URL`, and the
+    report's number for each)."""
+    answer = exchange.answer
+    lines = [answer.markdown]
+    if answer.sources:
+        lines += ["", "Sources:"]
+        lines += [f"[{s.n}] {s.title or s.url}: {s.url}{report_number(s)}" for s in answer.sources]
+    lines += [f"Note: {e}" for e in answer.errors]
     return "\n".join(lines)
+
+
+def report_number(source) -> str:
+    """" (the report's [n])" for a source the report numbered differently; '' when the numbers agree."""
+    return f" (the report's [{source.report_n}])" if source.report_n not in (None, source.n) else ""
 
 
 # ---------------------------------------------------------------- with the configured services, saved

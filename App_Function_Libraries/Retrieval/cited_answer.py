@@ -1,6 +1,7 @@
 """The cited-answer core: one relevance floor, one extractive writer, one verifier and one answer record, used
 by the web report (Research/report.py), Wikipedia answers, Documents answers and report chat (and so by
-follow-ups, re-runs and dig-deeper rounds, which go through the report stage).
+follow-ups, re-runs and dig-deeper rounds, which go through the report stage). The answer record is records.Answer;
+every answer numbers its sources 1..k without gaps, cited first (`number_gapless`).
 
 Relevance floor. A quotable text (Retrieval/quotable.py) answers a question only when it holds enough of
 what the question asks about: the share of the question's terms (content words, plurals, -ing and -ed folded;
@@ -40,7 +41,7 @@ from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, UNSUP
                                                         cited_sentences, format_group, parse_group, quote_text,
                                                         rank_sentences)
 from App_Function_Libraries.Retrieval.quotable import INLINE_TAGS, asked_for, first_person
-from App_Function_Libraries.records import Citation
+from App_Function_Libraries.records import Answer, AnswerSource, Citation, NotUsed
 
 RELEVANCE_FLOOR = 0.5
 SUPPORTED_SHARE, PARTLY_SHARE = 0.8, 0.5
@@ -73,20 +74,6 @@ class Draft:
     picks: list[Pick] = field(default_factory=list)
     unanswered: list[str] = field(default_factory=list)  # sub-questions nothing answers
     closest: list[tuple[str, float, str]] = field(default_factory=list)  # (where, score, text) when none
-
-
-@dataclass
-class CitedAnswer:
-    """The one answer record: markdown with verified [n], each citation with its evidence and verdict."""
-    question: str
-    markdown: str
-    citations: list[Citation] = field(default_factory=list)
-    mode: str = "extractive"  # "llm" | "extractive" | "none" (nothing clears the floor)
-    status: str = "answered"  # "answered" | "partly" | "not_answered"
-    unanswered: list[str] = field(default_factory=list)
-    invalid_removed: int = 0
-    unsupported: int = 0
-    uncited: list[int] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------- the relevance floor
@@ -179,7 +166,8 @@ def shape_fits(question: str, text: str) -> bool:
     return bool(kind) and answer_shape(question, text, kind) == 2
 
 
-def _ranked(question: str, sources: list[CitableSource], embedder, topic: str = "") -> list[Pick]:
+def candidates(question: str, sources: list[CitableSource], embedder=None, topic: str = "") -> list[Pick]:
+    """Every text an answer may quote (of MIN_WORDS words or more), best ranked first, with its relevance."""
     ranked = rank_sentences(question, sources, embedder, topic=topic)
     titles = {s.n: s.title for s in sources}
     scores = relevance(topic or question, [f"{t} {titles.get(n, '')}" for t, n, _s in ranked])
@@ -219,11 +207,11 @@ def draft(question: str, sources: list[CitableSource], embedder=None, parts: lis
     """Choose what an extractive answer quotes: the lead, then per part (sub-question) up to per_part texts
     that clear the floor for that part (single: up to `single` for a one-part question), within budget_words.
     A question of several parts is answered when one of them is; the others are named as not answered."""
-    ranked = _ranked(question, sources, embedder)
+    ranked = candidates(question, sources, embedder)
     cleared = [p for p in ranked if p.score >= floor]
     groups = [p for p in (parts or []) if p.strip()]
-    by_part = {part: [p for p in _ranked(f"{question} {part}", sources, embedder, topic=part) if p.score >= floor]
-               for part in groups} if len(groups) >= 2 else {}
+    by_part = {part: [p for p in candidates(f"{question} {part}", sources, embedder, topic=part)
+                      if p.score >= floor] for part in groups} if len(groups) >= 2 else {}
     if not cleared:  # the lead answers the first part that is answered
         part = next((k for k, v in by_part.items() if v), "")
         cleared = by_part.get(part, [])
@@ -299,26 +287,34 @@ def render_bullets(d: Draft, titles: dict[int, str] | None = None) -> str:
 
 
 def extractive(question: str, sources: list[CitableSource], embedder=None, parts: list[str] | None = None,
-               max_sentences: int = 6, statement: str = NOT_ANSWERED) -> CitedAnswer:
+               max_sentences: int = 6, statement: str = NOT_ANSWERED, kind: str = "web") -> Answer:
     """An extractive answer, verified; `statement` (+ the closest passages) when nothing clears the floor."""
     d = draft(question, sources, embedder, parts, single=max_sentences)
     if d.lead is None:
-        return CitedAnswer(question, not_answered_markdown(f"{statement}.", d.closest), mode="none",
-                           status="not_answered")
+        return not_answered(f"{statement}.", d.closest)
     markdown = render_bullets(d, {s.n: s.title for s in sources})
-    return finish(question, markdown, sources, embedder, "extractive", d.unanswered)
+    return finish(markdown, sources, embedder, "extractive", d.unanswered, kind)
 
 
-def finish(question: str, markdown: str, sources: list[CitableSource], embedder, mode: str,
-           unanswered: list[str] | None = None) -> CitedAnswer:
-    """Verify an answer's citations (see `verify`) into the answer record."""
+def finish(markdown: str, sources: list[CitableSource], embedder, mode: str,
+           unanswered: list[str] | None = None, kind: str = "web") -> Answer:
+    """Verify an answer's citations (see `verify`) into the answer record: answered, partly (some parts not
+    answered) or not answered (nothing cited); `kind` is what its sources are (records.SOURCE_KINDS)."""
     check = verify(markdown, sources, embedder)
     status = "partly" if unanswered else "answered"
     if not check.citations:
         status = "not_answered"
-    return CitedAnswer(question, check.markdown, check.citations, mode, status, list(unanswered or []),
-                       check.invalid_removed, sum(c.verdict == NOT_SUPPORTED for c in check.citations),
-                       check.uncited)
+    cited = {c.n for c in check.citations}
+    listed = [AnswerSource(s.n, s.title, s.url, kind, s.n in cited) for s in sources]
+    return Answer(check.markdown, status, mode, listed, check.citations, list(unanswered or []),
+                  invalid_citations_removed=check.invalid_removed)
+
+
+def not_answered(statement: str, closest: list[tuple[str, float, str]]) -> Answer:
+    """The answer when nothing clears the floor: the statement, then the closest passages (where, score,
+    text) listed as not used; nothing cited."""
+    return Answer(not_answered_markdown(statement, closest), "not_answered", "none",
+                  closest=[NotUsed(where, round(float(score), 4), text) for where, score, text in closest])
 
 
 def nothing_clears(question: str, sources: list[CitableSource], embedder=None, parts: list[str] | None = None,
@@ -464,3 +460,18 @@ def renumber(markdown: str, mapping: dict[int, int]) -> str:
     def fix(m: re.Match) -> str:
         return format_group([mapping.get(n, n) for n in parse_group(m.group(1))])
     return CITATION_GROUP_RE.sub(fix, markdown)
+
+
+def number_gapless(answer: Answer, keep_uncited: bool = True) -> dict[int, int]:
+    """The answer's sources numbered 1..k: the cited ones in order of first citation, then (keep_uncited) the
+    others in their old order; its markdown and citations follow. {old number: new number}."""
+    mapping = gapless_numbers(answer.markdown, [s.n for s in answer.sources])
+    answer.markdown = renumber(answer.markdown, mapping)
+    for c in answer.citations:
+        c.n = mapping.get(c.n, c.n)
+    cited = {c.n for c in answer.citations}
+    for s in answer.sources:
+        s.n = mapping[s.n]
+        s.cited = s.n in cited
+    answer.sources = sorted((s for s in answer.sources if keep_uncited or s.cited), key=lambda s: s.n)
+    return mapping

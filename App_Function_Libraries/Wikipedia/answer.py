@@ -6,7 +6,8 @@ else embedding + BM25 fusion) -> keep top_k_nodes -> related-node expansion (the
 top documents) -> group by article -> the cited-answer core (Retrieval/cited_answer.py): when no sentence of
 those passages clears its relevance floor the answer says so, else with an LLM each article is condensed and
 the answer cites [n]; without one the core's extractive writer quotes the passages. Every citation is
-verified against the passages and given a verdict; articles are renumbered without gaps, cited first. When
+verified against the passages and given a verdict; articles are renumbered without gaps, cited first (the one
+answer record, records.Answer, inside a WikiAsked with the passages and timings). When
 no passage clears the similarity floor, the answer says the index has none that answers the question and
 lists the closest passages as not used.
 """
@@ -25,28 +26,24 @@ from App_Function_Libraries.Retrieval import cited_answer as core
 from App_Function_Libraries.Retrieval.citations import CitableSource
 from App_Function_Libraries.Retrieval.fusion import reciprocal_rank_fusion
 from App_Function_Libraries.Retrieval.rerank import cross_encoder_scores
-from App_Function_Libraries.records import Citation
+from App_Function_Libraries.records import Answer
 from App_Function_Libraries.Wikipedia.index import SearchParams, WikiHit, WikiIndex, get_wiki_index
 
 USE_CONFIGURED_LLM = object()
 RELATIVE_SCORE_FLOOR = 0.5  # candidates below half the best passage's similarity are dropped before reranking
 NO_ANSWER = "The index has no passage that answers this question"
 CLOSEST_SHOWN = 3
+KIND = "wikipedia"
 
 
 @dataclass
-class WikiAnswer:
+class WikiAsked:
+    """A question asked of the index: its answer (the one answer record; its sources are the articles, numbered
+    1..k, cited first), the passages it was written from, and how long each step took."""
     question: str
-    markdown: str
-    sources: list[CitableSource]
-    citations: list[Citation] = field(default_factory=list)
-    passages: list[WikiHit] = field(default_factory=list)  # the passages the answer was written from
-    mode: str = "extractive"  # or "llm", or "none" when no passage cleared the relevance floor
-    invalid_citations_removed: int = 0
+    answer: Answer
+    passages: list[WikiHit] = field(default_factory=list)  # none when no passage cleared the floor
     timings: dict[str, float] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)
-    closest: list[WikiHit] = field(default_factory=list)  # with mode "none": the nearest passages, not used
-    unsupported_citations: int = 0  # cited sentences their source does not support (marked in the answer)
 
 
 # ---------------------------------------------------------------- ranking
@@ -158,16 +155,17 @@ def llm_answer(question: str, sources: list[CitableSource], llm, errors: list[st
     return reply.text.strip() if hasattr(reply, "text") else str(reply).strip()
 
 
-def closest_unused(closest: list[WikiHit], floor: float) -> str:
+def closest_unused(closest: list[WikiHit], floor: float) -> Answer:
     """The answer when no passage reaches the floor: says so, and lists the closest passages as not used."""
     statement = (f"{NO_ANSWER}: no passage reaches the relevance floor ({floor:.2f} estimated similarity to the "
                  f"question).")
-    return core.not_answered_markdown(statement, [(h.title, h.vector_score, h.text) for h in closest])
+    return core.not_answered(statement, [(h.title, h.vector_score, h.text) for h in closest])
 
 
 def answer_question(question: str, settings=None, index: WikiIndex | None = None, llm=USE_CONFIGURED_LLM,
-                    embedder=None) -> WikiAnswer:
-    """Search, rerank, expand, and write a cited answer (LLM when one is configured, else extractive)."""
+                    embedder=None, parts: list[str] | None = None) -> WikiAsked:
+    """Search, rerank, expand, and write a cited answer (LLM when one is configured, else extractive); `parts`:
+    the questions the question holds, each answered or named as not answered."""
     if settings is None:
         from App_Function_Libraries.config import get_settings
         settings = get_settings()
@@ -186,42 +184,37 @@ def answer_question(question: str, settings=None, index: WikiIndex | None = None
     timings["rerank"] = time.perf_counter() - t
     if not passages:
         closest = sorted(hits, key=lambda h: -h.vector_score)[:CLOSEST_SHOWN]
-        return WikiAnswer(question, closest_unused(closest, settings.wikipedia.relevance_floor), [],
-                          mode="none", closest=closest, timings=timings, errors=errors)
+        answer = closest_unused(closest, settings.wikipedia.relevance_floor)
+        answer.errors = errors
+        return WikiAsked(question, answer, timings=timings)
     t = time.perf_counter()
-    answer = write_answer(question, sources, llm, embedder, errors)
+    answer = write_answer(question, sources, llm, embedder, errors, parts)
     timings["answer"] = time.perf_counter() - t
-    if answer.mode == "none":
-        return WikiAnswer(question, answer.markdown, [], mode="none", timings=timings, errors=errors)
-    sources, answer = gapless(sources, answer)
-    return WikiAnswer(question, answer.markdown, sources, answer.citations, passages, answer.mode,
-                      answer.invalid_removed, timings, errors, unsupported_citations=answer.unsupported)
+    return WikiAsked(question, answer, passages if answer.mode != "none" else [], timings)
 
 
-def write_answer(question: str, sources: list[CitableSource], llm, embedder, errors: list[str]) -> core.CitedAnswer:
-    """The core's answer: not answered below its floor, else the LLM's (when configured) or extractive."""
-    closest = core.nothing_clears(question, sources, embedder)
+def write_answer(question: str, sources: list[CitableSource], llm, embedder, errors: list[str],
+                 parts: list[str] | None = None) -> Answer:
+    """The core's answer, its articles numbered 1..k (cited first): not answered below its floor, else the
+    LLM's (when configured) or extractive."""
+    answer = _written(question, sources, llm, embedder, errors, parts)
+    answer.errors = errors
+    core.number_gapless(answer)
+    return answer
+
+
+def _written(question: str, sources: list[CitableSource], llm, embedder, errors: list[str],
+             parts: list[str] | None) -> Answer:
+    closest = core.nothing_clears(question, sources, embedder, parts)
     if closest is not None:
-        return core.CitedAnswer(question, core.not_answered_markdown(f"{NO_ANSWER}.", closest), mode="none",
-                                status="not_answered")
+        return core.not_answered(f"{NO_ANSWER}.", closest)
     if llm is not None and sources:
         try:
             markdown = llm_answer(question, sources, llm, errors)
             if markdown:  # no article said anything useful: the extractive answer
-                return core.finish(question, markdown, sources, embedder, "llm")
+                return core.finish(markdown, sources, embedder, "llm", kind=KIND)
         except LLMUnavailable as exc:
             errors.append(f"{exc}: Quarry stopped calling it, so this answer is extractive")
         except LLMError as exc:
             errors.append(f"the LLM failed, answered extractively instead: {exc}")
-    return core.extractive(question, sources, embedder, statement=NO_ANSWER)
-
-
-def gapless(sources: list[CitableSource], answer: core.CitedAnswer) -> tuple[list[CitableSource], core.CitedAnswer]:
-    """Articles renumbered 1..k in order of first citation, then the uncited ones."""
-    mapping = core.gapless_numbers(answer.markdown, [s.n for s in sources])
-    for s in sources:
-        s.n = mapping[s.n]
-    for c in answer.citations:
-        c.n = mapping.get(c.n, c.n)
-    answer.markdown = core.renumber(answer.markdown, mapping)
-    return sorted(sources, key=lambda s: s.n), answer
+    return core.extractive(question, sources, embedder, parts, statement=NO_ANSWER, kind=KIND)

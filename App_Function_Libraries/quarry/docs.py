@@ -80,10 +80,13 @@ def search(query: str, k: int = 20, *, group: str = "fine", filters=None, method
 def ask(query: str, k: int = 20, *, group: str = "fine", filters=None, use_llm: bool = True, settings=None,
         shared: bool = False):
     """A cited answer from the best chunks (extractive without an LLM, or with use_llm False); shared as in
-    search."""
+    search. DocsAsked: the question, its answer record (records.Answer) and the chunks, hits[i] being source
+    i+1. A question of several parts names the parts the documents do not answer."""
+    from App_Function_Libraries.Research.coverage import question_parts
     query, k = _check(query, k)
-    return _with_library(lambda lib: lib.ask(query, group=group, k=k, filters=filters, use_llm=use_llm), settings,
-                         shared)
+    parts = question_parts(query) or None
+    return _with_library(lambda lib: lib.ask(query, group=group, k=k, filters=filters, use_llm=use_llm,
+                                             parts=parts), settings, shared)
 
 
 def add(paths, progress=None, annotate: bool | None = None, settings=None, shared: bool = False):
@@ -129,10 +132,10 @@ def filters(names=None, types=None, modified_after=None, modified_before=None):
                          modified_before=modified_before)
 
 
-def sources_text(answer) -> str:
+def sources_text(asked) -> str:
     """An answer's numbered sources (file and page or chunk), one a line."""
     from App_Function_Libraries.Documents.answer import format_sources
-    return format_sources(answer)
+    return format_sources(asked)
 
 
 def max_file_bytes() -> int:

@@ -19,16 +19,17 @@ class Saved:
 
 @dataclass(frozen=True)
 class Asked:
-    """A question asked about a report: the report, the exchange (answer, citations, mode, errors), and whether
-    the exchange was saved with the report (not when the report is not in History)."""
+    """A question asked about a report: the report, the exchange (its question and answer record, whose sources
+    are numbered 1..k, each keeping the report's number), and whether the exchange was saved with the report
+    (not when the report is not in History)."""
     result: object
     exchange: object
     saved: bool
 
     def text(self) -> str:
-        """The exchange as plain text: the answer, then the report's sources it cites."""
+        """The exchange as plain text: the answer, then the sources it cites (with the report's numbers)."""
         from App_Function_Libraries.Research.report_chat import exchange_text
-        return exchange_text(self.result, self.exchange)
+        return exchange_text(self.exchange)
 
 
 def _store(settings=None):

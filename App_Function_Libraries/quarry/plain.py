@@ -52,20 +52,15 @@ def wiki_hits_out(hits) -> list[dict[str, Any]]:
             for i, h in enumerate(hits, start=1)]
 
 
-def answer_out(answer) -> dict[str, Any]:
-    """A Wikipedia or documents answer: markdown citing [n], the numbered sources, citations, errors."""
-    sources = [_answer_source(i, s) for i, s in enumerate(answer.sources, start=1)]
-    citations = [{"n": c.n, "sentence": c.sentence, "url": getattr(c, "url", ""), "quote": c.quote}
-                 for c in answer.citations]
-    return {"question": getattr(answer, "question", ""), "answer_markdown": answer.markdown,
-            "mode": getattr(answer, "mode", ""), "sources": sources, "citations": citations,
-            "errors": list(answer.errors)}
-
-
-def _answer_source(n: int, source) -> dict[str, Any]:
-    if hasattr(source, "citation_target"):  # a document chunk: sources[i] is number i + 1
-        return {"n": n, "title": source.name, "url": source.citation_target, "kind": "document"}
-    return {"n": source.n, "title": source.title, "url": source.url, "kind": "wikipedia"}
+def answer_out(asked) -> dict[str, Any]:
+    """A Wikipedia or documents answer (WikiAsked, DocsAsked): markdown citing [n], the numbered sources,
+    citations, errors, whether it answers."""
+    answer = asked.answer
+    sources = [{"n": s.n, "title": s.title, "url": s.url, "kind": s.kind} for s in answer.sources]
+    citations = [{"n": c.n, "sentence": c.sentence, "url": c.url, "quote": c.quote} for c in answer.citations]
+    return {"question": asked.question, "answer_markdown": answer.markdown, "mode": answer.mode,
+            "answer_status": answer.status, "unanswered_parts": list(answer.unanswered), "sources": sources,
+            "citations": citations, "errors": list(answer.errors)}
 
 
 def docs_hits_out(hits) -> list[dict[str, Any]]:

@@ -101,11 +101,15 @@ def search(question: str, top_k: int = 10, hybrid: bool = True, settings=None):
 
 
 def ask(question: str, settings=None):
-    """A cited answer from the index (WikiAnswer: markdown, sources, citations, mode, errors)."""
+    """A cited answer from the index (WikiAsked: the question, its answer record (records.Answer: markdown,
+    status, sources, citations, mode, errors), the passages it was written from, timings). A question of
+    several parts names the parts the index does not answer."""
+    from App_Function_Libraries.Research.coverage import question_parts
     from App_Function_Libraries.Wikipedia.answer import answer_question
     from App_Function_Libraries.Wikipedia.index import get_wiki_index
     settings = settings_or_current(settings)  # the index checks the question
-    return _guard(lambda: answer_question(question, settings, get_wiki_index(settings)), settings)
+    return _guard(lambda: answer_question(question, settings, get_wiki_index(settings),
+                                          parts=question_parts(question) or None), settings)
 
 
 def open_index(settings=None):
