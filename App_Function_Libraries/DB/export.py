@@ -5,8 +5,9 @@ Pure functions: they take a ResearchResult (or its dict) or a Note (or its dict)
 PDF and Word), so the UI can offer them as downloads or copy them. API keys never appear in the output (see
 redact.py): the run's dict is scrubbed, then read back as the ResearchResult every format reads (`as_result`;
 a stored or imported run may hold anything). The list of sources under a report is its listed sources
-(ResearchResult.listed_sources) in a citation style (citation_styles.py: numbered, APA, Chicago), the same in
-every format; BibTeX, RIS and CSL-JSON are in reference_formats.py.
+(ResearchResult.listed_sources: cited, then "Read but not cited") in a citation style (citation_styles.py:
+numbered, APA, Chicago), the same in every format; BibTeX, RIS and CSL-JSON are in reference_formats.py. HTML,
+PDF and Word show each quote once, in an Evidence section the cited sources link to (export_print.py).
 
     export_report(result, "md")                          # the report and its numbered sources with URLs
     export_report(result, "pdf", citation_style="apa")   # bytes: a PDF whose [n] link to their sources
