@@ -361,10 +361,8 @@ class ResearchResult:
     def answer(self) -> Answer:
         """The report as the one answer record (a view of this result's fields; the closest passages of a
         report that does not answer are in its markdown only)."""
-        cited = {c.n for c in self.citations}
-        sources = [AnswerSource(s.n, s.title, s.final_url or s.url, s.kind, s.n in cited)
-                   for s in self.numbered_sources()]
-        sources.sort(key=lambda s: (not s.cited, s.n))
+        cited = len(self.cited_sources())  # its sources are the one list every door shows (listed_sources)
+        sources = [AnswerSource(n, s.title, s.url, s.kind, i < cited) for i, (n, s) in enumerate(self.listed_sources())]
         return Answer(self.report_markdown, self.answer_status, self.mode, sources, list(self.citations),
                       list(self.unanswered_parts), errors=list(self.errors),
                       invalid_citations_removed=self.invalid_citations_removed)
@@ -374,22 +372,21 @@ class ResearchResult:
         return sorted((s for s in self.sources if s.n is not None), key=lambda s: s.n)
 
     def cited_sources(self) -> list[Source]:
-        """Sources the report cites, in number order."""
+        """Sources the report cites, in number order: what "N cited" counts, and the head of listed_sources."""
         cited = {c.n for c in self.citations}
         return [s for s in self.numbered_sources() if s.n in cited]
 
     def listed_sources(self) -> list[tuple[int, Source]]:
-        """The sources listed under the report, with their numbers: the numbered ones; when none is numbered
-        (the report cites nothing), the ones selected for reading, numbered in order."""
+        """The one list of a report's sources, with their numbers, that every door shows (UI, CLI, exports,
+        JSON): the sources it cites, in number order, then those read but not cited (numbered, not cited);
+        the first len(cited_sources()) entries are the cited ones. A run that numbered none (an older Quarry's
+        run citing nothing) lists the selected sources it read, numbered in order."""
         numbered = self.numbered_sources()
         if numbered:
-            return [(s.n, s) for s in numbered]
-        return list(enumerate((s for s in self.sources if s.selected), 1))
-
-    def read_not_cited(self) -> list[Source]:
-        """Numbered sources the report does not cite, in number order."""
-        cited = {c.n for c in self.citations}
-        return [s for s in self.numbered_sources() if s.n not in cited]
+            cited = {c.n for c in self.citations}
+            return [(s.n, s) for s in numbered if s.n in cited] + [(s.n, s) for s in numbered if s.n not in cited]
+        read = (s for s in self.sources if s.selected and s.fetched and not (s.failure or s.duplicate or s.skipped))
+        return list(enumerate(read, 1))
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)

@@ -225,13 +225,17 @@ def test_a_part_of_the_question_no_source_answers_is_named(make_settings):
 
 def test_exports_carry_each_quote_and_say_when_its_source_does_not_support_it():
     from App_Function_Libraries.DB.citation_styles import Reference, Span
-    from App_Function_Libraries.DB.export_print import sources_html
+    from App_Function_Libraries.DB.export_print import evidence_html, evidence_items, sources_html
     refs = [Reference(1, (Span("Bees"),), "http://a.test")]
     cites = [Citation(1, "Bees dance [1].", "http://a.test", "Honey bees dance.", verdict="supported"),
              Citation(1, "Ants follow [1].", "http://a.test", "Ants lay trails.", verdict="not supported")]
-    page = sources_html(refs, cites)
-    assert "<blockquote>Honey bees dance.</blockquote>" in page
-    assert "Ants lay trails. <em>(not supported)</em>" in page
+    items = evidence_items(cites, {1: "Bees"})
+    page = sources_html(refs, 1, items) + evidence_html(items)
+    # each quote once, in Evidence, the source's entry linking to both (issue 22 item 3)
+    assert page.count("Honey bees dance.") == 1 and page.count("Ants lay trails.") == 1
+    assert 'href="#evidence-1"' in page and 'href="#evidence-2"' in page
+    assert "<mark>Honey bees dance.</mark>" in page
+    assert "not supported by this source" in page and "<mark>Ants lay trails.</mark>" not in page
 
 
 def test_the_json_view_of_an_answer_lists_its_own_numbered_sources_with_their_kind(make_settings):

@@ -102,7 +102,7 @@ def test_history_list_show_and_save_as_note(cli, tmp_path):
     result = sample_result()
     get_research_store(cli.settings).save_research(result)
     code, out, _ = cli("history")
-    assert code == 0 and result.id[:8] in out and "3 sources" in out and result.question in out
+    assert code == 0 and result.id[:8] in out and "3 results" in out and result.question in out
     code, out, _ = cli("history", "show", result.id[:8])
     assert out.startswith(f"# {result.question}") and "1. [Waggle dance](https://bees.example/dance)" in out
     code, out, _ = cli("history", "show", result.id[:8], "--format", "html", "-o", str(tmp_path / "r.html"))

@@ -99,3 +99,11 @@ def test_a_title_cannot_break_out_of_its_attribute():
                            lambda n: ("https://b.example/?q=\"><img src=x>", '"><script>x</script>'))
     assert_inert(out, {"https://a.example", "https://b.example/?q=\"><img src=x>"})
     assert "&quot;&gt;&lt;script&gt;" in out
+
+
+def test_an_ordered_list_item_keeps_a_skipped_number():
+    """A sources list "1. … 3. …" (cited [1] and [3], [2] read but not cited) shows 1 and 3, not 1 and 2."""
+    from App_Function_Libraries.DB.markdown_html import markdown_to_html
+    page = markdown_to_html("1. one\n3. three\n4. four\n\n### Read but not cited\n\n2. two\n")
+    assert '<li value="3">three</li>' in page and "<li>four</li>" in page and '<ol start="2">' in page
+    assert 'value' not in markdown_to_html("1. one\n2. two\n")  # a list that counts on is left as it is

@@ -222,6 +222,9 @@ def test_search_shows_stages_and_a_cited_report(page, world, story):
     cards = page.locator("#ws-source-cards .ws-card")
     expect(cards.first).to_be_visible()
     expect(page.locator("#ws-source-cards .ws-card[data-cited=yes]").first).to_contain_text("cited: ")
+    # issue 22: the sources show once, as the cards: the report has no sources list of its own under it
+    expect(page.locator("#ws-report")).not_to_contain_text("Read but not cited")
+    expect(page.locator("#ws-report hr")).to_have_count(0)
     expect(page.locator("#ws-details button.label-wrap").first).not_to_have_class(re.compile(r"\bopen\b"))
     expect(page.locator("#ws-details #ws-sources")).to_be_hidden()
     ui.screenshot(page, "answer_first", full_page=False)

@@ -359,3 +359,19 @@ def test_cancel_shows_only_while_a_run_is_running(make_settings):
         for update in tab.stream_outputs(failing, settings):
             shown.append(update[-1]["visible"])
     assert shown[0] is True and shown[-1] is False  # a failed run hides Cancel too
+
+
+def test_the_report_does_not_list_its_sources_again_the_cards_do():
+    """Issue 22 item 2: the sources show once, as cards (cited first), not also as a list under the report
+    (before: the report listed them, "Read but not cited" included, above the same sources' cards)."""
+    from App_Function_Libraries.records import Citation
+    result = ResearchResult(question="q", report_markdown="Only the second [2].", sources=[
+        Source("One", "https://one.example/", n=1, fetched=True), Source("Two", "https://two.example/", n=2,
+                                                                          fetched=True)],
+        citations=[Citation(2, "Only the second [2].", "https://two.example/", "Second.", verdict="supported")])
+    report = view.report_html(result)
+    assert "https://one.example/" not in report and "Read but not cited" not in report
+    assert 'href="#web-evidence-0"' in report  # the [n] still opens its evidence
+    cards = view.source_cards_html(result)
+    assert cards.index('id="web-source-2"') < cards.index('id="web-source-1"')  # cited first
+    assert [row[3] for row in view.source_rows(result)] == ["https://two.example/", "https://one.example/"]

@@ -1,6 +1,6 @@
 """`python app.py history ...`: past searches and their reports.
 
-    history [--search TEXT] [--limit N]          the list: id, time, question, number of sources; then the
+    history [--search TEXT] [--limit N]          the list: id, time, question, number of results; then the
                                                  runs that did not finish (interrupted, cancelled): resume them
                                                  with python app.py research --resume ID
     history show ID [--format md|json|html|bib|ris|csl|txt] [--output FILE]
@@ -97,7 +97,7 @@ def run_list(args) -> int:
     if not reports:
         print("no saved searches" + (" match" if args.search else " yet"))
     for r in reports:
-        say(f"{r.id[:8]}  {when(r.created_at)}  {r.source_count:3d} sources  {r.mode:10s}  {one_line(r.question)}")
+        say(f"{r.id[:8]}  {when(r.created_at)}  {r.source_count:3d} results  {r.mode:10s}  {one_line(r.question)}")
     runs = [] if args.search or args.offset else quarry.runs.unfinished(limit=args.limit)
     if runs:
         say("\nnot finished (python app.py research --resume ID):")

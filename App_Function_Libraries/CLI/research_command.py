@@ -80,22 +80,28 @@ class ProgressLine:
 
 
 def format_markdown(result) -> str:
-    """The report, then the numbered sources (with any warning on their page, and what went wrong with the
-    others)."""
+    """The report, then its listed sources (ResearchResult.listed_sources: cited, then read but not cited; with
+    any warning on their page), then the other selected sources and why they were not used."""
     lines = [f"# {one_line(result.question)}", "", result.report_markdown.strip(), "", "## Sources", ""]
-    lines += [_source_line(s) for s in result.cited_sources()] or ["None cited."]  # never an empty section
-    unread = result.read_not_cited()
-    if unread:
-        lines += ["", "Read but not cited:"] + [_source_line(s) for s in unread]
-    unused = [s for s in result.sources if s.n is None and s.selected]
+    listed = result.listed_sources()
+    cited = len(result.cited_sources())
+    lines += [_source_line(n, s) for n, s in listed[:cited]] or ["None cited."]  # never an empty section
+    if listed[cited:]:
+        lines += ["", "Read but not cited:"] + [_source_line(n, s) for n, s in listed[cited:]]
+    shown = {id(s) for _, s in listed}
+    unused = [s for s in result.sources if id(s) not in shown and s.selected]
     if unused:
         lines += ["", "Selected but not used:"]
         lines += [f"- {one_line(s.title or s.url)} - {one_line(s.url)}: {one_line(_why_unused(s))}" for s in unused]
     return "\n".join(lines)
 
 
-def _source_line(s) -> str:
-    return (f"[{s.n}] {one_line(s.title or s.url)}{_paper_facts(s.paper)} - {one_line(s.final_url or s.url)}"
+def _source_line(n: int, s) -> str:
+    """[n] title — a paper's facts - its address (as every list of sources shows it), where it was read when a
+    redirect led elsewhere, any warning on its page."""
+    moved = s.final_url and s.final_url != s.url
+    return (f"[{n}] {one_line(s.title or s.url)}{_paper_facts(s.paper)} - {one_line(s.url)}"
+            + (f" (read at {one_line(s.final_url)})" if moved else "")
             + (f" ({one_line(s.warning)})" if s.warning else ""))
 
 

@@ -5,8 +5,9 @@ Pure functions: they take a ResearchResult (or its dict) or a Note (or its dict)
 PDF and Word), so the UI can offer them as downloads or copy them. API keys never appear in the output (see
 redact.py): the run's dict is scrubbed, then read back as the ResearchResult every format reads (`as_result`;
 a stored or imported run may hold anything). The list of sources under a report is its listed sources
-(ResearchResult.listed_sources) in a citation style (citation_styles.py: numbered, APA, Chicago), the same in
-every format; BibTeX, RIS and CSL-JSON are in reference_formats.py.
+(ResearchResult.listed_sources: cited, then "Read but not cited") in a citation style (citation_styles.py:
+numbered, APA, Chicago), the same in every format; BibTeX, RIS and CSL-JSON are in reference_formats.py. HTML,
+PDF and Word show each quote once, in an Evidence section the cited sources link to (export_print.py).
 
     export_report(result, "md")                          # the report and its numbered sources with URLs
     export_report(result, "pdf", citation_style="apa")   # bytes: a PDF whose [n] link to their sources
@@ -26,7 +27,7 @@ from App_Function_Libraries.DB import citation_styles as styles
 from App_Function_Libraries.DB import reference_formats as refs
 from App_Function_Libraries.DB.citation_styles import Reference
 from App_Function_Libraries.DB.connection import StoreError
-from App_Function_Libraries.DB.export_print import Printable, evidence_html, sources_html
+from App_Function_Libraries.DB.export_print import Evidence, Printable, evidence_html, evidence_items, sources_html
 from App_Function_Libraries.DB.markdown_html import markdown_to_html
 from App_Function_Libraries.DB.note_format import note_to_markdown
 from App_Function_Libraries.DB.redact import configured_secrets, scrub, scrub_result_dict
@@ -149,9 +150,30 @@ def report_references(result: ResearchResult, style: str | None = None) -> list[
     return styles.references(result.listed_sources(), citation_style(result, style), _iso_date(result.created_at))
 
 
+def listed_plain(result: ResearchResult) -> list[dict[str, Any]]:
+    """The listed sources (ResearchResult.listed_sources: cited, then read but not cited) as plain JSON: number,
+    title, address (the source's own, as every list shows it) and the one it was read at after redirects,
+    kind, whether cited. The JSON export's "listed_sources" and the MCP/HTTP research answer."""
+    cited = len(result.cited_sources())
+    return [{"n": n, "title": s.title, "url": s.url, "final_url": s.final_url or s.url, "kind": s.kind,
+             "cited": i < cited} for i, (n, s) in enumerate(result.listed_sources())]
+
+
+def report_evidence(result: ResearchResult) -> list[Evidence]:
+    """The Evidence section of a report: each quote its citations found, once, with its source's title."""
+    titles = {n: _one_line(s.title or s.url) for n, s in result.listed_sources()}
+    return evidence_items(result.citations, titles)
+
+
 def _sources_markdown(result: ResearchResult, style: str | None = None) -> str:
-    lines = [reference_markdown(ref) for ref in report_references(result, style)]
-    return "## Sources\n\n" + "\n".join(lines) + "\n" if lines else ""
+    refs = report_references(result, style)
+    if not refs:
+        return ""
+    cited = len(result.cited_sources())
+    text = "## Sources\n\n" + ("\n".join(reference_markdown(r) for r in refs[:cited]) if cited else "None cited.")
+    if refs[cited:]:
+        text += "\n\n### Read but not cited\n\n" + "\n".join(reference_markdown(r) for r in refs[cited:])
+    return text + "\n"
 
 
 def report_body_markdown(result: ResearchResult | dict[str, Any], style: str | None = None,
@@ -178,9 +200,9 @@ def export_report(result: Any, fmt: str, secrets: Iterable[str] | None = None,
     chats = _exchange_dicts(data.pop("exchanges", None) if exchanges is None else exchanges, _secrets(secrets))
     if chats:
         data["exchanges"] = chats
-    if fmt == "json":  # the run's own JSON form
-        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     run = as_result(data)
+    if fmt == "json":  # the run's own JSON form, and the sources listed under it (read back: ignored)
+        return json.dumps({**data, "listed_sources": listed_plain(run)}, indent=2, ensure_ascii=False) + "\n"
     style = _style_of(run, citation_style)
     question = _one_line(run.question) or "Research report"
     body = str(run.report_markdown or "") + exchanges_markdown(chats)
@@ -191,7 +213,8 @@ def export_report(result: Any, fmt: str, secrets: Iterable[str] | None = None,
     if fmt in ("pdf", "docx"):
         printable = Printable(title=question, fields=report_fields(run, style), body_markdown=body,
                               references=report_references(run, style), cite=_cite_targets(run),
-                              footer=_report_footer(run), citations=run.citations)
+                              footer=_report_footer(run), evidence=report_evidence(run),
+                              cited=len(run.cited_sources()))
         return _binary(printable, fmt)
     if fmt in ("bib", "ris", "csl"):
         return _reference_file(run, fmt)
@@ -276,10 +299,16 @@ def _report_footer(result: ResearchResult) -> str:
 def _plain_text(title: str, body: str, result: ResearchResult, style: str) -> str:
     lines = [title, "", body.strip(), ""]
     entries = report_references(result, style)
+    cited = len(result.cited_sources())
     if entries:
-        lines += ["Sources:"] + [f"[{r.n}] {r.text()}" + (f" - {r.url}" if r.url and r.url not in r.text() else "")
-                                 for r in entries] + [""]
+        lines += ["Sources:"] + ([_plain_entry(r) for r in entries[:cited]] or ["None cited."]) + [""]
+    if entries[cited:]:
+        lines += ["Read but not cited:"] + [_plain_entry(r) for r in entries[cited:]] + [""]
     return "\n".join(lines)
+
+
+def _plain_entry(ref: Reference) -> str:
+    return f"[{ref.n}] {ref.text()}" + (f" - {ref.url}" if ref.url and ref.url not in ref.text() else "")
 
 
 # ---------------------------------------------------------------- notes
@@ -336,8 +365,9 @@ def _html_page(title: str, markdown_text: str, result: ResearchResult | None, fo
              f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head>",
              f"<body><article><h1>{html.escape(title)}</h1>", body]
     if entries:
-        parts.append(sources_html(entries, result.citations))
-        parts.append(evidence_html(result.citations))
+        evidence = report_evidence(result)
+        parts.append(sources_html(entries, len(result.cited_sources()), evidence))
+        parts.append(evidence_html(evidence))
     parts.append(f"<footer>{html.escape(footer)}</footer></article></body></html>\n")
     return "\n".join(parts)
 

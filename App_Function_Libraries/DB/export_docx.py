@@ -1,6 +1,8 @@
 """A report or note as a Word document (.docx, python-docx): the header (title, question, date, options), the
 body with the headings, lists, tables, quotes, code, bold and italic its Markdown has, every `[n]` a real
-hyperlink to its source, and the sources list in its citation style at the end.
+hyperlink to its source, the sources list in its citation style (cited, then read but not cited; each cited
+entry linking to its quotes), and the Evidence section the HTML and PDF exports have: each quote once, in its
+passage with the quoted words bold and highlighted, its verdict, and a link opening the source at that text.
 
 The Markdown is read with markdown-it (raw HTML off, as everywhere): text goes into Word runs as text, so
 nothing in a report can become markup; a link is made only to an http(s) address.
@@ -12,10 +14,12 @@ import re
 from typing import Any
 
 from App_Function_Libraries.DB.citation_styles import Reference, web_address
-from App_Function_Libraries.DB.export_print import Printable
+from App_Function_Libraries.DB.export_print import Evidence, Printable, evidence_id, evidence_links
+from App_Function_Libraries.DB.markdown_html import quote_span
 from App_Function_Libraries.Retrieval.citations import CITATION_GROUP_RE, parse_group
 
-_BOOKMARK = re.compile(r"#(source-\d+)")
+_BOOKMARK = re.compile(r"#((?:source|evidence)-\d+)")
+_EVIDENCE_BOOKMARKS = 2_000_000  # bookmark ids of the evidence items start after any source number
 _XML_BAD = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")  # not allowed in XML
 
 
@@ -40,7 +44,9 @@ def docx_bytes(doc: Printable) -> bytes:
         para.add_run(_xml_text(value))
     _Body(word, doc.cite).render(doc.body_markdown)
     if doc.references:
-        _references(word, doc.references)
+        _references(word, doc.references, doc.cited, evidence_links(doc.evidence))
+    if doc.evidence:
+        _evidence(word, doc.evidence)
     if doc.footer:
         word.add_paragraph().add_run(_xml_text(doc.footer)).italic = True
     out = io.BytesIO()
@@ -48,8 +54,17 @@ def docx_bytes(doc: Printable) -> bytes:
     return out.getvalue()
 
 
-def _references(word, entries: list[Reference]) -> None:
+def _references(word, entries: list[Reference], cited: int, links: dict[int, list[int]]) -> None:
     word.add_heading("Sources", level=1)
+    _entries(word, entries[:cited], links)
+    if not cited:
+        word.add_paragraph("None cited.")
+    if entries[cited:]:
+        word.add_heading("Read but not cited", level=2)
+        _entries(word, entries[cited:], links)
+
+
+def _entries(word, entries: list[Reference], links: dict[int, list[int]]) -> None:
     for ref in entries:
         para = word.add_paragraph()
         _bookmark(para, f"source-{ref.n}", ref.n)
@@ -61,6 +76,38 @@ def _references(word, entries: list[Reference]) -> None:
                 para.add_run(_xml_text(span.text)).italic = span.italic or None
         if ref.url and ref.url not in ref.text():
             para.add_run(_xml_text(f" — {ref.url}"))
+        if links.get(ref.n):
+            para.add_run(" (evidence ")
+            for k, i in enumerate(links[ref.n]):
+                para.add_run(", ") if k else None
+                add_hyperlink(para, f"#{evidence_id(i)}", str(i))
+            para.add_run(")")
+
+
+def _evidence(word, items: list[Evidence]) -> None:
+    """Each quote once: [n], its source's title and verdict; the cited sentence where it is not the quote;
+    the passage with the quoted words bold and highlighted (none where the source supports nothing); a link
+    opening the source at the quoted text."""
+    from docx.enum.text import WD_COLOR_INDEX
+    word.add_heading("Evidence", level=1)
+    for i, item in enumerate(items, 1):
+        head = word.add_paragraph()
+        _bookmark(head, evidence_id(i), _EVIDENCE_BOOKMARKS + i)
+        head.add_run(f"{i}. [{'' if item.n is None else item.n}] ").bold = True
+        head.add_run(_xml_text(" · ".join(p for p in (item.title, item.verdict()) if p)))
+        for claim in item.claims:
+            word.add_paragraph().add_run(_xml_text(f"Cited for: {claim}")).italic = True
+        quote = word.add_paragraph(style="Quote")
+        before, quoted, after = quote_span(item.passage or item.quote, item.quote)
+        if not item.supported:
+            before, quoted, after = before + quoted + after, "", ""
+        quote.add_run(_xml_text(before))
+        if quoted:
+            marked = quote.add_run(_xml_text(quoted))
+            marked.bold, marked.font.highlight_color = True, WD_COLOR_INDEX.YELLOW
+        quote.add_run(_xml_text(after))
+        if item.link():
+            add_hyperlink(word.add_paragraph(), item.link(), f"Open [{item.n}] at this text")
 
 
 def _bookmark(para, name: str, bookmark_id: int) -> None:

@@ -10,11 +10,13 @@ fonts-wqy-zenhei) or Noto CJK for Chinese, Japanese and Korean.
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass, field
 
 from App_Function_Libraries.DB.citation_styles import Reference, Span, web_address
 from App_Function_Libraries.DB.connection import StoreError
-from App_Function_Libraries.DB.markdown_html import markdown_to_html, marked_passage
+from App_Function_Libraries.DB.markdown_html import markdown_to_html, marked_passage, text_fragment_link
+from App_Function_Libraries.Retrieval.citations import CITATION_GROUP_RE
 from App_Function_Libraries.records import Citation
 
 
@@ -27,10 +29,79 @@ class Printable:
     references: list[Reference] = field(default_factory=list)  # the sources list (empty: none printed)
     cite: dict[int, str] = field(default_factory=dict)  # where each [n] links: a web address or #source-n
     footer: str = ""
-    citations: list[Citation] = field(default_factory=list)  # each with its quote, passage and verdict
+    evidence: list["Evidence"] = field(default_factory=list)  # each quote once (evidence_items)
+    cited: int = 0  # the first `cited` references are the sources the report cites, the rest read but not cited
 
 
-# ---------------------------------------------------------------- the sources list as HTML
+@dataclass
+class Evidence:
+    """One quote shown in the Evidence section: a source's passage with the quoted words, the verdicts of the
+    citations it supports, and the cited sentences that are not the quote itself (an LLM's own words)."""
+    n: int | None
+    url: str
+    quote: str
+    passage: str
+    title: str = ""  # its source's title
+    verdicts: list[str] = field(default_factory=list)
+    claims: list[str] = field(default_factory=list)
+
+    @property
+    def supported(self) -> bool:
+        """Whether any citation it backs is supported by it (a source that supports nothing has nothing marked)."""
+        return any(v != "not supported" for v in self.verdicts) or not self.verdicts
+
+    def verdict(self) -> str:
+        return ", ".join(VERDICT_NOTES.get(v, v) for v in self.verdicts)
+
+    def link(self) -> str:
+        """The source's address opening at the quoted text ("" when it has no web address)."""
+        target = text_fragment_link(self.url, self.quote)
+        return target if web_address(target) else ""
+
+
+VERDICT_NOTES = {"not supported": "not supported by this source"}  # as the UI's evidence says it
+
+
+def evidence_items(citations: list[Citation] | None, titles: dict[int, str] | None = None) -> list[Evidence]:
+    """The report's evidence, each quote once (citations of one source with the same quote share it), in the
+    order the report first cites them; `titles`: source number -> its title. A citation read from an imported
+    run may hold anything: each value is read as text."""
+    items: dict[tuple, Evidence] = {}
+    for c in citations or []:
+        quote, passage = " ".join(str(c.quote or "").split()), " ".join(str(c.passage or "").split())
+        if not quote and not passage:
+            continue
+        n = c.n if isinstance(c.n, int) else None
+        item = items.setdefault((n, quote, passage), Evidence(n, str(c.url or ""), quote, passage,
+                                                              (titles or {}).get(n, "") if n is not None else ""))
+        verdict = str(c.verdict or "")
+        sentence = " ".join(CITATION_GROUP_RE.sub("", str(c.sentence or "")).split()).replace(" .", ".")
+        if verdict and verdict not in item.verdicts:
+            item.verdicts.append(verdict)
+        if sentence and _words(sentence) not in _words(passage or quote) and sentence not in item.claims:
+            item.claims.append(sentence)
+    return list(items.values())
+
+
+def _words(text: str) -> str:
+    """The text's words, lower case, one space apart and around: "X." and "x" read alike, "bee" is not in "bees"."""
+    return " " + " ".join(re.findall(r"\w+", text.lower())) + " "
+
+
+def evidence_id(i: int) -> str:
+    return f"evidence-{i}"
+
+
+def evidence_links(items: list[Evidence]) -> dict[int, list[int]]:
+    """Source number -> the numbers (1, 2, …) of its evidence items."""
+    links: dict[int, list[int]] = {}
+    for i, item in enumerate(items, 1):
+        if item.n is not None:
+            links.setdefault(item.n, []).append(i)
+    return links
+
+
+# ---------------------------------------------------------------- the sources list and the evidence as HTML
 
 def span_html(span: Span) -> str:
     text = html.escape(span.text)
@@ -40,41 +111,50 @@ def span_html(span: Span) -> str:
     return text
 
 
-def sources_html(entries: list[Reference], citations: list[Citation] | None = None) -> str:
-    """<h2>Sources</h2> and an ordered list keeping each entry's number (`id="source-n"`, so `[n]` can link to
-    it), the address under an entry that does not show it, and the quotes the citation check found (with
-    their verdict when it is not "supported")."""
+def sources_html(entries: list[Reference], cited: int = 0, items: list[Evidence] | None = None) -> str:
+    """<h2>Sources</h2>: the sources the report cites (the first `cited` entries), each linking to its quotes
+    in the Evidence section, then "Read but not cited"; ordered lists keeping each entry's number
+    (`id="source-n"`, so `[n]` can link to it), the address under an entry that does not show it."""
+    links = evidence_links(items or [])
+    parts = ["<h2>Sources</h2>"]
+    parts.append(_entries_html(entries[:cited], links) if cited else "<p>None cited.</p>")
+    if entries[cited:]:
+        parts += ["<h3>Read but not cited</h3>", _entries_html(entries[cited:], links)]
+    return "\n".join(parts)
+
+
+def _entries_html(entries: list[Reference], links: dict[int, list[int]]) -> str:
     items = []
     for ref in entries:
         text = ref.text()
         url = "" if not ref.url or ref.url in text else f'<br><span class="url">{html.escape(ref.url)}</span>'
-        quotes = [(str(c.quote), str(c.verdict or "")) for c in citations or [] if c.n == ref.n and c.quote]
-        quote_html = "".join(f"<blockquote>{html.escape(q)}"
-                             f"{f' <em>({html.escape(v)})</em>' if v and v != 'supported' else ''}</blockquote>"
-                             for q, v in dict.fromkeys(quotes))
-        items.append(f'<li id="source-{ref.n}" value="{ref.n}">{"".join(span_html(s) for s in ref.spans)}'
-                     f"{url}{quote_html}</li>")
-    return "<h2>Sources</h2>\n<ol>\n" + "\n".join(items) + "\n</ol>"
+        quotes = ", ".join(f'<a href="#{evidence_id(i)}">{i}</a>' for i in links.get(ref.n, []))
+        quotes = f' <span class="quotes">(evidence {quotes})</span>' if quotes else ""
+        # value: a browser's number; counter-set: WeasyPrint's (it reads no value), the list-item counter then
+        # counting on to n
+        spans = "".join(span_html(s) for s in ref.spans)
+        items.append(f'<li id="source-{ref.n}" value="{ref.n}" style="counter-set: list-item {ref.n - 1}">{spans}'
+                     f"{quotes}{url}</li>")
+    return "<ol>\n" + "\n".join(items) + "\n</ol>"
 
 
-def evidence_html(citations: list[Citation] | None) -> str:
-    """<h2>Evidence</h2>: each citation's cited sentence, then its passage with the quoted words in <mark> and
-    its support verdict, as the UI's evidence folds show them; all escaped (page text stays text). A citation
-    read from an imported run may hold anything: each value is shown as text."""
-    items = []
-    for c in citations or []:
-        quote, passage = str(c.quote or ""), str(c.passage or "")
-        if not quote and not passage:
-            continue
-        verdict = str(c.verdict or "")
-        # a source that does not support its sentence has nothing marked as its support
-        shown = html.escape(" ".join((passage or quote).split())) if verdict == "not supported" else \
-            marked_passage(passage or quote, quote)
-        sentence = " ".join(str(c.sentence or "").split())
-        items.append(f'<li><strong>[{html.escape("" if c.n is None else str(c.n))}]</strong> {html.escape(sentence)}'
-                     f"{f' <em>({html.escape(verdict)})</em>' if verdict else ''}"
-                     f'<blockquote class="evidence">{shown}</blockquote></li>')
-    return "<h2>Evidence</h2>\n<ol class=\"evidence\">\n" + "\n".join(items) + "\n</ol>" if items else ""
+def evidence_html(items: list[Evidence]) -> str:
+    """<h2>Evidence</h2>: each quote once (evidence_items), numbered as the sources list links to it: its
+    source's number and title, the verdict, the passage with the quoted words in <mark> (nothing marked where
+    the source supports nothing), the cited sentence where it is not the quote itself, and a link opening the
+    source at the quoted text; all escaped (page text stays text)."""
+    rows = []
+    for i, item in enumerate(items, 1):
+        n = "" if item.n is None else str(item.n)
+        head = " · ".join(p for p in (html.escape(item.title), html.escape(item.verdict())) if p)
+        shown = marked_passage(item.passage or item.quote, item.quote) if item.supported else \
+            html.escape(item.passage or item.quote)
+        claims = "".join(f'<p class="claim">Cited for: {html.escape(c)}</p>' for c in item.claims)
+        link = (f'<p><a href="{html.escape(item.link())}" target="_blank" rel="noopener noreferrer nofollow">'
+                f"Open [{html.escape(n)}] at this text</a></p>" if item.link() else "")
+        rows.append(f'<li id="{evidence_id(i)}" value="{i}"><strong>[{html.escape(n)}]</strong> {head}{claims}'
+                    f'<blockquote class="evidence">{shown}</blockquote>{link}</li>')
+    return "<h2>Evidence</h2>\n<ol class=\"evidence\">\n" + "\n".join(rows) + "\n</ol>" if rows else ""
 
 
 # ---------------------------------------------------------------- the print page
@@ -95,7 +175,7 @@ blockquote {{ border-left: 2pt solid #ccc; margin: .3em 0 .3em .5em; padding-lef
 table {{ border-collapse: collapse; }} td, th {{ border: .5pt solid #bbb; padding: .2em .4em; }}
 .sources li {{ margin-bottom: .35em; }} .url {{ color: #666; font-size: 8.5pt; word-break: break-all; }}
 footer {{ margin-top: 2em; color: #777; font-size: 8.5pt; }}
-ol.evidence {{ list-style: none; padding-left: 0; }} mark {{ background: #fff3a8; }}"""
+ol.evidence li {{ margin-bottom: .6em; }} mark {{ background: #fff3a8; }}"""
 
 
 def print_html(doc: Printable) -> str:
@@ -106,8 +186,8 @@ def print_html(doc: Printable) -> str:
              f"<style>{PRINT_STYLE}</style></head><body>",
              f"<header><h1>{html.escape(doc.title)}</h1><dl>{fields}</dl></header>", f"<main>{body}</main>"]
     if doc.references:
-        parts.append(f'<section class="sources">{sources_html(doc.references)}</section>')
-    evidence = evidence_html(doc.citations)
+        parts.append(f'<section class="sources">{sources_html(doc.references, doc.cited, doc.evidence)}</section>')
+    evidence = evidence_html(doc.evidence)
     if evidence:
         parts.append(f'<section class="evidence">{evidence}</section>')
     if doc.footer:

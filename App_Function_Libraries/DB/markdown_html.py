@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import html
 from typing import Callable
-from urllib.parse import urlsplit
+from urllib.parse import quote as url_quote, urlsplit, urlunsplit
 
 from App_Function_Libraries.Retrieval.citations import CITATION_GROUP_RE, parse_group
 
@@ -61,6 +61,7 @@ def markdown_to_html(text: str, cite: Cite | None = None) -> str:
     md.add_render_rule("link_open", _render_link_open)
     md.add_render_rule("link_close", _render_link_close)
     md.add_render_rule("image", _render_image)
+    md.add_render_rule("list_item_open", _render_list_item_open)
     return md.render(text or "", {"cite": cite, "links": []})
 
 
@@ -87,6 +88,27 @@ def _render_link_open(self, tokens, idx, options, env) -> str:
 def _render_link_close(self, tokens, idx, options, env) -> str:
     made = env["links"].pop() if env["links"] else False
     return "</a>" if made else ""
+
+
+def _render_list_item_open(self, tokens, idx, options, env) -> str:
+    """An ordered list's item keeps the number it was written with where it skips one (a list of sources
+    "1. … 3. …" shows 1 and 3, as the report cites them), where CommonMark would count on."""
+    token = tokens[idx]
+    if token.info.isdigit() and int(token.info) != _expected_number(tokens, idx):
+        token.attrSet("value", token.info)
+    return self.renderToken(tokens, idx, options, env)
+
+
+def _expected_number(tokens, idx: int) -> int:
+    """The number CommonMark gives the list item at `idx`: the one after the item before it, or the list's
+    start."""
+    level = tokens[idx].level
+    for before in reversed(tokens[:idx]):
+        if before.type == "list_item_open" and before.level == level and before.info.isdigit():
+            return int(before.info) + 1
+        if before.type == "ordered_list_open" and before.level == level - 1:
+            return int(before.attrGet("start") or 1)
+    return 1
 
 
 def _render_image(self, tokens, idx, options, env) -> str:
@@ -127,12 +149,45 @@ def link_citations(escaped: str, cite: Cite | None) -> str:
     return CITATION_GROUP_RE.sub(link, escaped)
 
 
-def marked_passage(passage: str, quote: str) -> str:
-    """A passage as escaped HTML with the quoted words in <mark>; the quote alone (marked) when the passage
-    lacks it. The evidence of a citation, shown the same in the UI and the exports."""
+def quote_span(passage: str, quote: str) -> tuple[str, str, str]:
+    """The passage (whitespace made single spaces) as (before, quoted words, after); ("", quote, "") when the
+    passage lacks the quote, (passage, "", "") when there is no quote."""
     passage, quote = " ".join((passage or "").split()), " ".join((quote or "").split())
     at = passage.find(quote) if quote else -1
     if at < 0:
-        return f"<mark>{html.escape(quote)}</mark>" if quote else html.escape(passage)
-    return (html.escape(passage[:at]) + f"<mark>{html.escape(quote)}</mark>"
-            + html.escape(passage[at + len(quote):]))
+        return ("", quote, "") if quote else (passage, "", "")
+    return passage[:at], quote, passage[at + len(quote):]
+
+
+def marked_passage(passage: str, quote: str) -> str:
+    """A passage as escaped HTML with the quoted words in <mark>; the quote alone (marked) when the passage
+    lacks it. The evidence of a citation, shown the same in the UI and the exports."""
+    before, quoted, after = quote_span(passage, quote)
+    return html.escape(before) + (f"<mark>{html.escape(quoted)}</mark>" if quoted else "") + html.escape(after)
+
+
+FRAGMENT_WORDS = 4  # words at each end of a quote in a #:~:text= link
+
+
+def text_fragment_link(url: str, quote: str) -> str:
+    """The source's address opening at the quoted text: a `#:~:text=start,end` fragment for a web page; the
+    address itself for anything else (a PDF, a local file)."""
+    if not _web_address(url) or url.lower().split("?")[0].endswith(".pdf"):
+        return url
+    words = quote.split()
+    if not words:
+        return url
+    enc = lambda t: url_quote(t, safe="")  # noqa: E731 - "-" and "," must be escaped inside a text directive
+    if len(words) <= 2 * FRAGMENT_WORDS:
+        directive = enc(" ".join(words))
+    else:
+        directive = enc(" ".join(words[:FRAGMENT_WORDS])) + "," + enc(" ".join(words[-FRAGMENT_WORDS:]))
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, parts.query, "")) + "#:~:text=" + directive
+
+
+def _web_address(url: str) -> bool:
+    try:
+        return urlsplit(url or "").scheme.lower() in WEB_SCHEMES
+    except ValueError:  # e.g. "http://[" (a broken IPv6 address)
+        return False

@@ -10,10 +10,10 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
-from urllib.parse import quote as url_quote, urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from App_Function_Libraries.quarry.render import (CITATION_GROUP_RE, link_open_tag, markdown_to_html, marked_passage,
-                                                  parse_group)
+                                                  parse_group, text_fragment_link)
 
 # a citation group as verification reads it ([1], [1, 3], [2-4]), unless escaped (\[1]): what the renderer links
 CITATION = re.compile(r"(?<!\\)" + CITATION_GROUP_RE.pattern)
@@ -92,9 +92,6 @@ def mode_label(mode: str) -> str:
 
 # ---------------------------------------------------------------- the evidence behind each [n]
 
-FRAGMENT_WORDS = 4  # words at each end of a quote in a #:~:text= link
-
-
 def evidence_id(prefix: str, i: int) -> str:
     return f"{prefix}-evidence-{i}"
 
@@ -117,23 +114,6 @@ def evidence_targets(citations: list, sources: list[SourceRef], anchor_prefix: s
             return f"#{evidence_id(anchor_prefix, uses[k])}", f"Evidence from [{n}] {titles.get(n, '')}".strip()
         return fallback(n)
     return target
-
-
-def text_fragment_link(url: str, quote: str) -> str:
-    """The source's address opening at the quoted text: a `#:~:text=start,end` fragment for a web page; the
-    address itself for anything else (a PDF, a local file)."""
-    if not is_web_url(url) or url.lower().split("?")[0].endswith(".pdf"):
-        return url
-    words = quote.split()
-    if not words:
-        return url
-    enc = lambda t: url_quote(t, safe="")  # noqa: E731 - "-" and "," must be escaped inside a text directive
-    if len(words) <= 2 * FRAGMENT_WORDS:
-        directive = enc(" ".join(words))
-    else:
-        directive = enc(" ".join(words[:FRAGMENT_WORDS])) + "," + enc(" ".join(words[-FRAGMENT_WORDS:]))
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, parts.path, parts.query, "")) + "#:~:text=" + directive
 
 
 def _evidence_text(c) -> str:

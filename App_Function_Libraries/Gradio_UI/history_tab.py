@@ -13,7 +13,7 @@ from App_Function_Libraries.Gradio_UI.answer_view import md_text, render
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, toast_text, user_errors
 from App_Function_Libraries.quarry.errors import BadArgument
 
-HEADERS = ["when", "question", "sources", "citations", "mode", "models"]
+HEADERS = ["when", "question", "results", "citations", "mode", "models"]  # results found, citations made
 LIST_LIMIT = 200
 PREVIEW_CHARS = 1500
 

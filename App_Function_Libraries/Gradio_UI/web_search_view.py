@@ -9,8 +9,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from App_Function_Libraries.Gradio_UI.answer_view import (SourceRef, answer_html, md_text, problems_markdown,
-                                                          render)
+from App_Function_Libraries.Gradio_UI.answer_view import (SourceRef, anchor, answer_body, md_text,
+                                                          problems_markdown, render)
 from App_Function_Libraries.quarry.errors import BadArgument
 from App_Function_Libraries.quarry.render import export_filename, link_open_tag, round_summary, safe_href
 from App_Function_Libraries.Gradio_UI.downloads import write_download
@@ -90,16 +90,20 @@ class StageBoard:
 
 # ---------------------------------------------------------------- the report
 
+ANCHOR = "web"  # the prefix of the report's anchors: its evidence (web-evidence-i) and cards (web-source-n)
+
+
 def source_refs(result) -> list[SourceRef]:
-    return [SourceRef(s.n, s.title or s.url, s.final_url or s.url) for s in result.numbered_sources()]
+    return [SourceRef(n, s.title or s.url, s.final_url or s.url) for n, s in result.listed_sources()]
 
 
 def report_html(result, partial: str = "") -> str:
-    """The finished report as safe HTML (linked citations, cited sources, notes) or the part written so far:
-    text a page or an LLM wrote shows as text (answer_view.render), never as HTML."""
+    """The finished report as safe HTML (linked citations, each [n] opening its evidence; notes) or the part
+    written so far: text a page or an LLM wrote shows as text (answer_view.render), never as HTML. Its sources
+    are not listed under it: the source cards show them (source_cards_html), the details table all results."""
     if result is None:
         return render(partial)
-    body = answer_html(result.report_markdown or "*No report was written.*", source_refs(result), "web",
+    body = answer_body(result.report_markdown or "*No report was written.*", source_refs(result), ANCHOR,
                        result.citations)
     notes = problems_markdown(result.errors, 0)
     usage = result.llm_usage or {}
@@ -181,26 +185,27 @@ def source_cards_html(result) -> str:
     authors and year, kind, verdict, whether cited. Every field is escaped (page text shows as text)."""
     if result is None:
         return ""
-    cited, rest = result.cited_sources(), result.read_not_cited()
-    if not cited and not rest:
+    listed = result.listed_sources()
+    if not listed:
         return ""
     verdicts: dict[int, Counter] = {}
     for c in result.citations:
         verdicts.setdefault(c.n, Counter())[c.verdict or "not checked"] += 1
-    cards = [source_card(s, verdicts.get(s.n)) for s in cited + rest]
+    cards = [source_card(n, s, verdicts.get(n)) for n, s in listed]
     return (f'<div id="ws-cards" style="{CARDS_STYLE}">' + "".join(cards) + "</div>")
 
 
-def source_card(source, verdicts: Counter | None) -> str:
+def source_card(n: int, source, verdicts: Counter | None) -> str:
     esc = html.escape
     title = esc(one_line(source.title or source.url, 160))
-    href = source.final_url or source.url
+    href = source.url  # its address as every list of sources shows it (a redirect leads on to where it was read)
     link = f"{link_open_tag(href)}{title}</a>" if safe_href(href, fragments=False) else title
     cited = ("cited: " + ", ".join(f"{k} ×{v}" if v > 1 else k for k, v in verdicts.items())
              if verdicts else "read, not cited")
     facts = " · ".join(esc(f) for f in (where_from(source), source.kind, f"relevance {source.verdict}") if f)
-    return (f'<div class="ws-card" data-cited="{"yes" if verdicts else "no"}" style="{CARD_STYLE}">'
-            f"<div><b>[{esc(str(source.n))}]</b> {link}</div>"
+    # the id is where a citation with no evidence of its own links (answer_view.citation_targets)
+    return (f'<div class="ws-card" id="{anchor(ANCHOR, n)}" data-cited="{"yes" if verdicts else "no"}" '
+            f'style="{CARD_STYLE}"><div><b>[{n}]</b> {link}</div>'
             f"<div><small>{facts}</small></div><div><small>{esc(cited)}</small></div></div>")
 
 
@@ -237,12 +242,21 @@ def title_cell(source) -> str:
     return f"{source.title} — {one_line(facts, 120)}" if facts else source.title
 
 
+def table_sources(result) -> list:
+    """Every result in the details table's order: the listed sources first (as the cards show them: cited, then
+    read but not cited), then the others in their search rank."""
+    listed = [s for _, s in result.listed_sources()]
+    shown = {id(s) for s in listed}
+    return listed + [s for s in result.sources if id(s) not in shown]
+
+
 def source_rows(result) -> list[list]:
     if result is None:
         return []
-    return [[s.selected, str(s.n) if s.n is not None else "", title_cell(s), s.url, ", ".join(s.engines),
+    numbers = {id(s): n for n, s in result.listed_sources()}
+    return [[s.selected, str(numbers.get(id(s), "")), title_cell(s), s.url, ", ".join(s.engines),
              s.verdict, one_line(s.reason, 160), fetched_cell(s), str(s.round) if s.round else "", s.kind]
-            for s in result.sources]
+            for s in table_sources(result)]
 
 
 def apply_ticks(result, rows) -> int:
@@ -252,7 +266,7 @@ def apply_ticks(result, rows) -> int:
     if len(ticks) != len(result.sources):
         raise BadArgument(None, "the sources table no longer matches this report; search again")
     changed = 0
-    for source, (url, use) in zip(result.sources, ticks):
+    for source, (url, use) in zip(table_sources(result), ticks):
         if url != source.url:
             raise BadArgument(None, "the sources table no longer matches this report; search again")
         default = source.verdict != "irrelevant"

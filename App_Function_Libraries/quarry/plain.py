@@ -19,11 +19,11 @@ def safe_message(text: str, settings) -> str:
 
 
 def research_out(result, saved: bool) -> dict[str, Any]:
-    """The report, its numbered sources (URL, kind, whether cited: cited first, then read but not cited), its
-    citations with their supporting quotes, passages and verdicts, the search options it ran with."""
-    cited = {c.n for c in result.citations}
-    sources = [{"n": s.n, "title": s.title, "url": s.final_url or s.url, "kind": getattr(s, "kind", "web"),
-                "cited": s.n in cited} for s in result.cited_sources() + result.read_not_cited()]
+    """The report, its listed sources (ResearchResult.listed_sources: cited first, then read but not cited;
+    export.listed_plain), its citations with their supporting quotes, passages and verdicts, the search options
+    it ran with."""
+    from App_Function_Libraries.DB.export import listed_plain
+    sources = listed_plain(result)
     citations = [{"n": c.n, "sentence": c.sentence, "url": c.url, "quote": c.quote, "passage": c.passage,
                   "verdict": c.verdict} for c in result.citations]
     return {"question": result.question, "report_markdown": result.report_markdown, "mode": result.mode,

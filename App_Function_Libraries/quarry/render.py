@@ -41,6 +41,12 @@ def marked_passage(passage: str, quote: str) -> str:
     return marked(passage, quote)
 
 
+def text_fragment_link(url: str, quote: str) -> str:
+    """The source's address opening at the quoted text (a `#:~:text=` fragment for a web page)."""
+    from App_Function_Libraries.DB.markdown_html import text_fragment_link as link
+    return link(url, quote)
+
+
 def parse_group(inner: str) -> list[int]:
     """The numbers of a citation group's inside ("1, 3", "2-4")."""
     from App_Function_Libraries.Retrieval.citations import parse_group as parse

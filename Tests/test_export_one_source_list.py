@@ -1,0 +1,145 @@
+"""One list of a report's sources (issue 22 item 7): one saved run through every door that lists its sources —
+the Web Search cards and details table, CLI `research --md` and `history show`, every export (Markdown, HTML,
+PDF, Word, BibTeX, RIS, CSL-JSON, JSON, text) and the MCP/HTTP answer — each lists the same addresses in the
+same order: the cited sources in number order, then those read but not cited. The run cites [4] before [2] and
+leaves [1] and [3] uncited, so a door listing in number order, in citation order or only the cited ones differs."""
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import zipfile
+from contextlib import redirect_stdout
+
+import pytest
+
+from App_Function_Libraries import quarry
+from App_Function_Libraries.quarry import plain
+from App_Function_Libraries.CLI.main import main
+from App_Function_Libraries.CLI.research_command import format_markdown
+from App_Function_Libraries.Gradio_UI import web_search_view as view
+from App_Function_Libraries.records import Citation, Paper, ResearchResult, Source
+from Tests.support.system_tools import require_tool
+
+A, B, C, D = ("https://alpha.example/a", "https://beta.example/b", "https://gamma.example/paper",
+              "https://delta.example/d")
+EXPECTED = [B, D, A, C]  # cited [2], [4]; then read but not cited [1], [3]
+QUOTE_B = "Beta pages say the hive votes with its feet."
+QUOTE_D = "Delta measured the dance at forty runs a minute."
+
+
+def saved_run() -> ResearchResult:
+    def read(title, url, n, **kw):
+        return Source(title, url, verdict="relevant", fetched=True, status=200, final_url=url, n=n, **kw)
+    paper = Paper(authors=["Ada Lovelace"], year=2020, venue="Journal of Bees")
+    sources = [read("Alpha", A, 1), read("Beta", B, 2),
+               read("Gamma study", C, 3, kind="paper", paper=paper),
+               read("Delta", D, 4),
+               read("Epsilon (nothing on the question)", "https://epsilon.example/", None),
+               Source("Zeta", "https://zeta.example/", verdict="relevant", failure="HTTP 500")]
+    report = "Delta counted the runs [4]. The hive votes [2]."
+    citations = [Citation(4, "Delta counted the runs [4].", D, QUOTE_D, verdict="supported",
+                          passage=f"Field notes. {QUOTE_D} More text."),
+                 Citation(2, "The hive votes [2].", B, QUOTE_B, verdict="supported", passage=QUOTE_B)]
+    return ResearchResult(question="How do bees decide?", sources=sources, report_markdown=report,
+                          citations=citations, mode="extractive", params={"citation_style": "numbered"})
+
+
+def urls(text: str) -> list[str]:
+    return re.findall(r"https?://[^\s)\]}\"<>,]+", text)
+
+
+def between(text: str, start: str, end: str | None) -> str:
+    part = text.split(start, 1)[1]
+    return part.split(end, 1)[0] if end and end in part else part
+
+
+def pdf_text(data: bytes, tmp_path) -> str:
+    require_tool("pdftotext")
+    path = tmp_path / "r.pdf"
+    path.write_bytes(data)
+    return subprocess.run(["pdftotext", "-layout", str(path), "-"], capture_output=True, text=True, check=True,
+                          timeout=60).stdout
+
+
+def docx_text(data: bytes) -> str:
+    from docx import Document
+    return "\n".join(p.text for p in Document(io.BytesIO(data)).paragraphs)
+
+
+def every_door(result: ResearchResult, report_id: str, config: str, tmp_path) -> dict[str, list[str]]:
+    """Each door's list of the run's sources, as the addresses it shows, in its order."""
+    export = lambda fmt: quarry.history.export(report_id, fmt)  # noqa: E731
+    shown = io.StringIO()
+    with redirect_stdout(shown):
+        assert main(["--config", config, "history", "show", report_id]) == 0
+    rows = view.source_rows(result)
+    html = export("html")
+    bib = export("bib")
+    return {
+        "ui cards": re.findall(r'<div class="ws-card"[^>]*><div><b>\[\d+\]</b> <a href="([^"]+)"',
+                               view.source_cards_html(result)),
+        "ui details table": [row[3] for row in rows if row[1]],
+        "cli research --md": urls(between(format_markdown(result), "## Sources", "Selected but not used")),
+        "cli history show": urls(between(shown.getvalue(), "## Sources", None)),
+        "md": urls(between(export("md"), "## Sources", None)),
+        "txt": urls(between(export("txt"), "Sources:", None)),
+        "html": re.findall(r'<li id="source-\d+"[^>]*><a href="([^"]+)"', html),
+        "pdf": urls(between(pdf_text(export("pdf"), tmp_path), "Sources", "Evidence")),
+        "docx": urls(between(docx_text(export("docx")), "Sources", "Evidence")),
+        "bib": [urls(entry)[0] for entry in bib.split("@")[1:]],
+        "ris": re.findall(r"^UR  - (\S+)", export("ris"), re.MULTILINE),
+        "csl": [item["URL"] for item in json.loads(export("csl"))],
+        "json": [s["url"] for s in json.loads(export("json"))["listed_sources"]],
+        "mcp/http": [s["url"] for s in plain.research_out(result, saved=True)["sources"]],
+    }
+
+
+def differing(doors: dict[str, list[str]], expected: list[str]) -> list[str]:
+    return [name for name, listed in doors.items() if listed != expected]
+
+
+@pytest.fixture
+def doors(make_settings, tmp_path):
+    settings = make_settings()
+    result = saved_run()
+    saved = quarry.history.save(result, settings)
+    assert saved.ok, saved.message
+    stored = quarry.history.get(saved.id, settings)
+    return every_door(stored, saved.id, str(settings.path), tmp_path), stored
+
+
+def test_every_door_lists_the_same_sources_in_the_same_order(doors):
+    listed, result = doors
+    assert differing(listed, EXPECTED) == [], {k: v for k, v in listed.items() if v != EXPECTED}
+    assert len(listed) == 14
+    assert [n for n, _ in result.listed_sources()] == [2, 4, 1, 3] and len(result.cited_sources()) == 2
+    # "N cited" counts the cited sources only, in the UI and the CLI alike
+    assert "2 cited of 6 results" in view.report_html(result)
+
+
+def test_control_a_door_listing_in_number_order_or_only_the_cited_is_caught(doors):
+    """Control: the lists as this repository's doors made them before issue 22 (exports in number order, the
+    CLI's cited list alone) are told apart from the rest."""
+    listed, _ = doors
+    listed = dict(listed, html=[A, B, C, D], **{"cli research --md": [B, D]})
+    assert differing(listed, EXPECTED) == ["cli research --md", "html"]
+
+
+def test_each_quote_is_shown_once_in_the_exports_in_evidence(make_settings, tmp_path):
+    """Item 3: a quote is not shown under its source and again under Evidence; the sources list links to it.
+    The report body quotes nothing here, so each quote appears exactly once in the whole PDF, HTML and Word."""
+    result = saved_run()
+    result.report_markdown = "The runs were counted [4]. The hive decides [2]."
+    pdf = pdf_text(quarry.history.export_result(result, "pdf"), tmp_path)
+    html = quarry.history.export_result(result, "html")
+    word = docx_text(quarry.history.export_result(result, "docx"))
+    for quote in (QUOTE_B, QUOTE_D):
+        assert " ".join(pdf.split()).count(quote) == 1, pdf
+        assert html.count(quote) == 1 and word.count(quote) == 1
+    assert html.index('<li id="source-2"') < html.index('href="#evidence-2"') < html.index('id="evidence-1"')
+    assert "Open [4] at this text" in word and "Read but not cited" in word
+    with zipfile.ZipFile(io.BytesIO(quarry.history.export_result(result, "docx"))) as z:
+        xml = z.read("word/document.xml").decode()
+    assert '<w:highlight w:val="yellow"/>' in xml and 'w:anchor="evidence-1"' in xml  # marked, and linked to
