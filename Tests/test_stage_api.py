@@ -70,3 +70,27 @@ def test_the_page_cache_keeps_a_page_without_its_outcome(tmp_path):
                         fetched_at=time.time()))
     cached = store.get_page("https://a.example/x", 60)
     assert (cached.url, cached.text, cached.title, cached.warning) == ("https://a.example/", "Bees dance.", "A", "")
+
+
+def test_verifying_a_rewritten_report_again_replaces_its_notes_not_adds_to_them(make_settings):
+    """Dig deeper verifies the rewritten report on the same result: the verify notes are the last check's, once
+    (they piled up once per round); a note of another stage stays."""
+    import threading
+
+    from App_Function_Libraries.records import Passage, ResearchResult, Source
+    from App_Function_Libraries.Research.params import ResearchParams
+    from App_Function_Libraries.Research.pipeline import stage_verify
+    from App_Function_Libraries.Research.run import Run, Services
+    settings = make_settings({"research": {"use_embeddings": "false"}})
+    page = "Honey bees dance to show where food is. The waggle run points along the sun's direction."
+    source = Source(title="Bees", url="https://example.org/bees", verdict="relevant", fetched=True,
+                    passages=[Passage(page)], n=1)
+    result = ResearchResult(question="Why are oceans salty?", sources=[source],
+                            report_markdown="Oceans are salty because rivers carry minerals [1].",
+                            errors=["report: the LLM failed (timed out); wrote an extractive brief instead"])
+    run = Run(result, Services(settings=settings), ResearchParams(use_llm=False), None, threading.Event())
+    for _ in range(3):
+        stage_verify(run)
+    unsupported = [e for e in result.errors if "not supported by the source" in e]
+    assert len(unsupported) == 1
+    assert result.errors[0].startswith("report: the LLM failed")

@@ -25,6 +25,7 @@ keep) searches without adding to the run.
 from __future__ import annotations
 
 import dataclasses
+import re
 import threading
 from typing import Any, Callable
 
@@ -53,6 +54,7 @@ STAGES = ("subqueries", "search", LOAD_STAGE, "relevance", "fetch", "extract", "
           "follow_ups")
 SEARCH_STAGES = ("subqueries", "search", "relevance")  # stages 1-3: a re-run from the fetch keeps their timings
 PAGE_STAGES = ("fetch", "extract", "rank", "notes")  # stages 4-6, one stream (page_stream.py)
+VERIFY_NOTE = re.compile(r"report: (?:removed \d+ citation\(s\) naming no source|\d+ cited sentence\(s\) not supported)")
 
 
 # ---------------------------------------------------------------- entry points
@@ -324,11 +326,12 @@ def stage_verify(run: Run) -> None:
     result.unsupported_citations = sum(c.verdict == report.NOT_SUPPORTED for c in result.citations)
     result.answer_status = ("not_answered" if not result.citations else
                             "partly" if result.unanswered_parts else "answered")
-    if check.invalid_removed:
-        result.errors.append(f"report: removed {check.invalid_removed} citation(s) naming no source")
+    notes = [f"report: removed {check.invalid_removed} citation(s) naming no source"] if check.invalid_removed else []
     if result.unsupported_citations:
-        result.errors.append(f"report: {result.unsupported_citations} cited sentence(s) not supported by the "
-                             f"source they cite (marked in the report)")
+        notes.append(f"report: {result.unsupported_citations} cited sentence(s) not supported by the source they "
+                     f"cite (marked in the report)")
+    # the report is verified whole each time (a dig-deeper round rewrites it): its notes replace the last check's
+    result.errors[:] = [e for e in result.errors if not VERIFY_NOTE.match(e)] + notes
     run.progress("verify", 1, 1)
 
 
