@@ -122,3 +122,14 @@ def test_an_editors_inline_tag_is_left_out_of_the_quote():
     sources = [CitableSource(1, "http://a.test/", "A", ["The engine was patented in 1781 by James Watt.[citation needed]"])]
     answer = extractive_answer("When was the engine patented?", sources)
     assert "citation needed" not in answer and "patented in 1781 by James Watt. [1]" in answer
+
+
+def test_how_often_asks_for_a_frequency_not_any_number():
+    """'How often does a starter need feeding?' is answered by 'every day', not by 'within six hours' (a number
+    that says how long, not how often)."""
+    q = "How often does a sourdough starter need feeding?"
+    assert asked_for(q) == "often" and asked_for("How frequently are the hives checked?") == "often"
+    assert answer_shape(q, "Feed the starter every day with equal weights of flour and water.") == 2
+    assert answer_shape(q, "Beekeepers inspect their hives twice a week during the swarming season.", "often") == 2
+    assert answer_shape(q, "A healthy starter doubles in volume within six hours of its last meal.") == 1
+    assert asked_for("How long does the dough rise?") == "number"  # control: the number questions stay

@@ -17,7 +17,7 @@ sub-question) has nothing that clears it, the answer names that part as not answ
 
 Extractive writer. The lead is the one text that best answers the question by its shape
 (Retrieval/quotable.asked_for): for "what is X" a definition of X ("X is …", "X refers to …"), for "when" a
-date, for "how many/much" a number, for "who" a name, for "where" a place; among those, the best ranked. Then
+date, for "how often" a frequency ("every day", "twice a week"), for "how many/much" a number, for "who" a name, for "where" a place; among those, the best ranked. Then
 the supporting texts, under each sub-question only texts that clear the floor for that sub-question.
 
 Verifier. Every [n] naming no source is removed; every cited sentence gets its evidence and a verdict:

@@ -152,10 +152,15 @@ _MONTH = re.compile(r"\b(?:January|February|March|April|May|June|July|August|Sep
                     r"December)\b")
 _NUMBER = re.compile(r"\b\d[\d,.]*\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                      r"twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen|half)\b", re.I)
+#: how often something happens: "every day", "daily", "twice a week", "three times a year", "once per hour"
+_FREQUENCY = re.compile(r"\b(?:every|each|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually|"
+                        r"hourly|once|twice|thrice|(?:\d+|two|three|four|five|six|seven|eight|nine|ten|several|many|"
+                        r"few|a few) times|per (?:second|minute|hour|day|night|week|month|year))\b", re.I)
 _ASKS = (
     ("when", re.compile(r"^\s*(?:when\b|in what (?:year|decade|century)|what (?:year|decade|century|date|day)|"
                         r"(?:which|what) (?:period|era))", re.I)),
-    ("number", re.compile(r"\bhow (?:many|much|long|far|old|large|big|high|tall|deep|often|fast)\b|"
+    ("often", re.compile(r"\bhow (?:often|frequently)\b|\bat what (?:interval|frequency)\b", re.I)),
+    ("number", re.compile(r"\bhow (?:many|much|long|far|old|large|big|high|tall|deep|fast)\b|"
                           r"\bwhat (?:percentage|percent|number|amount|proportion|fraction)\b", re.I)),
     ("who", re.compile(r"^\s*(?:who|whom|whose)\b|\b(?:which|what) (?:\w+ )?(?:person|man|woman|people|king|"
                        r"queen|emperor|president|leader|author|writer|artist|composer|architect|engineer|player|"
@@ -165,7 +170,7 @@ _ASKS = (
 
 
 def asked_for(question: str) -> str:
-    """'when', 'number', 'who', 'where', or '' when the question's form does not say."""
+    """'when', 'often', 'number', 'who', 'where', or '' when the question's form does not say."""
     for kind, pattern in _ASKS:
         if pattern.search(question):
             return kind
@@ -186,6 +191,8 @@ def answer_shape(question: str, sentence: str, kind: str | None = None) -> int:
         hit = _YEAR.search(sentence) or _MONTH.search(sentence)
     elif kind == "number":
         hit = _NUMBER.search(sentence)
+    elif kind == "often":
+        hit = _FREQUENCY.search(sentence)
     else:
         names = {w.strip(".,;:!?\"'()[]").lower() for w in sentence.split()[1:] if w[:1].isupper()}
         hit = bool(names - asked - {""})
