@@ -14,7 +14,7 @@ Bottom layer: pure data and small helpers; imports only errors.py.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from App_Function_Libraries.errors import QuarryError
@@ -58,7 +58,9 @@ class Option:
     comma-separated text), plan (a plan's JSON). group: search (a SearchOptions field: its parser checks the value), research, report, budget, run
     (how the run is done, not saved in its params). setting: "section.key" in config.txt giving the default.
     off: the spelling that turns a default-on switch off (no_llm). aliases: old names still accepted. doors:
-    where it is offered ("cli", "wire": MCP and HTTP; "ui" for the form only)."""
+    where it is offered ("cli", "wire": MCP and HTTP; "ui" for the form only). label: its one name on the UI's
+    forms (Web Search and Settings alike); choice_labels: what each choice is called there (the stored value
+    stays the code)."""
     name: str
     kind: str
     group: str
@@ -73,6 +75,8 @@ class Option:
     metavar: str | None = None
     doors: tuple[str, ...] = ("cli", "wire")
     default: Any = None
+    label: str = ""
+    choice_labels: dict[str, str] = field(default_factory=dict, hash=False, compare=False)
 
     @property
     def flag(self) -> str:
@@ -134,7 +138,7 @@ OPTIONS: dict[str, Option] = {o.name: o for o in (
        "to the question is below this is not read", low=-1.0, high=1.0, default=0.25,
        setting="research.relevance_embedding_threshold"),
     _o("pages_max", "int", "research", "most pages to read", low=1, high=100, setting="research.pages_max",
-       aliases=("pages",), cli_aliases=("--pages",)),
+       aliases=("pages",), cli_aliases=("--pages",), label="Most pages read per run"),
     _o("passages_per_page", "int", "research", "passages kept from each page", low=1, high=50,
        setting="research.passages_per_page"),
     _o("use_llm", "bool", "research", "use the configured LLMs (off: an extractive brief, no LLM call)",
@@ -143,23 +147,25 @@ OPTIONS: dict[str, Option] = {o.name: o for o in (
        default=True),
     # the report
     _o("tone", "text", "report", "tone of the report: " + ", ".join(REPORT_TONES) + ", or your own",
-       setting="search.search_result_analysis_tone"),
+       setting="search.search_result_analysis_tone", label="Report tone"),
     _o("report_format", "choice", "report", "report format", choices=REPORT_FORMATS,
-       setting="research.report_format", cli_aliases=("--format",)),
+       setting="research.report_format", cli_aliases=("--format",), label="Report format",
+       choice_labels=REPORT_FORMAT_LABELS),
     _o("length_words", "int", "report", "rough length budget of the report, in words", low=MIN_LENGTH_WORDS,
        high=MAX_LENGTH_WORDS, setting="research.length_words", aliases=("length", "report_length_words"),
-       cli_aliases=("--length",)),
+       cli_aliases=("--length",), label="Report length (words)"),
     _o("report_language", "language", "report", "language of the report, an ISO code such as de or pt-BR (empty: "
        "the question's)", setting="research.report_language", aliases=("lang", "report_lang", "output_lang"),
-       metavar="CODE"),
+       metavar="CODE", label="Report language (ISO code; empty: the question's)"),
     _o("preset", "text", "report", "a saved report prompt by name (Config_Files/report_presets/NAME.txt)",
        metavar="NAME"),
     _o("aggregation_prompt", "text", "report", "the report writer's instructions ({question} and {sources} "
        "required; empty: the built-in prompt)", doors=("ui",)),
     _o("citation_style", "choice", "report", "how the sources list is written in exports",
-       choices=CITATION_STYLES, setting="research.citation_style"),
+       choices=CITATION_STYLES, setting="research.citation_style", label="Citation style",
+       choice_labels=CITATION_STYLE_LABELS),
     _o("follow_up_count", "int", "report", "follow-up questions suggested after the report (0: none)", low=0,
-       high=5, setting="research.follow_up_count"),
+       high=5, setting="research.follow_up_count", label="Follow-up questions suggested (0-5)"),
     # the run's budget (0: no limit)
     _o("budget_seconds", "float", "budget", "stop reading pages after this many seconds (0: no limit)", low=0,
        high=86400, setting="research.budget_seconds"),
@@ -199,9 +205,21 @@ def choices(name: str) -> tuple[str, ...]:
     return OPTIONS[name].choices
 
 
-def labelled(name: str, labels: dict[str, str]) -> list[tuple[str, str]]:
-    """(label, value) pairs of an option's choices, for a dropdown."""
-    return [(labels.get(c, c), c) for c in OPTIONS[name].choices]
+def labelled(name: str) -> list[tuple[str, str]]:
+    """(label, value) pairs of an option's choices, for a dropdown: the table's choice labels."""
+    option = OPTIONS[name]
+    return [(option.choice_labels.get(c, c), c) for c in option.choices]
+
+
+def label(name: str) -> str:
+    """The option's one name on the UI's forms."""
+    option = OPTIONS[name]
+    return option.label or option.help[:1].upper() + option.help[1:]
+
+
+def by_setting(setting: str) -> Option | None:
+    """The option whose default is the config setting "section.key", if any."""
+    return next((o for o in OPTIONS.values() if o.setting == setting), None)
 
 
 def offered(door: str, names: Iterable[str] = RESEARCH) -> tuple[str, ...]:

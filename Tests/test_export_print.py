@@ -53,11 +53,11 @@ def pdf_links(data: bytes) -> list[tuple[str, str]]:
 def test_pdf_has_text_scripts_header_sources_and_clickable_citations(tmp_path, pdf_tools):
     require_tool("pdffonts")
     require_cjk_font()
-    data = export_report(mixed_result(), "pdf", secrets=NO_SECRETS, citation_style="apa")
+    data = export_report(mixed_result(mode="llm"), "pdf", secrets=NO_SECRETS, citation_style="apa")
     assert data.startswith(b"%PDF")
     text = " ".join(pdf_text(data, tmp_path).split())
     for line in (GREEK, CYRILLIC, CJK, "Bees dance to point at food [1]; ants follow trails [2].",
-                 "How do honey bees share where food is?", "Citation style APA (author-date)", "Engines brave",
+                 "How do honey bees share where food is?", "Citation style APA", "Engines brave",
                  "full report, tone neutral, about 600 words", "von Frisch, K., Seeley, T. D., & Lovelace, A. (1967)",
                  "Sources"):
         assert line in text, line
@@ -125,7 +125,9 @@ def test_docx_has_header_structure_hyperlinked_citations_and_styled_sources():
     paragraphs = document.paragraphs
     text = "\n".join(p.text for p in paragraphs)
     assert paragraphs[0].style.name == "Title" and paragraphs[0].text == "How do honey bees share where food is?"
-    assert "Citation style: Chicago (author-date)" in text and "Engines: brave" in text
+    assert "Citation style: Chicago author-date" in text and "Engines: brave" in text
+    # an extractive brief's options: only those it follows (no tone, language or prompt: those are an LLM's)
+    assert "Report options: full report, about 600 words\n" in text + "\n" and "tone" not in text
     assert any(p.style.name == "Heading 2" and p.text == "Findings" for p in paragraphs)
     bullets = [p.text for p in paragraphs if p.style.name == "List Bullet"]
     assert bullets == [f"{GREEK} [1]", f"{CYRILLIC} [2]", f"{CJK} [3]"]

@@ -98,3 +98,24 @@ def test_settings_refuses_a_bad_url_and_shows_saved_values_after_a_reload(page, 
     expect(ui.field(page, "set-research-pages-max", "input")).to_have_value("4")
     assert ui.field(page, "set-engines-duckduckgo-backend", "input").count() == 1
     assert page.locator("#set-engines-duckduckgo-api-url").count() == 0  # DuckDuckGo has no URL or key
+
+
+def test_settings_shows_options_as_the_web_search_form_does_and_true_false_as_a_checkbox(page):
+    ui.open_tab(page, "Settings")
+    assert ui.field(page, "set-fetch-allow-private-addresses", "input[type=checkbox]").count() == 1
+    expect(page.locator("#set-research-report-format")).to_contain_text("Report format")
+    style = ui.field(page, "set-research-citation-style", "input")
+    style.click()
+    page.get_by_role("option", name="Chicago author-date", exact=True).click()
+    expect(style).to_have_value("Chicago author-date")  # the label shown; the code is what is saved
+    fits = style.evaluate("""el => {  // the value's text ends left of the arrow drawn over the input's end
+        const arrow = el.closest('.wrap-inner').querySelector('.icon-wrap');
+        const css = getComputedStyle(el), ctx = document.createElement('canvas').getContext('2d');
+        ctx.font = css.font;
+        const textEnd = el.getBoundingClientRect().left + parseFloat(css.paddingLeft)
+            + ctx.measureText(el.value).width;
+        return textEnd <= arrow.getBoundingClientRect().left;
+    }""")
+    assert fits, "the citation style's text runs under the dropdown's arrow"
+    style.click()
+    page.get_by_role("option", name="numbered", exact=True).click()

@@ -20,10 +20,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from App_Function_Libraries.errors import QuarryError
-from App_Function_Libraries.options import CITATION_STYLES  # noqa: F401 - the one list (options.py)
+from App_Function_Libraries.options import CITATION_STYLE_LABELS, CITATION_STYLES
 from App_Function_Libraries.records import Source
 
-STYLE_LABELS = {"numbered": "Numbered", "apa": "APA (author-date)", "chicago": "Chicago (author-date)"}
+STYLE_LABELS = CITATION_STYLE_LABELS  # what each style is called, in exports as on the forms (options.py)
 DEFAULT_STYLE = "numbered"
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
           "November", "December")

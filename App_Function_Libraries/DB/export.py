@@ -31,6 +31,7 @@ from App_Function_Libraries.DB.export_print import Evidence, Printable, evidence
 from App_Function_Libraries.DB.markdown_html import markdown_to_html
 from App_Function_Libraries.DB.note_format import note_to_markdown
 from App_Function_Libraries.DB.redact import configured_secrets, scrub, scrub_result_dict
+from App_Function_Libraries.options import REPORT_FORMAT_LABELS
 from App_Function_Libraries.records import Citation, Paper, ResearchResult, Source
 
 FORMATS = ("md", "json", "html", "bib", "txt", "ris", "csl")  # text
@@ -264,11 +265,14 @@ def report_fields(result: ResearchResult, style: str) -> list[tuple[str, str]]:
     """The header of a printed report: question, date, and the options it was made with."""
     params = _params(result)
     fields = [("Question", _one_line(result.question)), ("Date", _iso_time(result.created_at))]
-    options = [f"{_one_line(params.get('report_format'))} report" if params.get("report_format") else "",
-               f"tone {_one_line(params.get('tone'))}" if params.get("tone") else "",
+    fmt = _one_line(params.get("report_format"))
+    llm = result.mode == "llm"  # an extractive brief follows only the format and the length budget
+    options = [REPORT_FORMAT_LABELS.get(fmt, f"{fmt} report") if fmt else "",
+               f"tone {_one_line(params.get('tone'))}" if llm and params.get("tone") else "",
                f"about {params['length_words']} words" if isinstance(params.get("length_words"), int) else "",
-               f"language {_one_line(params.get('report_language'))}" if params.get("report_language") else "",
-               f"preset {_one_line(params.get('preset'))}" if params.get("preset") else ""]
+               f"language {_one_line(params.get('report_language'))}" if llm and params.get("report_language")
+               else "",
+               f"preset {_one_line(params.get('preset'))}" if llm and params.get("preset") else ""]
     if any(options):
         fields.append(("Report options", ", ".join(o for o in options if o)))
     engines = params.get("engines")

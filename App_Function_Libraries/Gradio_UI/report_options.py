@@ -10,8 +10,8 @@ import gradio as gr
 from App_Function_Libraries import options
 from App_Function_Libraries.Gradio_UI.ui_common import current_settings, one_line, toast_text
 
-FORMAT_CHOICES = options.labelled("report_format", options.REPORT_FORMAT_LABELS)
-CITATION_STYLE_CHOICES = options.labelled("citation_style", options.CITATION_STYLE_LABELS)
+FORMAT_CHOICES = options.labelled("report_format")
+CITATION_STYLE_CHOICES = options.labelled("citation_style")
 PROMPT_LABEL = ("Report prompt: {question} and {sources} are required (the sources are inserted there, as data); "
                 "{tone}, {format}, {length} and {language} may be used")
 
@@ -85,14 +85,16 @@ def build(settings) -> dict:
     tones = list(dict.fromkeys([settings.search.search_result_analysis_tone, *options.REPORT_TONES]))
     with gr.Accordion("Report options", open=False, elem_id="ws-report-options"):
         with gr.Row():
-            tone = gr.Dropdown(tones, value=tones[0], allow_custom_value=True, label="Tone", elem_id="ws-tone")
-            fmt = gr.Dropdown(FORMAT_CHOICES, value=research.report_format, label="Format", elem_id="ws-format")
-            lang = gr.Textbox(research.report_language, label="Report language (ISO code; empty: the question's)",
+            tone = gr.Dropdown(tones, value=tones[0], allow_custom_value=True, label=options.label("tone"),
+                               elem_id="ws-tone")
+            fmt = gr.Dropdown(FORMAT_CHOICES, value=research.report_format, label=options.label("report_format"),
+                              elem_id="ws-format")
+            lang = gr.Textbox(research.report_language, label=options.label("report_language"),
                               placeholder="e.g. en, de, pt-BR", max_lines=1, elem_id="ws-lang")
             length = gr.Slider(50, 3000, value=min(max(research.length_words, 50), 3000), step=50,
-                               label="Length budget (words)", elem_id="ws-length")
+                               label=options.label("length_words"), elem_id="ws-length")
             style = gr.Dropdown(CITATION_STYLE_CHOICES, value=research.citation_style,
-                                label="Citation style (sources list in downloads)", elem_id="ws-citation-style")
+                                label=options.label("citation_style"), elem_id="ws-citation-style")
         with gr.Row(equal_height=True):
             preset = gr.Dropdown(preset_choices(settings), value="default", label="Preset", scale=2,
                                  elem_id="ws-preset")

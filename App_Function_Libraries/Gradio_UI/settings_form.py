@@ -10,6 +10,7 @@ import configparser
 import dataclasses
 import os
 import shutil
+import typing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,10 +26,12 @@ INHERIT = "inherit"
 
 @dataclass(frozen=True)
 class FieldSpec:
+    """One field; choices: the values, or (label, value) pairs; kind "bool": a checkbox."""
     section: str
     key: str
     label: str
-    choices: tuple[str, ...] = ()
+    choices: tuple = ()
+    kind: str = "text"
 
     @property
     def secret(self) -> bool:
@@ -65,22 +68,33 @@ def engine_fields(engine: str) -> list[FieldSpec]:
             for n in names]
 
 
-# what an offline or local user needs beside engines and LLMs: (section, key, label, choices)
-GENERAL = [("fetch", "allow_private_addresses", "Allow private addresses (a local SearXNG, intranet pages)",
-            ("true", "false")),
-           ("research", "pages_max", "Most pages read per run", ()),
-           ("research", "follow_up_count", "Follow-up questions suggested (0-5)", ()),
-           ("research", "report_format", "Report format", options.REPORT_FORMATS),
-           ("research", "length_words", "Report length (words)", ()),
-           ("research", "report_language", "Report language (ISO code; empty: the question's)", ()),
-           ("search", "search_result_analysis_tone", "Report tone", ()),
-           ("research", "citation_style", "Citation style", options.CITATION_STYLES),
-           ("engines", "contact_email", "Contact e-mail (sent to Crossref, OpenAlex, PubMed)", ()),
-           ("embeddings", "model", "Embedding model (empty: the bundled all-MiniLM-L6-v2)", ())]
+# what an offline or local user needs beside engines and LLMs: (section, key, label) for the settings that are no
+# option; an option's setting is named by its option and shows the option table's label and choice labels
+GENERAL = [("fetch", "allow_private_addresses", "Allow private addresses (a local SearXNG, intranet pages)"),
+           "pages_max", "follow_up_count", "report_format", "length_words", "report_language", "tone",
+           "citation_style",
+           ("engines", "contact_email", "Contact e-mail (sent to Crossref, OpenAlex, PubMed)"),
+           ("embeddings", "model", "Embedding model (empty: the bundled all-MiniLM-L6-v2)")]
+
+
+def option_field(name: str) -> FieldSpec:
+    """The field of the setting that gives option `name` its default, labelled as the option table says."""
+    option = options.OPTIONS[name]
+    section, key = option.setting_key()
+    return FieldSpec(section, key, options.label(name), tuple(options.labelled(name)) if option.choices else (),
+                     "bool" if option.kind == "bool" else "text")
 
 
 def general_fields() -> list[FieldSpec]:
-    return [FieldSpec(section, key, label, choices) for section, key, label, choices in GENERAL]
+    return [option_field(entry) if isinstance(entry, str) else
+            FieldSpec(*entry, kind=setting_kind(entry[0], entry[1])) for entry in GENERAL]
+
+
+def setting_kind(section: str, key: str) -> str:
+    """"bool" for a true/false setting (shown as a checkbox), else "text"."""
+    section_type = typing.get_type_hints(Settings).get(section)
+    hints = typing.get_type_hints(section_type) if dataclasses.is_dataclass(section_type) else {}
+    return "bool" if hints.get(key) is bool else "text"
 
 
 def default_engine_field() -> FieldSpec:
@@ -116,6 +130,12 @@ def shown_value(spec: FieldSpec, settings: Settings, raw: dict[str, dict[str, st
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
+def field_value(spec: FieldSpec, settings: Settings, raw: dict[str, dict[str, str]]) -> str | bool:
+    """The component's value: a checkbox's True/False, else shown_value."""
+    value = shown_value(spec, settings, raw)
+    return value == "true" if spec.kind == "bool" else value
+
+
 def key_placeholder(spec: FieldSpec, settings: Settings, raw: dict[str, dict[str, str]]) -> str:
     """'(set)' / '(not set)', saying where a key comes from when it is not this file."""
     if spec.section.startswith(ROLE_SECTION_PREFIX):
@@ -145,6 +165,8 @@ def changes(fields: list[FieldSpec], values: list, settings: Settings, raw: dict
     out = []
     for spec, value in zip(fields, values):
         value = "" if value is None else str(value).strip()
+        if spec.kind == "bool":  # a checkbox's True/False (or the words for them) as the file writes it
+            value = {True: "true", False: "false"}.get(options.truth(value), value)
         if spec.secret:
             if value:
                 out.append((spec, value))

@@ -76,7 +76,7 @@ def form_updates(settings: Settings, fields: list[form.FieldSpec]) -> list:
         if spec.secret:
             out.append(gr.Textbox(value="", placeholder=form.key_placeholder(spec, settings, raw)))
         else:
-            out.append(form.shown_value(spec, settings, raw))
+            out.append(form.field_value(spec, settings, raw))
     return out
 
 
@@ -86,11 +86,19 @@ def shown_now(fields: list[form.FieldSpec]) -> list:
     return [settings_markdown(settings)] + form_updates(settings, fields)
 
 
+def dropdown_width(spec: form.FieldSpec) -> int:
+    """Pixels wide enough for the longest choice label (or the field's label) and the dropdown's arrow."""
+    texts = [c[0] if isinstance(c, tuple) else c for c in spec.choices] + [spec.label]
+    return max(120, 9 * max(len(t) for t in texts) + 48)
+
+
 def build_field(spec: form.FieldSpec, settings: Settings, raw: dict) -> gr.components.Component:
     elem_id = f"set-{spec.section}-{spec.key}".replace("_", "-")
+    if spec.kind == "bool":
+        return gr.Checkbox(value=form.field_value(spec, settings, raw), label=spec.label, elem_id=elem_id)
     if spec.choices:
         return gr.Dropdown(list(spec.choices), value=form.shown_value(spec, settings, raw), label=spec.label,
-                           elem_id=elem_id, min_width=120)
+                           elem_id=elem_id, min_width=dropdown_width(spec))
     if spec.secret:
         return gr.Textbox(value="", label=spec.label, type="password", elem_id=elem_id,
                           placeholder=form.key_placeholder(spec, settings, raw),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gradio as gr
 
+from App_Function_Libraries.options import label as option_label
 from App_Function_Libraries.config import LLM_ROLES
 from App_Function_Libraries.Gradio_UI import first_screen
 from App_Function_Libraries.Gradio_UI import report_chat_view as chat
@@ -285,7 +286,7 @@ def build_options(settings) -> dict:
             c["relevance_check"] = gr.Checkbox(settings.research.relevance_check, label="Check relevance before reading",
                                          elem_id="ws-relevance")
             c["pages_max"] = gr.Slider(1, 50, value=min(settings.research.pages_max, 50), step=1,
-                                       label="Most pages read")
+                                       label=option_label("pages_max"))
         with gr.Row():
             for role in LLM_ROLES:
                 c[f"llm_{role}"] = gr.Dropdown(wp.llm_choices(settings, role), value=wp.CONFIGURED,

@@ -113,7 +113,7 @@ def report_html(result, partial: str = "") -> str:
               + (f" · {unsupported} not supported by their source" if unsupported else "")
               + f" · {result.timings.get('total', 0):.1f} s"
               + (f" · {usage.get('calls', 0)} LLM calls" if usage.get("calls") else "") + "*")
-    after = "\n\n".join(p for p in (notes, footer, options_line(result.params)) if p)
+    after = "\n\n".join(p for p in (notes, footer, options_line(result.params, result.mode)) if p)
     return render(f"## {md_text(result.question)}") + body + "\n" + render(after)
 
 
@@ -128,19 +128,26 @@ def searched_nothing_html(result) -> str:
     return render("\n".join(lines) + ("\n\n" + notes if notes else ""))
 
 
-def options_line(params: dict) -> str:
-    """The report options a run was written with, in one line."""
+EXTRACTIVE_OPTIONS = "extractive (quoted sentences, no LLM)"
+
+
+def options_line(params: dict, mode: str = "llm") -> str:
+    """The report options a run was written with, in one line: for an extractive brief only those it used
+    (its format and length budget; tone, language and prompt are an LLM's)."""
     if not params:
         return ""
-    prompt = (f"preset {md_text(params['preset'])}" if params.get("preset") else
-              "edited prompt" if params.get("aggregation_prompt") else "built-in prompt")
-    language = md_text(params.get("report_language") or "") or "the question's language"
-    parts = [f"tone {md_text(params.get('tone') or 'neutral')}",
-             FORMAT_NAMES.get(params.get("report_format"), md_text(params.get("report_format") or "")),
-             language, f"≤ {params.get('length_words')} words", prompt]
+    fmt = FORMAT_NAMES.get(params.get("report_format"), md_text(params.get("report_format") or ""))
+    length = f"≤ {params.get('length_words')} words"
+    if mode == "llm":
+        prompt = (f"preset {md_text(params['preset'])}" if params.get("preset") else
+                  "edited prompt" if params.get("aggregation_prompt") else "built-in prompt")
+        language = md_text(params.get("report_language") or "") or "the question's language"
+        parts = [f"tone {md_text(params.get('tone') or 'neutral')}", fmt, language, length, prompt]
+    else:
+        parts = [EXTRACTIVE_OPTIONS, fmt, length]
     if params.get("follow_up_of"):
         parts.append(f"follow-up of `{str(params['follow_up_of'])[:8]}`")
-    return "*Report options: " + " · ".join(parts) + "*"
+    return "*Report options: " + " · ".join(p for p in parts if p) + "*"
 
 
 # ---------------------------------------------------------------- follow-ups and rounds
