@@ -1,5 +1,6 @@
 """The embedding model loads only when a run has something to rank, and a run that waits for it shows the wait
-as the stage `embedding_model` (progress events and a timing): a run whose search found nothing never loads it."""
+as the stage `embedding_model` (progress events and a timing): a run whose search found nothing never loads it.
+A run that does not load it says why: the model was ready, had nothing to encode, or embeddings are off."""
 from __future__ import annotations
 
 import pytest
@@ -27,8 +28,22 @@ def test_a_run_that_found_nothing_never_loads_the_model(world, make_settings):
     events = []
     result = process_question("Qwxz vrpl jmkt zzyq?", services=services, on_progress=events.append)
     assert result.sources == [] and loads == []
-    assert LOAD_STAGE not in {e.stage for e in events} and LOAD_STAGE not in result.timings
+    said = [e for e in events if e.stage == LOAD_STAGE]
+    assert [(e.done, e.total, e.message, e.skipped) for e in said] == [(0, 0, "skipped: nothing to encode", True)]
+    assert LOAD_STAGE not in result.timings
+    assert events.index(said[0]) == len(events) - 2 and events[-1].stage == "done"
     assert {"search", "report", "verify"} <= {e.stage for e in events}  # a control: the run did run its stages
+
+
+def test_a_run_with_embeddings_off_says_the_load_was_skipped(world, make_settings):
+    web = MiniWeb(world, include_faults=False).install()
+    settings = make_settings(research_config(web, embeddings=False, research={"pages_max": 2}))
+    services, loads = counted_services(settings)
+    events = []
+    result = process_question(QUESTION, services=services, on_progress=events.append)
+    assert result.sources and loads == []  # a control: it had pages to rank, and ranked them without the model
+    said = [(e.done, e.total, e.message, e.skipped) for e in events if e.stage == LOAD_STAGE]
+    assert said == [(0, 0, "skipped: embeddings off", True)] and LOAD_STAGE not in result.timings
 
 
 def test_the_model_is_loaded_on_the_first_text_and_once():
@@ -63,4 +78,5 @@ def test_a_run_that_waits_for_the_model_shows_the_wait_as_its_own_stage(world, m
     events.clear()
     again = process_question(QUESTION, services=services, on_progress=events.append)  # the model is loaded now
     assert again.sources and loads == [1]
-    assert LOAD_STAGE not in {e.stage for e in events} and LOAD_STAGE not in again.timings
+    said = [(e.done, e.total, e.message, e.skipped) for e in events if e.stage == LOAD_STAGE]
+    assert said == [(1, 1, "ready (loaded before this run)", False)] and LOAD_STAGE not in again.timings

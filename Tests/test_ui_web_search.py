@@ -61,6 +61,24 @@ def test_stage_board_marks_running_done_and_cancelled():
     assert "✓ **Search** · 2/2 · 9 results · 1.2 s" in text and "– **Write report**" in text
 
 
+def test_the_embedding_model_stage_says_how_the_model_was_had():
+    """It showed "– Load embedding model" with no reason while every other stage had ✓, counts and a time."""
+    from App_Function_Libraries.Research.run import LOAD_STAGE, ProgressEvent
+    lines = {}
+    for name, said, timings in (
+            ("loaded", [ProgressEvent(LOAD_STAGE, 0, 1, "loading the embedding model"),
+                        ProgressEvent(LOAD_STAGE, 1, 1, "loaded in 2.5 s")], {LOAD_STAGE: 2.5}),
+            ("ready", [ProgressEvent(LOAD_STAGE, 1, 1, "ready (loaded before this run)")], {}),
+            ("off", [ProgressEvent(LOAD_STAGE, 0, 0, "skipped: embeddings off", skipped=True)], {})):
+        board = view.StageBoard()
+        for e in said + [ProgressEvent("done", 1, 1)]:
+            board.apply(e)
+        lines[name] = next(line for line in board.markdown(timings).split("\n") if "Load embedding model" in line)
+    assert lines["loaded"].startswith("✓ **Load embedding model** · 1/1 · loaded in 2.5 s · 2.5 s"), lines
+    assert lines["ready"].startswith("✓ **Load embedding model** · 1/1 · ready (loaded before this run)"), lines
+    assert lines["off"].startswith("– **Load embedding model** · skipped: embeddings off"), lines
+
+
 def result_with_sources():
     return ResearchResult(question="q", sources=[
         Source("A", "http://a", verdict="relevant", n=1, fetched=True, status=200),
