@@ -108,7 +108,7 @@ def test_html_export_carries_each_citations_evidence_after_the_report():
     evidence = page[page.index("<h2>Evidence</h2>"):]
     assert page.index("<h2>Sources</h2>") < page.index("<h2>Evidence</h2>")
     assert f"<mark>{QUOTE}</mark>" in evidence and "Scouts come back to the hive." in evidence
-    assert "(supported)" in evidence and "&lt;b&gt;waggle&lt;/b&gt;" in evidence and "<b>" not in page
+    assert "Bee dance · supported" in evidence and "&lt;b&gt;waggle&lt;/b&gt;" in evidence and "<b>" not in page
 
 
 def test_pdf_export_carries_the_evidence(tmp_path, pdf_tools):  # noqa: F811 - the fixture
