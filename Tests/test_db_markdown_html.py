@@ -90,6 +90,24 @@ def test_citations_link_to_sources_unless_escaped_in_a_link_or_unknown():
     assert markdown_to_html("Fact [1].", lambda n: ("javascript:alert(1)", "")) == "<p>Fact [1].</p>\n"
 
 
+def test_a_linked_group_and_its_punctuation_are_one_tight_unit():
+    """The UI spread "[1, 2]." into "[ 1 , 2 ] ." (Gradio pads every link): a linked group and the punctuation
+    right after it are one span, that CITE_CSS keeps on one line with its links unpadded."""
+    from App_Function_Libraries.DB.markdown_html import CITE_CSS
+    both = lambda n: ("#web-evidence-%d" % n, "") if n in (1, 2) else None  # noqa: E731
+    out = markdown_to_html("The comb [1]. Several describe it [1, 2]; others [2-3] (not [1]).", both)
+    spans = [t for t, attrs in Tags(out).tags if t == "span" and attrs.get("class") == "cite"]
+    assert len(spans) == 4, out
+    assert '<span class="cite"><a href="#web-evidence-1">[1]</a>.</span>' in out
+    assert ('<span class="cite">[<a href="#web-evidence-1">1</a>, <a href="#web-evidence-2">2</a>];</span>'
+            in out), out
+    assert '<span class="cite">[<a href="#web-evidence-2">2</a>, 3]</span> (not' in out
+    assert '<span class="cite"><a href="#web-evidence-1">[1]</a>).</span>' in out
+    assert ".cite{white-space:nowrap}" in CITE_CSS and ".cite a{padding:0" in CITE_CSS
+    # nothing linked, nothing wrapped
+    assert markdown_to_html("Unknown [7].", both) == "<p>Unknown [7].</p>\n"
+
+
 def test_a_broken_address_is_text_not_an_error():
     assert markdown_to_html("Fact [1].", lambda n: ("http://[", "t")) == "<p>Fact [1].</p>\n"
 

@@ -1,5 +1,6 @@
 """The embedding model loads only when a run has something to rank, and a run that waits for it shows the wait
-as the stage `embedding_model` (progress events and a timing): a run whose search found nothing never loads it."""
+as the stage `embedding_model` (progress events and a timing): a run whose search found nothing never loads it.
+A run that does not load it says why: the model was ready, had nothing to encode, or embeddings are off."""
 from __future__ import annotations
 
 import pytest
@@ -20,15 +21,31 @@ def counted_services(settings) -> tuple[Services, list[int]]:
     return services, loads
 
 
-def test_a_run_that_found_nothing_never_loads_the_model(world, make_settings):
+def run_on_mini_web(world, make_settings, question: str, embeddings: bool, **research):
+    """A run on the mini web: (its result, its progress events, the model's loads, its services)."""
     web = MiniWeb(world, include_faults=False).install()
-    settings = make_settings(research_config(web, embeddings=True))
+    settings = make_settings(research_config(web, embeddings=embeddings, research=research))
     services, loads = counted_services(settings)
-    events = []
-    result = process_question("Qwxz vrpl jmkt zzyq?", services=services, on_progress=events.append)
+    events: list = []
+    result = process_question(question, services=services, on_progress=events.append)
+    return result, events, loads, services
+
+
+def test_a_run_that_found_nothing_never_loads_the_model(world, make_settings):
+    result, events, loads, _ = run_on_mini_web(world, make_settings, "Qwxz vrpl jmkt zzyq?", True)
     assert result.sources == [] and loads == []
-    assert LOAD_STAGE not in {e.stage for e in events} and LOAD_STAGE not in result.timings
+    said = [e for e in events if e.stage == LOAD_STAGE]
+    assert [(e.done, e.total, e.message, e.skipped) for e in said] == [(0, 0, "skipped: nothing to encode", True)]
+    assert LOAD_STAGE not in result.timings
+    assert events.index(said[0]) == len(events) - 2 and events[-1].stage == "done"
     assert {"search", "report", "verify"} <= {e.stage for e in events}  # a control: the run did run its stages
+
+
+def test_a_run_with_embeddings_off_says_the_load_was_skipped(world, make_settings):
+    result, events, loads, _ = run_on_mini_web(world, make_settings, QUESTION, False, pages_max=2)
+    assert result.sources and loads == []  # a control: it had pages to rank, and ranked them without the model
+    said = [(e.done, e.total, e.message, e.skipped) for e in events if e.stage == LOAD_STAGE]
+    assert said == [(0, 0, "skipped: embeddings off", True)] and LOAD_STAGE not in result.timings
 
 
 def test_the_model_is_loaded_on_the_first_text_and_once():
@@ -49,11 +66,7 @@ def test_the_load_stage_has_a_place_in_the_stages():
 
 @pytest.mark.slow
 def test_a_run_that_waits_for_the_model_shows_the_wait_as_its_own_stage(world, make_settings):
-    web = MiniWeb(world, include_faults=False).install()
-    settings = make_settings(research_config(web, embeddings=True, research={"pages_max": 3}))
-    services, loads = counted_services(settings)
-    events = []
-    result = process_question(QUESTION, services=services, on_progress=events.append)
+    result, events, loads, services = run_on_mini_web(world, make_settings, QUESTION, True, pages_max=3)
     assert result.sources and loads == [1]
     waits = [e for e in events if e.stage == LOAD_STAGE]
     assert [(e.done, e.total) for e in waits] == [(0, 1), (1, 1)]
@@ -63,4 +76,5 @@ def test_a_run_that_waits_for_the_model_shows_the_wait_as_its_own_stage(world, m
     events.clear()
     again = process_question(QUESTION, services=services, on_progress=events.append)  # the model is loaded now
     assert again.sources and loads == [1]
-    assert LOAD_STAGE not in {e.stage for e in events} and LOAD_STAGE not in again.timings
+    said = [(e.done, e.total, e.message, e.skipped) for e in events if e.stage == LOAD_STAGE]
+    assert said == [(1, 1, "ready (loaded before this run)", False)] and LOAD_STAGE not in again.timings

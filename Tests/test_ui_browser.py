@@ -236,6 +236,12 @@ def test_search_shows_stages_and_a_cited_report(page, world, story):
     assert cards.count() == sum(1 for row in rows if row[1])  # a card per source read
     links = report_links(page)
     assert len(links) >= 2, page.locator("#ws-report").inner_text()
+    # a linked [n] group sits tight with its punctuation ("comb [1]." was "comb [1] ."; Gradio pads links)
+    pads = page.evaluate("""() => [...document.querySelectorAll('#ws-report .cite a')].map((a) => {
+      const s = getComputedStyle(a); return s.paddingLeft + ' ' + s.paddingRight; })""")
+    assert pads and set(pads) == {"0px 0px"}, pads
+    # the embedding model's stage says what became of it (loaded with its time, ready, or skipped and why)
+    expect(page.locator("#ws-progress")).to_contain_text(re.compile(r"Load embedding model · (1/1|skipped)"))
     cited = {row[1]: row[3] for row in rows if row[1]}
     # issue 22: each [n] opens its evidence: the quote in its passage, the cited words marked, and a link
     # opening the listed source at that text (#:~:text=)

@@ -41,6 +41,31 @@ def test_wikipedia_answer_opens_the_evidence_with_a_link_to_the_article_at_that_
     assert re.search(r'<a href="https://en\.wikipedia\.org/wiki/Waggle_dance#:~:text=[^"]+"', page)
 
 
+def test_each_fold_of_one_source_says_which_sentence_it_backs():
+    """A Wikipedia answer citing one article four times showed four folds all titled "[1] Mount Everest ·
+    supported": each title now adds the start of its sentence (shortened, escaped), or of its quote where two
+    sentences start alike."""
+    from App_Function_Libraries.Gradio_UI import wikipedia_tab
+    from App_Function_Libraries.Wikipedia.answer import WikiAsked
+    everest = "https://en.wikipedia.org/wiki/Mount_Everest"
+    sentences = ["Mount Everest is Earth's highest mountain above sea level, in the Mahalangur Himal [1].",
+                 "Its elevation is 8,849 m [1].",
+                 "<b>The first</b> recorded ascent was by Tenzing Norgay and Edmund Hillary [1].",
+                 "<b>The first</b> recorded ascent was by Tenzing Norgay and Edmund Hillary [1]."]
+    quotes = ["Earth's highest mountain", "8,849 m", "Tenzing Norgay and Edmund Hillary", "on 29 May 1953"]
+    cites = [Citation(1, s, everest, q, verdict="supported", passage=q) for s, q in zip(sentences, quotes)]
+    page = wikipedia_tab.answer_view(WikiAsked("Who first climbed Mount Everest?", Answer(
+        " ".join(sentences[:3]), sources=[AnswerSource(1, "Mount Everest", everest, "wikipedia", cited=True)],
+        citations=cites)))
+    titles = re.findall(r"<summary>(.*?)</summary>", page)
+    assert len(titles) == 4 and len(set(titles)) == 4, titles
+    assert titles[0].startswith("[1] Mount Everest · supported · <q>Mount Everest is Earth&#x27;s highest"), titles
+    assert titles[0].endswith("…</q>") and len(titles[0]) < 120, titles
+    assert "<q>Its elevation is 8,849 m.</q>" in titles[1]
+    assert "&lt;b&gt;" in titles[2] and "<b>" not in page and "[1]" not in titles[2].split("<q>")[1]
+    assert titles[3].endswith("<q>on 29 May 1953</q>"), titles  # the same sentence again: its quote
+
+
 def test_documents_answer_opens_the_evidence_in_its_file_without_a_link_the_page_cannot_open():
     from App_Function_Libraries.Gradio_UI import documents_tab
     from App_Function_Libraries.Documents.doc_types import DocsAsked
@@ -83,7 +108,7 @@ def test_html_export_carries_each_citations_evidence_after_the_report():
     evidence = page[page.index("<h2>Evidence</h2>"):]
     assert page.index("<h2>Sources</h2>") < page.index("<h2>Evidence</h2>")
     assert f"<mark>{QUOTE}</mark>" in evidence and "Scouts come back to the hive." in evidence
-    assert "(supported)" in evidence and "&lt;b&gt;waggle&lt;/b&gt;" in evidence and "<b>" not in page
+    assert "Bee dance · supported" in evidence and "&lt;b&gt;waggle&lt;/b&gt;" in evidence and "<b>" not in page
 
 
 def test_pdf_export_carries_the_evidence(tmp_path, pdf_tools):  # noqa: F811 - the fixture

@@ -17,7 +17,8 @@ def test_citations_link_to_web_sources_or_to_their_row():
     refs = [SourceRef(1, "Bees [draft]", "https://example.org/a_(b)"), SourceRef(2, "notes.md (p3)", "/x/notes.md#p3")]
     text = render("One [1]. Two [2]. Unknown [7]. Already [1](http://x). Escaped \\[1].", refs, "doc")
     assert '<a href="https://example.org/a_(b)" title="Bees [draft]" target="_blank"' in text
-    assert '>[1]</a>. Two <a href="#doc-source-2" title="notes.md (p3)">[2]</a>.' in text
+    assert ('>[1]</a>.</span> Two <span class="cite"><a href="#doc-source-2" title="notes.md (p3)">[2]</a>.</span>'
+            in text)
     assert "Unknown [7]" in text and 'Already <a href="http://x"' in text and "Escaped [1]." in text
 
 
@@ -29,9 +30,12 @@ def test_every_number_of_a_citation_group_links_to_its_source_and_is_listed():
 
     def a(href, title, n):
         return f'<a href="{href}" title="{title}"{EXTERNAL if href.startswith("http") else ""}>{n}</a>'
-    assert f'Both [{a("https://one.example", "One", 1)}, {a("https://three.example", "Three", 3)}].' in text
-    assert f'A range [{a("#doc-source-2", "Two", 2)}, {a("https://three.example", "Three", 3)}].' in text
-    assert f'Half known [{a("https://three.example", "Three", 3)}, 9].' in text and "None known [8, 9]." in text
+    unit = '<span class="cite">'  # a linked group and its full stop: one tight unit (CITE_CSS)
+    three = a("https://three.example", "Three", 3)
+    assert f'Both {unit}[{a("https://one.example", "One", 1)}, {three}].</span>' in text
+    assert f'A range {unit}[{a("#doc-source-2", "Two", 2)}, {a("https://three.example", "Three", 3)}].</span>' in text
+    assert f'Half known {unit}[{a("https://three.example", "Three", 3)}, 9].</span>' in text
+    assert "None known [8, 9]." in text
     assert cited_numbers("Both [1, 3]. A range [2-3].") == {1, 2, 3}
     listed = answer_html("Only these [1, 3].", refs, "web").split("<hr>", 1)[1]
     cited, rest = listed.split("Read but not cited", 1)  # issue 22: cited first, then read but not cited
@@ -55,6 +59,24 @@ def test_stage_board_marks_running_done_and_cancelled():
     board.apply(event("done", 1, 1))
     text = board.markdown({"search": 1.25})
     assert "✓ **Search** · 2/2 · 9 results · 1.2 s" in text and "– **Write report**" in text
+
+
+def test_the_embedding_model_stage_says_how_the_model_was_had():
+    """It showed "– Load embedding model" with no reason while every other stage had ✓, counts and a time."""
+    from App_Function_Libraries.Research.run import LOAD_STAGE, ProgressEvent
+    lines = {}
+    for name, said, timings in (
+            ("loaded", [ProgressEvent(LOAD_STAGE, 0, 1, "loading the embedding model"),
+                        ProgressEvent(LOAD_STAGE, 1, 1, "loaded in 2.5 s")], {LOAD_STAGE: 2.5}),
+            ("ready", [ProgressEvent(LOAD_STAGE, 1, 1, "ready (loaded before this run)")], {}),
+            ("off", [ProgressEvent(LOAD_STAGE, 0, 0, "skipped: embeddings off", skipped=True)], {})):
+        board = view.StageBoard()
+        for e in said + [ProgressEvent("done", 1, 1)]:
+            board.apply(e)
+        lines[name] = next(line for line in board.markdown(timings).split("\n") if "Load embedding model" in line)
+    assert lines["loaded"].startswith("✓ **Load embedding model** · 1/1 · loaded in 2.5 s · 2.5 s"), lines
+    assert lines["ready"].startswith("✓ **Load embedding model** · 1/1 · ready (loaded before this run)"), lines
+    assert lines["off"].startswith("– **Load embedding model** · skipped: embeddings off"), lines
 
 
 def result_with_sources():

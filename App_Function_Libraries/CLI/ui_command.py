@@ -41,7 +41,7 @@ def run_ui(args) -> int:
               file=sys.stderr)
         return 2
     from App_Function_Libraries import quarry
-    from App_Function_Libraries.Gradio_UI.app_ui import build_app
+    from App_Function_Libraries.Gradio_UI.app_ui import build_app, ui_css
     from App_Function_Libraries.Gradio_UI.downloads import prune_stale_roots
     from App_Function_Libraries.Gradio_UI.api_endpoints import PUBLIC
     from App_Function_Libraries.Gradio_UI.host_guard import guard_middleware
@@ -61,5 +61,5 @@ def run_ui(args) -> int:
     print(f"Quarry UI on http://{host}:{port}", flush=True)
     app.queue(default_concurrency_limit=4).launch(
         server_name=host, server_port=port, share=share, auth=auth, show_error=False, inbrowser=False,
-        quiet=True, ssr_mode=False, app_kwargs=app_kwargs, max_file_size=quarry.docs.max_file_bytes())  # larger uploads refused (413)
+        quiet=True, ssr_mode=False, css=ui_css(), app_kwargs=app_kwargs, max_file_size=quarry.docs.max_file_bytes())  # larger uploads refused (413)
     return 0

@@ -28,7 +28,7 @@ from App_Function_Libraries.DB import reference_formats as refs
 from App_Function_Libraries.DB.citation_styles import Reference
 from App_Function_Libraries.DB.connection import StoreError
 from App_Function_Libraries.DB.export_print import Evidence, Printable, evidence_html, evidence_items, sources_html
-from App_Function_Libraries.DB.markdown_html import markdown_to_html
+from App_Function_Libraries.DB.markdown_html import CITE_CSS, markdown_to_html
 from App_Function_Libraries.DB.note_format import note_to_markdown
 from App_Function_Libraries.DB.redact import configured_secrets, scrub, scrub_result_dict
 from App_Function_Libraries.options import REPORT_FORMAT_LABELS
@@ -354,7 +354,7 @@ _STYLE = """body{font:16px/1.55 system-ui,sans-serif;max-width:46rem;margin:2rem
 a{color:#0645ad}pre,code{background:#f4f4f4;border-radius:3px}pre{padding:.6rem;overflow-x:auto}
 blockquote{border-left:3px solid #ccc;margin-left:0;padding-left:1rem;color:#555}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3rem .5rem}
-.url{color:#666;font-size:.85em;word-break:break-all}footer{margin-top:2rem;color:#777;font-size:.85em}"""
+.url{color:#666;font-size:.85em;word-break:break-all}footer{margin-top:2rem;color:#777;font-size:.85em}""" + CITE_CSS
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from App_Function_Libraries.DB.citation_styles import Reference, Span, web_address
 from App_Function_Libraries.DB.connection import StoreError
-from App_Function_Libraries.DB.markdown_html import markdown_to_html, marked_passage, text_fragment_link
+from App_Function_Libraries.DB.markdown_html import CITE_CSS, markdown_to_html, marked_passage, text_fragment_link
 from App_Function_Libraries.Retrieval.citations import CITATION_GROUP_RE
 from App_Function_Libraries.records import Citation
 
@@ -175,7 +175,8 @@ blockquote {{ border-left: 2pt solid #ccc; margin: .3em 0 .3em .5em; padding-lef
 table {{ border-collapse: collapse; }} td, th {{ border: .5pt solid #bbb; padding: .2em .4em; }}
 .sources li {{ margin-bottom: .35em; }} .url {{ color: #666; font-size: 8.5pt; word-break: break-all; }}
 footer {{ margin-top: 2em; color: #777; font-size: 8.5pt; }}
-ol.evidence li {{ margin-bottom: .6em; }} mark {{ background: #fff3a8; }}"""
+ol.evidence li {{ margin-bottom: .6em; }} mark {{ background: #fff3a8; }}
+{CITE_CSS}"""
 
 
 def print_html(doc: Printable) -> str:

@@ -10,13 +10,16 @@ a web page wrote. Rendered here:
   (javascript:, data:, file:, a relative path) leaves its text, unlinked;
 - external links open in a new tab (the UI stays where it was) without a referrer;
 - `[n]` citation groups (`[2]`, `[1, 3]`, `[2-4]`) link each number that `cite(n)` names a target for; an
-  escaped `\\[1]` or a citation inside a link stays text.
+  escaped `\\[1]` or a citation inside a link stays text. A linked group and the punctuation right after it
+  (`[1, 2].`) are one `<span class="cite">`: the pages showing it keep it on one line, its links unpadded
+  (CITE_CSS).
 
     markdown_to_html("Bees dance [1].", cite=lambda n: ("#source-1", "Waggle dance") if n == 1 else None)
 """
 from __future__ import annotations
 
 import html
+import re
 from typing import Callable
 from urllib.parse import quote as url_quote, urlsplit, urlunsplit
 
@@ -26,6 +29,13 @@ from App_Function_Libraries.Retrieval.citations import CITATION_GROUP_RE, parse_
 Cite = Callable[[int], "tuple[str, str] | None"]
 WEB_SCHEMES = ("http", "https")
 EXTERNAL = ' target="_blank" rel="noopener noreferrer nofollow"'
+# a linked citation group and the punctuation right after it, as one unit
+CITE_CLASS = "cite"
+_GROUP_AND_PUNCTUATION = re.compile(CITATION_GROUP_RE.pattern + r"([.,;:!?)]*)")
+# how a page shows that unit: tight ("[1, 2]." with no gaps; Gradio pads every link of a gr.HTML) and never
+# broken across lines; the UI and the HTML and PDF exports add it to their style sheets (!important: Gradio's
+# own rule is more specific)
+CITE_CSS = f".{CITE_CLASS}{{white-space:nowrap}}.{CITE_CLASS} a{{padding:0!important}}"
 
 
 def safe_href(url: str, fragments: bool = True) -> bool:
@@ -124,7 +134,8 @@ def _render_image(self, tokens, idx, options, env) -> str:
 
 def link_citations(escaped: str, cite: Cite | None) -> str:
     """In HTML-escaped text, link each number of a citation group that `cite` names a target for: a single
-    `[n]` is one link reading `[n]`, a group `[1, 3]` one link per number; other numbers stay text."""
+    `[n]` is one link reading `[n]`, a group `[1, 3]` one link per number; other numbers stay text. A linked
+    group and the punctuation right after it are one `<span class="cite">` (CITE_CSS)."""
     if cite is None:
         return escaped
 
@@ -143,10 +154,12 @@ def link_citations(escaped: str, cite: Cite | None) -> str:
             return match.group(0)
         if len(numbers) == 1:
             href, title = found[numbers[0]]
-            return f"{link_open_tag(href, title)}[{numbers[0]}]</a>"
-        parts = [f"{link_open_tag(*found[n])}{n}</a>" if n in found else str(n) for n in numbers]
-        return "[" + ", ".join(parts) + "]"
-    return CITATION_GROUP_RE.sub(link, escaped)
+            group = f"{link_open_tag(href, title)}[{numbers[0]}]</a>"
+        else:
+            parts = [f"{link_open_tag(*found[n])}{n}</a>" if n in found else str(n) for n in numbers]
+            group = "[" + ", ".join(parts) + "]"
+        return f'<span class="{CITE_CLASS}">{group}{match.group(2)}</span>'
+    return _GROUP_AND_PUNCTUATION.sub(link, escaped)
 
 
 def quote_span(passage: str, quote: str) -> tuple[str, str, str]:

@@ -128,14 +128,42 @@ VERDICT_NOTES = {"supported": "supported", "partly supported": "partly supported
                  "not supported": "not supported by this source"}
 
 
+FOLD_SNIPPET_CHARS = 60  # the most of a cited sentence (or quote) a fold's title shows
+
+
+def shortened(text: str, limit: int = FOLD_SNIPPET_CHARS) -> str:
+    """The text on one line, cut at a word before `limit` characters with "…"."""
+    text = " ".join(str(text or "").split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip(" ,;:") + "…"
+
+
+def fold_snippets(citations: list) -> list[str]:
+    """What tells each citation's fold apart from the others: the start of the sentence it supports (its [n]
+    groups left out), or of its quote where another fold of the same source starts alike."""
+    seen: set[tuple] = set()
+    out = []
+    for c in citations:
+        sentence = " ".join(CITATION.sub("", str(getattr(c, "sentence", "") or "")).split()).replace(" .", ".")
+        snippet = shortened(sentence)
+        if not snippet or (c.n, snippet) in seen:
+            snippet = shortened(str(c.quote or "")) or snippet
+        seen.add((c.n, snippet))
+        out.append(snippet)
+    return out
+
+
 def evidence_html(citations: list, sources: list[SourceRef], anchor_prefix: str = "src") -> str:
     """One fold per citation, opened by its [n]: the cited sentence's supporting quote in its passage, the
-    quoted words highlighted, the verdict, and a link opening the source at that text."""
+    quoted words highlighted, the verdict, and a link opening the source at that text. A fold's title names
+    the source, the verdict and the start of the sentence it supports (fold_snippets)."""
     if not citations:
         return ""
     titles = {s.n: " ".join(str(s.title or s.url).split()) for s in sources}
     rows = ['<div class="evidence"><h3>Evidence</h3>']
-    for i, c in enumerate(citations):
+    for i, (c, snippet) in enumerate(zip(citations, fold_snippets(citations))):
         verdict = VERDICT_NOTES.get(getattr(c, "verdict", ""), "")
         link = text_fragment_link(c.url, c.quote)
         opener = link_open_tag(link, titles.get(c.n, "")) if is_web_url(link) else ""
@@ -144,7 +172,8 @@ def evidence_html(citations: list, sources: list[SourceRef], anchor_prefix: str 
         # the id is inside the fold: following the [n] link reveals (opens) the fold around its target
         rows.append(f'<details class="evidence-item">'
                     f"<summary>[{c.n}] {html.escape(titles.get(c.n, ''))}"
-                    f"{' · ' + html.escape(verdict) if verdict else ''}</summary>"
+                    f"{' · ' + html.escape(verdict) if verdict else ''}"
+                    f"{' · <q>' + html.escape(snippet) + '</q>' if snippet else ''}</summary>"
                     f'<blockquote class="evidence-quote" id="{evidence_id(anchor_prefix, i)}">{_evidence_text(c)}'
                     f"</blockquote><p>{source}</p></details>")
     rows.append("</div>")

@@ -30,6 +30,12 @@ def tab_id(label: str) -> str:
     return label.lower().replace(" ", "_")
 
 
+def ui_css() -> str:
+    """The UI's own style rules, given to launch(): a linked [n] group shows tight and on one line."""
+    from App_Function_Libraries.quarry.render import CITE_CSS
+    return CITE_CSS
+
+
 def build_app(settings: Settings) -> gr.Blocks:
     # Gradio's copies of the files it served are deleted after a day (checked hourly) and when the UI stops.
     with gr.Blocks(title="Quarry", analytics_enabled=False, delete_cache=(3600, 24 * 3600)) as app:

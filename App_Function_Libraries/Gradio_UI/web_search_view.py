@@ -43,6 +43,7 @@ class StageState:
     started: bool = False
     finished: bool = False
     failed: bool = False  # the stage failed as a whole: message says why
+    skipped: bool = False  # the stage had nothing to do in this run: message says why
 
 
 @dataclass
@@ -60,6 +61,7 @@ class StageBoard:
         state.done, state.total = event.done, event.total
         state.message = event.message or state.message
         state.failed = bool(getattr(event, "failed", False))
+        state.skipped = bool(getattr(event, "skipped", False))
         state.finished = event.total > 0 and event.done >= event.total
 
     def markdown(self, timings: dict[str, float] | None = None, cancelled: bool = False) -> str:
@@ -69,6 +71,8 @@ class StageBoard:
             state = self.stages[stage]
             if state.failed:
                 mark = MARKS["failed"]
+            elif state.skipped:
+                mark = MARKS["skipped"]
             elif state.finished or (self.finished and state.started and not cancelled):
                 mark = MARKS["done"]
             elif cancelled:

@@ -35,6 +35,7 @@ class ProgressEvent:
     total: int
     message: str = ""
     failed: bool = False  # the stage failed as a whole; message says why, in plain words
+    skipped: bool = False  # the stage had nothing to do in this run; message says why
 
 
 ProgressFn = Callable[[ProgressEvent], None]
@@ -135,6 +136,7 @@ class Run:
         self.searched_any = False  # a search of this run answered (even with no results)
         self.usage_before = {role: _usage(c) for role, c in self.llms.items() if c is not None}
         self.page_log = None  # a durable run's pages (Research/durable.py): read once, kept as they are read
+        self.model_reported = False  # LOAD_STAGE has said how the embedding model was had (loaded or ready)
 
     def llm(self, role: str) -> LLMClient | None:
         """The role's client; None without an LLM, or once the run has given up on its server."""
@@ -150,8 +152,10 @@ class Run:
 
     def load_embedder(self) -> TextEncoder:
         """The embedding model; when it is not loaded yet, the wait shows as the stage LOAD_STAGE (progress and
-        timing)."""
+        timing); when it is, LOAD_STAGE says it was ready."""
+        self.model_reported = True
         if self.services.embedder_ready():
+            self.progress(LOAD_STAGE, 1, 1, "ready (loaded before this run)")
             return self.services.embedder()
         self.progress(LOAD_STAGE, 0, 1, "loading the embedding model")
         t0 = time.monotonic()
@@ -161,9 +165,10 @@ class Run:
         self.progress(LOAD_STAGE, 1, 1, f"loaded in {waited:.1f} s")
         return model
 
-    def progress(self, stage: str, done: int, total: int, message: str = "", failed: bool = False) -> None:
+    def progress(self, stage: str, done: int, total: int, message: str = "", failed: bool = False,
+                 skipped: bool = False) -> None:
         if self.on_progress and not self.finished:  # a page broken off by a stop may end after the run
-            self.on_progress(ProgressEvent(stage, done, total, message, failed))
+            self.on_progress(ProgressEvent(stage, done, total, message, failed, skipped))
 
     def stopped(self) -> bool:
         """The run was told to stop (cancelled, or its budget reached); unlike cancelled(), notes nothing."""
@@ -193,6 +198,10 @@ class Run:
         notes = self.health.notes("so this report is extractive" if self.result.mode == "extractive"
                                   else "for the rest of this run")
         self.result.errors[:0] = [n for n in notes if n not in self.result.errors]
+        if not self.model_reported and not self.stopped():
+            why = ("embeddings off" if not self.services.settings.research.use_embeddings
+                   else "nothing to encode")
+            self.progress(LOAD_STAGE, 0, 0, f"skipped: {why}", skipped=True)
         self.progress("done", 1, 1)
         self.finished = True
         return self.result

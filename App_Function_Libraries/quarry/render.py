@@ -2,7 +2,7 @@
 remote image) with [n] linked, citation groups, a note search's snippet (on a terminal, as Markdown, as text
 with the matches' spans), stored times, a download's file name, a dig-deeper round or a plan in a line or a
 list, and whether an error is about a database file. Each imports its module when first called (or, for the
-constants CITATION_GROUP_RE, START and END, when first read)."""
+constants CITATION_GROUP_RE, CITE_CSS, START and END, when first read)."""
 from __future__ import annotations
 
 from typing import Any
@@ -12,6 +12,9 @@ def __getattr__(name: str):
     if name == "CITATION_GROUP_RE":  # a citation group as verification reads it: [1], [1, 3], [2-4]
         from App_Function_Libraries.Retrieval.citations import CITATION_GROUP_RE
         return CITATION_GROUP_RE
+    if name == "CITE_CSS":  # how a page shows a linked [n] group with its punctuation: tight, on one line
+        from App_Function_Libraries.DB.markdown_html import CITE_CSS
+        return CITE_CSS
     if name in ("START", "END"):  # the marks around a match in a note search's snippet
         from App_Function_Libraries.DB import snippets
         return getattr(snippets, name)
