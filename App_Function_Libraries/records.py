@@ -340,6 +340,7 @@ class ResearchResult:
     mode: str = "extractive"  # "llm" when an LLM wrote the report
     answer_status: str = "answered"  # "answered" | "partly" | "not_answered" (Retrieval/cited_answer.py)
     unanswered_parts: list[str] = field(default_factory=list)  # the sub-questions no source answers
+    closest: list[NotUsed] = field(default_factory=list)  # not answered (nothing clears the floor): nearest passages
     unsupported_citations: int = 0  # cited sentences their source does not support (marked in the report)
     follow_ups: list[str] = field(default_factory=list)
     rounds: list[Round] = field(default_factory=list)  # dig-deeper rounds: added sources, changes
@@ -351,6 +352,7 @@ class ResearchResult:
 
     def __post_init__(self) -> None:
         self.rounds = [_round(r) for r in self.rounds]
+        self.closest = [c if isinstance(c, NotUsed) else NotUsed(**_known(NotUsed, c)) for c in self.closest or []]
 
     @property
     def searched_nothing(self) -> bool:
@@ -359,12 +361,11 @@ class ResearchResult:
 
     @property
     def answer(self) -> Answer:
-        """The report as the one answer record (a view of this result's fields; the closest passages of a
-        report that does not answer are in its markdown only)."""
+        """The report as the one answer record (a view of this result's fields)."""
         cited = len(self.cited_sources())  # its sources are the one list every door shows (listed_sources)
         sources = [AnswerSource(n, s.title, s.url, s.kind, i < cited) for i, (n, s) in enumerate(self.listed_sources())]
         return Answer(self.report_markdown, self.answer_status, self.mode, sources, list(self.citations),
-                      list(self.unanswered_parts), errors=list(self.errors),
+                      list(self.unanswered_parts), list(self.closest), errors=list(self.errors),
                       invalid_citations_removed=self.invalid_citations_removed)
 
     def numbered_sources(self) -> list[Source]:

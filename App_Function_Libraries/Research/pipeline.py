@@ -290,10 +290,11 @@ def stage_report(run: Run, on_delta: Callable[[str], None] | None = None) -> Non
     llm = run.llm("final_answer")
     options = dataclasses.replace(run.params.report_options(), previous_answer=result.report_markdown)
     queries = _report_groups(result)
-    result.unanswered_parts = []
-    nothing = report.not_answered(result.question, result.sources, run.embedder(), queries) if numbered else ""
+    result.unanswered_parts, result.closest = [], []
+    nothing, closest = (report.not_answered_report(result.question, result.sources, run.embedder(), queries)
+                        if numbered else ("", []))
     if nothing:  # below the relevance floor: said plainly, whatever writes the report
-        result.report_markdown = nothing
+        result.report_markdown, result.closest = nothing, closest
         run.progress("report", 1, 1)
         return
     written = False

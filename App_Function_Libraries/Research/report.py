@@ -17,7 +17,7 @@ from App_Function_Libraries.Retrieval import cited_answer as core
 from App_Function_Libraries.Retrieval.citations import CitableSource, CitationCheck
 from App_Function_Libraries.Research import coverage
 from App_Function_Libraries.Research.language import detect_language, language_name
-from App_Function_Libraries.records import ResearchResult, Source
+from App_Function_Libraries.records import NotUsed, ResearchResult, Source
 
 SENTENCES_PER_GROUP = 3
 SINGLE_GROUP_SENTENCES = 6
@@ -142,13 +142,22 @@ def renumber_gapless(result: ResearchResult) -> None:
 def not_answered(question: str, sources: list[Source], embedder=None, sub_queries: list[str] | None = None) -> str:
     """'' when some text of the numbered sources clears the relevance floor for the question or one of its
     parts; else the report saying the sources do not answer it, with the closest passages marked not used."""
+    return not_answered_report(question, sources, embedder, sub_queries)[0]
+
+
+def not_answered_report(question: str, sources: list[Source], embedder=None,
+                        sub_queries: list[str] | None = None) -> tuple[str, list[NotUsed]]:
+    """(report, closest passages): ('', []) when some text of the numbered sources clears the relevance floor
+    (see not_answered); else that report and the closest passages it lists as not used, as data
+    (ResearchResult.closest)."""
     groups = coverage.aspects_of(question, sub_queries or [])
     closest = core.nothing_clears(question, citable(sources), embedder, groups if len(groups) >= 2 else None)
     if closest is None:
-        return ""
-    return core.not_answered_markdown(f"{NOT_ANSWERED}: nothing they say reaches the relevance floor "
-                                      f"({core.RELEVANCE_FLOOR:.2f} of the question's terms, weighted by rarity).",
-                                      closest)
+        return "", []
+    statement = (f"{NOT_ANSWERED}: nothing they say reaches the relevance floor "
+                 f"({core.RELEVANCE_FLOOR:.2f} of the question's terms, weighted by rarity).")
+    answer = core.not_answered(statement, closest)  # the one record's form: the same markdown as before
+    return answer.markdown, answer.closest
 
 
 # ---------------------------------------------------------------- the brief without an LLM

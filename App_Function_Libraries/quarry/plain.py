@@ -20,14 +20,15 @@ def safe_message(text: str, settings) -> str:
 
 def research_out(result, saved: bool) -> dict[str, Any]:
     """The report, its listed sources (ResearchResult.listed_sources: cited first, then read but not cited;
-    export.listed_plain), its citations with their supporting quotes, passages and verdicts, the search options
-    it ran with."""
+    export.listed_plain), its citations with their supporting quotes, passages and verdicts, the closest passages
+    (not used) of a report that does not answer, the search options it ran with."""
     from App_Function_Libraries.DB.export import listed_plain
     sources = listed_plain(result)
     citations = [{"n": c.n, "sentence": c.sentence, "url": c.url, "quote": c.quote, "passage": c.passage,
                   "verdict": c.verdict} for c in result.citations]
     return {"question": result.question, "report_markdown": result.report_markdown, "mode": result.mode,
             "answer_status": result.answer_status, "unanswered_parts": list(result.unanswered_parts),
+            "closest": [{"where": c.where, "score": c.score, "text": c.text} for c in result.closest],
             "unsupported_citations": result.unsupported_citations,
             "sources": sources, "citations": citations, "errors": list(result.errors),
             "follow_up_questions": list(result.follow_ups or []), "search_options": _search_options(result),
