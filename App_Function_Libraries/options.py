@@ -27,7 +27,9 @@ REPORT_FORMAT_LABELS = {"full": "full report", "short": "short answer", "bullets
 CITATION_STYLES = ("numbered", "apa", "chicago")
 CITATION_STYLE_LABELS = {"numbered": "numbered", "apa": "APA", "chicago": "Chicago author-date"}
 SAFESEARCH_LEVELS = ("off", "moderate", "strict")
+SAFESEARCH_LABELS = {"off": "Off", "moderate": "Moderate", "strict": "Strict"}
 SORT_ORDERS = ("relevance", "date")
+SORT_ORDER_LABELS = {"relevance": "Relevance", "date": "Newest first"}
 DATE_PRESETS = ("day", "week", "month", "year")
 DATE_PRESET_LABELS = {"day": "past day", "week": "past week", "month": "past month", "year": "past year"}
 REPORT_TONES = ("neutral", "academic", "plain-language", "journalistic", "technical", "friendly")  # suggestions
@@ -99,41 +101,48 @@ _SITES = "domains, comma-separated or repeated"
 OPTIONS: dict[str, Option] = {o.name: o for o in (
     # where to search (group search: the SearchOptions of the same names; None: the [search] default)
     _o("engines", "list", "engines", "search engines and local sources (wikipedia, documents), comma-separated",
-       setting="search.search_provider_default", cli_aliases=("--engine", "-e")),
+       setting="search.search_provider_default", cli_aliases=("--engine", "-e"),
+       label="Search engines and local sources"),
     _o("count", "int", "search", "results asked of each engine for each query", low=1, high=100,
-       setting="search.search_result_max_per_query", cli_aliases=("-n",), aliases=("result_count",)),
+       setting="search.search_result_max_per_query", cli_aliases=("-n",), aliases=("result_count",),
+       label="Results per engine and query"),
     _o("country", "text", "search", "two-letter country code the results are for, e.g. US",
-       setting="search.search_content_country", aliases=("content_country",)),
+       setting="search.search_content_country", aliases=("content_country",), label="Country (ISO code)"),
     _o("search_lang", "text", "search", "language of the searches, an ISO 639-1 code such as en",
-       setting="search.search_language_query"),
+       setting="search.search_language_query", label="Query language"),
     _o("result_lang", "text", "search", "language the results should be in, e.g. en",
-       setting="search.search_language_results", aliases=("search_result_language",)),
+       setting="search.search_language_results", aliases=("search_result_language",), label="Results language"),
     _o("date_range", "text", "search", "day, week, month, year or YYYY-MM-DD..YYYY-MM-DD (either end may be "
-       "left out)", metavar="RANGE"),
+       "left out)", metavar="RANGE", label="Date range"),
     _o("safesearch", "choice", "search", "filter adult results", choices=SAFESEARCH_LEVELS,
-       setting="search.search_safesearch"),
+       setting="search.search_safesearch", label="Safe search", choice_labels=SAFESEARCH_LABELS),
     _o("site_blacklist", "list", "search", f"sites to leave out ({_SITES})", metavar="DOMAIN",
-       setting="search.search_result_blacklist", aliases=("exclude_sites",), cli_aliases=("--exclude-site",)),
+       setting="search.search_result_blacklist", aliases=("exclude_sites",), cli_aliases=("--exclude-site",),
+       label="Sites to leave out"),
     _o("include_sites", "list", "search", f"keep results to these sites ({_SITES})", metavar="DOMAIN",
-       setting="search.search_include_sites", cli_aliases=("--site",)),
+       setting="search.search_include_sites", cli_aliases=("--site",), label="Only these sites"),
     _o("exact_terms", "list", "search", "phrases that must appear", metavar="PHRASE", aliases=("exactTerms",),
-       cli_aliases=("--exact",)),
+       cli_aliases=("--exact",), label="Exact phrases (one per line)"),
     _o("exclude_terms", "list", "search", "words that must not appear", metavar="WORD",
-       aliases=("excludeTerms",), cli_aliases=("--exclude",)),
-    _o("dedupe_filter", "bool", "search", "Google's duplicate-content filter on or off", aliases=("filter",)),
-    _o("geolocation", "text", "search", "two-letter country code the search is made from (Google)"),
-    _o("sort", "choice", "search", "order of the results", choices=SORT_ORDERS, aliases=("sort_results_by",)),
+       aliases=("excludeTerms",), cli_aliases=("--exclude",), label="Words to exclude"),
+    _o("dedupe_filter", "bool", "search", "Google's duplicate-content filter on or off", aliases=("filter",),
+       label="Filter near-duplicate results (Google)"),
+    _o("geolocation", "text", "search", "two-letter country code the search is made from (Google)",
+       label="Geolocation (country code)"),
+    _o("sort", "choice", "search", "order of the results", choices=SORT_ORDERS, aliases=("sort_results_by",),
+       label="Sort results by", choice_labels=SORT_ORDER_LABELS),
     # the research's stages
     _o("result_max", "int", "research", "results kept after merging the engines' answers", low=1, high=200,
-       setting="search.search_result_max"),
+       setting="search.search_result_max", label="Results kept after merging"),
     _o("subqueries", "bool", "research", "split the question into sub-queries (off: search the question only)",
-       setting="search.search_enable_subquery", off="no_subqueries"),
+       setting="search.search_enable_subquery", off="no_subqueries", label="Split into sub-queries (LLM)"),
     _o("subquery_count", "int", "research", "most sub-queries", low=1, high=10,
-       setting="search.search_enable_subquery_count_max"),
+       setting="search.search_enable_subquery_count_max", label="Most sub-queries"),
     _o("max_queries", "int", "research", "most queries searched", low=1, high=50,
        setting="search.search_default_max_queries"),
     _o("relevance_check", "bool", "research", "judge each result's relevance before reading it (off: read "
-       "every result)", setting="research.relevance_check", off="no_relevance"),
+       "every result)", setting="research.relevance_check", off="no_relevance",
+       label="Check relevance before reading"),
     _o("relevance_embedding_threshold", "float", "research", "without an LLM, a result whose embedding similarity "
        "to the question is below this is not read", low=-1.0, high=1.0, default=0.25,
        setting="research.relevance_embedding_threshold"),

@@ -40,6 +40,32 @@ def test_an_option_on_both_forms_has_the_table_s_label_and_choice_labels(make_se
     assert ("bullet brief", "bullets") in tab["report_format"].choices
 
 
+def test_every_option_on_the_web_search_form_takes_its_label_from_the_table(make_settings):
+    """Each option among the Web Search form's search options (the Report options are checked above) is named as
+    the table names it, and its dropdown shows the table's choice labels while keeping the code as the value."""
+    web = web_search_fields(make_settings({}))
+    shown = [name for name in web_search_tab.OPTION_NAMES
+             if name in options.OPTIONS and name not in web_search_tab.REPORT_OPTION_NAMES]
+    assert {"count", "result_max", "country", "search_lang", "result_lang", "safesearch", "sort", "date_range",
+            "site_blacklist", "include_sites", "exact_terms", "exclude_terms", "dedupe_filter"} <= set(shown)
+    for name in shown:
+        assert options.OPTIONS[name].label, f"{name} has no label in the option table"
+        assert web[name].label == options.label(name), name
+        if options.OPTIONS[name].choices:
+            assert web[name].choices == options.labelled(name), name
+    assert web["safesearch"].choices == [("Off", "off"), ("Moderate", "moderate"), ("Strict", "strict")]
+    assert web["sort"].choices == [("Relevance", "relevance"), ("Newest first", "date")]
+    assert web["sort"].value == "relevance"  # the value stays the code
+
+
+def test_a_search_option_named_by_hand_on_the_form_is_caught(make_settings):
+    """Control: a hand-written label or raw choice codes differ from what the table gives."""
+    web = web_search_fields(make_settings({}))
+    with gr.Blocks():
+        own = gr.Dropdown(list(options.choices("safesearch")), label="Safe search level")
+    assert own.label != web["safesearch"].label and own.choices != web["safesearch"].choices
+
+
 def test_a_label_differing_between_the_forms_is_caught(make_settings):
     """Control: the comparison above fails when one form names the option its own way."""
     settings = make_settings({})

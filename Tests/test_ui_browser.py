@@ -12,6 +12,7 @@ import urllib.request
 
 import pytest
 
+from App_Function_Libraries import options
 from Tests.support import browser as ui
 from Tests.support.mini_web import MiniWeb
 from Tests.support.report_questions import ONLY_ON, path_of
@@ -88,7 +89,7 @@ def test_first_screen_invites_a_question(page):
     expect(page.locator("#tab-web_search")).to_be_visible()  # the tab the app opens on
     for elem_id in ("ws-question", "ws-search", "ws-engines", "ws-advanced"):
         expect(page.locator(f"#{elem_id}")).to_be_visible()
-    expect(page.locator("#ws-advanced")).not_to_contain_text("Exact phrase")  # option panels start collapsed
+    expect(page.locator("#ws-advanced")).not_to_contain_text(options.label("exact_terms"))  # option panels start collapsed
     expect_result_controls(page, False)
     ui.screenshot(page, "first_screen")
     ui.open_tab(page, "Wikipedia")

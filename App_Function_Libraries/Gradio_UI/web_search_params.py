@@ -19,7 +19,7 @@ from App_Function_Libraries.options import BadArgument
 DATE_CHOICES = [("any time", "any"), *[(options.DATE_PRESET_LABELS[p], p) for p in options.DATE_PRESETS],
                 ("between dates…", "custom")]
 SORT_CHOICES = options.labelled("sort")
-SAFESEARCH_CHOICES = list(options.choices("safesearch"))
+SAFESEARCH_CHOICES = options.labelled("safesearch")
 CONFIGURED = "configured"
 NO_LLM = "none"
 ROLE_NAMES = {"subquery": "sub-queries", "relevance": "relevance check", "extraction": "extraction",

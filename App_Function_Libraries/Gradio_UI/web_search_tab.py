@@ -252,38 +252,39 @@ def build_options(settings) -> dict:
     with gr.Row():
         c["engines"] = gr.Dropdown(first_screen.engine_choices(settings), multiselect=True,
                                    value=[e.strip() for e in s.search_provider_default.split(",") if e.strip()],
-                                   label="Search engines and local sources", scale=3, elem_id="ws-engines")
+                                   label=option_label("engines"), scale=3, elem_id="ws-engines")
         c["count"] = gr.Slider(1, 50, value=min(s.search_result_max_per_query, 50), step=1,
-                               label="Results per engine and query", scale=2, elem_id="ws-count")
+                               label=option_label("count"), scale=2, elem_id="ws-count")
         c["result_max"] = gr.Slider(1, 100, value=min(s.search_result_max, 100), step=1,
-                                    label="Results kept after merging", scale=2)
+                                    label=option_label("result_max"), scale=2)
     with gr.Accordion("Advanced search", open=False, elem_id="ws-advanced"):
         with gr.Row():
-            c["country"] = gr.Textbox(s.search_content_country, label="Country (ISO code)", max_lines=1)
-            c["search_lang"] = gr.Textbox(s.search_language_query, label="Query language", max_lines=1)
-            c["result_lang"] = gr.Textbox(s.search_language_results, label="Results language", max_lines=1)
-            c["geolocation"] = gr.Textbox("", label="Geolocation (country code)", max_lines=1)
+            c["country"] = gr.Textbox(s.search_content_country, label=option_label("country"), max_lines=1)
+            c["search_lang"] = gr.Textbox(s.search_language_query, label=option_label("search_lang"), max_lines=1)
+            c["result_lang"] = gr.Textbox(s.search_language_results, label=option_label("result_lang"), max_lines=1)
+            c["geolocation"] = gr.Textbox("", label=option_label("geolocation"), max_lines=1)
         with gr.Row():
-            c["date_range"] = gr.Dropdown(wp.DATE_CHOICES, value="any", label="Date range")
+            c["date_range"] = gr.Dropdown(wp.DATE_CHOICES, value="any", label=option_label("date_range"))
             c["date_start"] = gr.Textbox("", label="From (YYYY-MM-DD)", max_lines=1)
             c["date_end"] = gr.Textbox("", label="To (YYYY-MM-DD)", max_lines=1)
-            c["safesearch"] = gr.Dropdown(wp.SAFESEARCH_CHOICES, value=s.search_safesearch, label="Safe search")
-            c["sort"] = gr.Dropdown(wp.SORT_CHOICES, value="relevance", label="Sort results by")
+            c["safesearch"] = gr.Dropdown(wp.SAFESEARCH_CHOICES, value=s.search_safesearch,
+                                          label=option_label("safesearch"))
+            c["sort"] = gr.Dropdown(wp.SORT_CHOICES, value="relevance", label=option_label("sort"))
         with gr.Row():
-            c["site_blacklist"] = gr.Textbox(", ".join(s.search_result_blacklist), label="Sites to leave out",
+            c["site_blacklist"] = gr.Textbox(", ".join(s.search_result_blacklist), label=option_label("site_blacklist"),
                                              placeholder="pinterest.com, example.org", max_lines=2)
-            c["include_sites"] = gr.Textbox(", ".join(s.search_include_sites), label="Only these sites",
+            c["include_sites"] = gr.Textbox(", ".join(s.search_include_sites), label=option_label("include_sites"),
                                             placeholder="nature.com, example.org (empty: every site)",
                                             max_lines=2, elem_id="ws-include-sites")
-            c["exact_terms"] = gr.Textbox("", label="Exact phrase (one per line)", max_lines=3)
-            c["exclude_terms"] = gr.Textbox("", label="Words to exclude", max_lines=2)
-            c["dedupe_filter"] = gr.Checkbox(False, label="Filter near-duplicate results (Google)")
+            c["exact_terms"] = gr.Textbox("", label=option_label("exact_terms"), max_lines=3)
+            c["exclude_terms"] = gr.Textbox("", label=option_label("exclude_terms"), max_lines=2)
+            c["dedupe_filter"] = gr.Checkbox(False, label=option_label("dedupe_filter"))
         with gr.Row():
-            c["subqueries"] = gr.Checkbox(s.search_enable_subquery, label="Split into sub-queries (LLM)",
+            c["subqueries"] = gr.Checkbox(s.search_enable_subquery, label=option_label("subqueries"),
                                           elem_id="ws-subqueries")
             c["subquery_count"] = gr.Slider(1, 10, value=s.search_enable_subquery_count_max, step=1,
-                                            label="Most sub-queries")
-            c["relevance_check"] = gr.Checkbox(settings.research.relevance_check, label="Check relevance before reading",
+                                            label=option_label("subquery_count"))
+            c["relevance_check"] = gr.Checkbox(settings.research.relevance_check, label=option_label("relevance_check"),
                                          elem_id="ws-relevance")
             c["pages_max"] = gr.Slider(1, 50, value=min(settings.research.pages_max, 50), step=1,
                                        label=option_label("pages_max"))
