@@ -252,3 +252,20 @@ def test_the_json_view_of_an_answer_lists_its_own_numbered_sources_with_their_ki
         assert [s["n"] for s in out["sources"]] == list(range(1, len(out["sources"]) + 1))
         assert {s["kind"] for s in out["sources"]} == {kind}
         assert {c["n"] for c in out["citations"]} <= {s["n"] for s in out["sources"]}
+
+
+def test_the_json_view_of_an_answer_that_does_not_answer_carries_its_closest_passages(make_settings):
+    """Wikipedia and Documents answers on MCP and the HTTP API say which passages came closest (not used), as a
+    research does (research_out's `closest`), and every citation carries its verdict and passage."""
+    from App_Function_Libraries.quarry.plain import answer_out
+    from App_Function_Libraries.Documents.doc_types import DocsAsked
+    from App_Function_Libraries.Wikipedia.answer import WikiAsked
+    question = "What did Lorenz eat for breakfast?"
+    for asked in (DocsAsked(question, documents(question, LORENZ, make_settings)),
+                  WikiAsked(question, wikipedia(question, LORENZ, make_settings))):
+        out = answer_out(asked)
+        assert out["answer_status"] == "not_answered" and not out["citations"]
+        assert out["closest"] and all({"where", "score", "text"} <= set(c) for c in out["closest"])
+    answered = answer_out(WikiAsked("What is a Hermitian matrix?",
+                                    wikipedia("What is a Hermitian matrix?", HERMITIAN, make_settings)))
+    assert answered["closest"] == [] and all({"verdict", "passage"} <= set(c) for c in answered["citations"])

@@ -24,13 +24,10 @@ def research_out(result, saved: bool) -> dict[str, Any]:
     (not used) of a report that does not answer, the search options it ran with."""
     from App_Function_Libraries.DB.export import listed_plain
     sources = listed_plain(result)
-    citations = [{"n": c.n, "sentence": c.sentence, "url": c.url, "quote": c.quote, "passage": c.passage,
-                  "verdict": c.verdict} for c in result.citations]
     return {"question": result.question, "report_markdown": result.report_markdown, "mode": result.mode,
             "answer_status": result.answer_status, "unanswered_parts": list(result.unanswered_parts),
-            "closest": [{"where": c.where, "score": c.score, "text": c.text} for c in result.closest],
-            "unsupported_citations": result.unsupported_citations,
-            "sources": sources, "citations": citations, "errors": list(result.errors),
+            "closest": closest_out(result.closest), "unsupported_citations": result.unsupported_citations,
+            "sources": sources, "citations": citations_out(result.citations), "errors": list(result.errors),
             "follow_up_questions": list(result.follow_ups or []), "search_options": _search_options(result),
             "id": result.id if saved else None}
 
@@ -55,13 +52,24 @@ def wiki_hits_out(hits) -> list[dict[str, Any]]:
 
 def answer_out(asked) -> dict[str, Any]:
     """A Wikipedia or documents answer (WikiAsked, DocsAsked): markdown citing [n], the numbered sources,
-    citations, errors, whether it answers."""
+    citations with quote, passage and verdict, errors, whether it answers and, when not, the closest passages."""
     answer = asked.answer
     sources = [{"n": s.n, "title": s.title, "url": s.url, "kind": s.kind} for s in answer.sources]
-    citations = [{"n": c.n, "sentence": c.sentence, "url": c.url, "quote": c.quote} for c in answer.citations]
     return {"question": asked.question, "answer_markdown": answer.markdown, "mode": answer.mode,
-            "answer_status": answer.status, "unanswered_parts": list(answer.unanswered), "sources": sources,
-            "citations": citations, "errors": list(answer.errors)}
+            "answer_status": answer.status, "unanswered_parts": list(answer.unanswered),
+            "closest": closest_out(answer.closest), "sources": sources, "citations": citations_out(answer.citations),
+            "errors": list(answer.errors)}
+
+
+def citations_out(citations) -> list[dict[str, Any]]:
+    """Each citation with its supporting quote, the passage around it and its verdict (every answer alike)."""
+    return [{"n": c.n, "sentence": c.sentence, "url": c.url, "quote": c.quote, "passage": c.passage,
+             "verdict": c.verdict} for c in citations]
+
+
+def closest_out(closest) -> list[dict[str, Any]]:
+    """The closest passages (not used) of an answer that does not answer: where each is, its relevance, its text."""
+    return [{"where": c.where, "score": c.score, "text": c.text} for c in closest]
 
 
 def docs_hits_out(hits) -> list[dict[str, Any]]:
