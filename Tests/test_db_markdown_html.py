@@ -103,7 +103,7 @@ def test_a_linked_group_and_its_punctuation_are_one_tight_unit():
             in out), out
     assert '<span class="cite">[<a href="#web-evidence-2">2</a>, 3]</span> (not' in out
     assert '<span class="cite"><a href="#web-evidence-1">[1]</a>).</span>' in out
-    assert ".cite{white-space:nowrap}" in CITE_CSS and ".cite a{padding:0" in CITE_CSS
+    assert ".cite{white-space:nowrap}" in CITE_CSS and ".cite a,.sources a,.evidence a{padding:0!important}" in CITE_CSS
     # nothing linked, nothing wrapped
     assert markdown_to_html("Unknown [7].", both) == "<p>Unknown [7].</p>\n"
 
@@ -125,3 +125,22 @@ def test_an_ordered_list_item_keeps_a_skipped_number():
     page = markdown_to_html("1. one\n3. three\n4. four\n\n### Read but not cited\n\n2. two\n")
     assert '<li value="3">three</li>' in page and "<li>four</li>" in page and '<ol start="2">' in page
     assert 'value' not in markdown_to_html("1. one\n2. two\n")  # a list that counts on is left as it is
+
+
+def test_a_passage_keeps_its_heading_on_its_own_line():
+    """Issue 22 item 5: a passage's heading (Retrieval/passages._join puts a line break after it) was shown glued
+    to its first sentence ("…points to food A forager…"). Its line break is kept, as <br>, the text escaped;
+    a quote running across the break is still found."""
+    from App_Function_Libraries.DB.markdown_html import marked_passage, quote_span
+    passage = "How the <b>waggle</b> dance points to food\nA forager  honey bee dances. It points."
+    out = marked_passage(passage, "A forager honey bee dances.")
+    assert out == ("How the &lt;b&gt;waggle&lt;/b&gt; dance points to food<br><mark>A forager honey bee dances."
+                   "</mark> It points.")
+    assert "food A forager" not in out
+    assert marked_passage(passage, "") == ("How the &lt;b&gt;waggle&lt;/b&gt; dance points to food<br>"
+                                           "A forager honey bee dances. It points.")
+    assert quote_span(passage, "points to food A forager") == ("How the <b>waggle</b> dance ",
+                                                               "points to food\nA forager",
+                                                               " honey bee dances. It points.")
+    assert marked_passage(passage, "points to food A forager").count("<br>") == 1
+    assert marked_passage("One line only.", "line") == "One <mark>line</mark> only."

@@ -82,9 +82,9 @@ def every_door(result: ResearchResult, report_id: str, config: str, tmp_path) ->
                                view.source_cards_html(result)),
         "ui details table": [row[3] for row in rows if row[1]],
         "cli research --md": urls(between(format_markdown(result), "## Sources", "Selected but not used")),
-        "cli history show": urls(between(shown.getvalue(), "## Sources", None)),
-        "md": urls(between(export("md"), "## Sources", None)),
-        "txt": urls(between(export("txt"), "Sources:", None)),
+        "cli history show": urls(between(shown.getvalue(), "## Sources", "## Evidence")),
+        "md": urls(between(export("md"), "## Sources", "## Evidence")),
+        "txt": urls(between(export("txt"), "Sources:", "Evidence:")),
         "html": re.findall(r'<li id="source-\d+"[^>]*><a href="([^"]+)"', html),
         "pdf": urls(between(pdf_text(export("pdf"), tmp_path), "Sources", "Evidence")),
         "docx": urls(between(docx_text(export("docx")), "Sources", "Evidence")),
@@ -143,3 +143,55 @@ def test_each_quote_is_shown_once_in_the_exports_in_evidence(make_settings, tmp_
     with zipfile.ZipFile(io.BytesIO(quarry.history.export_result(result, "docx"))) as z:
         xml = z.read("word/document.xml").decode()
     assert '<w:highlight w:val="yellow"/>' in xml and 'w:anchor="evidence-1"' in xml  # marked, and linked to
+
+
+def test_the_markdown_and_text_exports_show_each_quote_once_in_evidence():
+    """Issue 22 item 5: the Markdown and plain-text exports had no Evidence section, so no quote at all. They
+    show the evidence the HTML, PDF and Word exports show (export_print.evidence_items): per quote "[n] title ·
+    verdict", the passage quoted with the cited words in bold, and the link opening the source at that text."""
+    result = saved_run()
+    result.report_markdown = "The runs were counted [4]. The hive decides [2]."
+    md = quarry.history.export_result(result, "md")
+    txt = quarry.history.export_result(result, "txt")
+    for text in (md, txt):
+        for quote in (QUOTE_B, QUOTE_D):
+            assert text.count(quote) == 1, text
+            assert text.count(f"**{quote}**") == 1
+        assert text.index("Sources") < text.index("Evidence") < text.index("[4] Delta · supported")
+        assert text.index("[4] Delta · supported") < text.index("[2] Beta · supported")
+    assert f"> Field notes. **{QUOTE_D}** More text." in md
+    assert "[Open \\[4\\] at this text](https://delta.example/d#:~:text=Delta%20measured%20the%20dance," in md
+    assert "Open [2] at this text: https://beta.example/b#:~:text=" in txt
+
+
+HEADED = "How the waggle dance points to <food>\nA forager honey bee dances. It points the way."
+
+
+def headed_run() -> ResearchResult:
+    result = saved_run()
+    result.report_markdown = "Bees dance [4]."
+    result.citations = [Citation(4, "Bees dance [4].", D, "A forager honey bee dances.", verdict="supported",
+                                 passage=HEADED)]
+    return result
+
+
+def test_an_evidence_passage_keeps_its_heading_on_its_own_line(tmp_path):
+    """Issue 22 item 5: a passage's heading line (Retrieval/passages._join) was shown glued to its first
+    sentence ("…points to food A forager…"). HTML and PDF keep it as <br>, Word as a line break, Markdown as a
+    hard line break, text as its own line; the heading's text stays text."""
+    result = headed_run()
+    html = quarry.history.export_result(result, "html")
+    assert ("How the waggle dance points to &lt;food&gt;<br><mark>A forager honey bee dances.</mark> It points"
+            in html), html
+    pdf = pdf_text(quarry.history.export_result(result, "pdf"), tmp_path)
+    assert re.search(r"points to <food>\s*\n\s*A forager", pdf), pdf
+    with zipfile.ZipFile(io.BytesIO(quarry.history.export_result(result, "docx"))) as z:
+        xml = z.read("word/document.xml").decode()
+    assert re.search(r"points to &lt;food&gt;</w:t></w:r><w:r><w:br/></w:r><w:r>(<w:rPr>.*?</w:rPr>)?"
+                     r"<w:t>A forager honey bee dances.", xml), xml
+    md = quarry.history.export_result(result, "md")
+    assert "> How the waggle dance points to \\<food\\>\\\n> **A forager honey bee dances.** It points" in md, md
+    txt = quarry.history.export_result(result, "txt")
+    assert "> How the waggle dance points to <food>\n> **A forager honey bee dances.** It points" in txt, txt
+    for text in (html, pdf, xml, md, txt):
+        assert "food> A forager" not in text and "food&gt; A forager" not in text

@@ -241,6 +241,10 @@ def test_search_shows_stages_and_a_cited_report(page, world, story):
     pads = page.evaluate("""() => [...document.querySelectorAll('#ws-report .cite a')].map((a) => {
       const s = getComputedStyle(a); return s.paddingLeft + ' ' + s.paddingRight; })""")
     assert pads and set(pads) == {"0px 0px"}, pads
+    # and so do the evidence's "Open [n] at this text" links (the same CITE_CSS rule)
+    pads = page.evaluate("""() => [...document.querySelectorAll('#ws-report .evidence a')].map((a) => {
+      const s = getComputedStyle(a); return s.paddingLeft + ' ' + s.paddingRight; })""")
+    assert pads and set(pads) == {"0px 0px"}, pads
     # the embedding model's stage says what became of it (loaded with its time, ready, or skipped and why)
     expect(page.locator("#ws-progress")).to_contain_text(re.compile(r"Load embedding model · (1/1|skipped)"))
     cited = {row[1]: row[3] for row in rows if row[1]}

@@ -114,3 +114,20 @@ def test_html_export_carries_each_citations_evidence_after_the_report():
 def test_pdf_export_carries_the_evidence(tmp_path, pdf_tools):  # noqa: F811 - the fixture
     text = " ".join(pdf_text(export_report(evidence_result(), "pdf"), tmp_path).split())
     assert "Evidence" in text and "Scouts come back to the hive. " + QUOTE in text
+
+
+def test_the_fold_keeps_a_passage_heading_on_its_own_line_and_its_links_unpadded():
+    """A passage whose first line is a page's heading (Retrieval/passages._join ends it with a line break) shows
+    the heading on its own line, not glued to the quote ("…points to food Honey bees dance…"), marked or not;
+    the fold's "Open [n] at this text" and the sources list sit in the classes CITE_CSS unpads."""
+    from App_Function_Libraries.DB.markdown_html import CITE_CSS
+    from App_Function_Libraries.Gradio_UI.answer_view import SourceRef, answer_html
+    headed = "How the <waggle> dance points to food\n" + QUOTE + " More."
+    for verdict, quoted in (("supported", f"<mark>{QUOTE}</mark>"), ("not supported", QUOTE)):
+        cite = Citation(1, QUOTE + " [1]", ARTICLE, QUOTE, verdict=verdict, passage=headed)
+        page = answer_html(QUOTE + " [1]", [SourceRef(1, "Waggle dance", ARTICLE)], "wiki", [cite])
+        fold = re.search(r'<details class="evidence-item">.*?</details>', page, re.S).group(0)
+        assert f"How the &lt;waggle&gt; dance points to food<br>{quoted} More." in fold, fold
+        assert "food " + QUOTE not in fold
+    assert '<div class="evidence">' in page and re.search(r'<p class="sources" id="wiki-source-1">.*?<a href', page)
+    assert ".sources a" in CITE_CSS and ".evidence a" in CITE_CSS

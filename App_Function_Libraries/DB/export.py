@@ -6,8 +6,9 @@ PDF and Word), so the UI can offer them as downloads or copy them. API keys neve
 redact.py): the run's dict is scrubbed, then read back as the ResearchResult every format reads (`as_result`;
 a stored or imported run may hold anything). The list of sources under a report is its listed sources
 (ResearchResult.listed_sources: cited, then "Read but not cited") in a citation style (citation_styles.py:
-numbered, APA, Chicago), the same in every format; BibTeX, RIS and CSL-JSON are in reference_formats.py. HTML,
-PDF and Word show each quote once, in an Evidence section the cited sources link to (export_print.py).
+numbered, APA, Chicago), the same in every format; BibTeX, RIS and CSL-JSON are in reference_formats.py. Every
+report format but JSON and the reference files shows each quote once, in an Evidence section after the sources
+(export_print.evidence_items; in HTML, PDF and Word the cited sources link to it).
 
     export_report(result, "md")                          # the report and its numbered sources with URLs
     export_report(result, "pdf", citation_style="apa")   # bytes: a PDF whose [n] link to their sources
@@ -28,7 +29,7 @@ from App_Function_Libraries.DB import reference_formats as refs
 from App_Function_Libraries.DB.citation_styles import Reference
 from App_Function_Libraries.DB.connection import StoreError
 from App_Function_Libraries.DB.export_print import Evidence, Printable, evidence_html, evidence_items, sources_html
-from App_Function_Libraries.DB.markdown_html import CITE_CSS, markdown_to_html
+from App_Function_Libraries.DB.markdown_html import CITE_CSS, markdown_to_html, quote_span
 from App_Function_Libraries.DB.note_format import note_to_markdown
 from App_Function_Libraries.DB.redact import configured_secrets, scrub, scrub_result_dict
 from App_Function_Libraries.options import REPORT_FORMAT_LABELS
@@ -166,6 +167,49 @@ def report_evidence(result: ResearchResult) -> list[Evidence]:
     return evidence_items(result.citations, titles)
 
 
+def evidence_markdown(items: list[Evidence]) -> str:
+    """The Evidence section in Markdown, as the HTML, PDF and Word exports show it: per quote (evidence_items),
+    "[n] title · verdict", the cited sentence where it is not the quote, the passage as a blockquote with the
+    quoted words in bold (none where the source supports nothing) and its line breaks kept, and a link
+    opening the source at the quoted text; all page text escaped. "" when there is no quote."""
+    return _evidence_text(items, "## Evidence", _md_escape, "*Cited for:* {}", "[{}]({})")
+
+
+def _evidence_text(items: list[Evidence], heading: str, escape, claim: str, link: str) -> str:
+    """The Evidence section of the Markdown (or, with `escape` leaving text as it is, the plain text) export."""
+    if not items:
+        return ""
+    parts = [heading]
+    for item in items:
+        n = "" if item.n is None else str(item.n)
+        head = " · ".join(escape(p) for p in (item.title, item.verdict()) if _one_line(p))
+        parts.append(f"[{n}] {head}".rstrip())
+        parts += [claim.format(escape(c)) for c in item.claims]
+        lines = _passage_lines(item, escape)
+        parts.append("\n".join("> " + line + ("\\" if i < len(lines) - 1 else "") for i, line in enumerate(lines))
+                     if escape is _md_escape else "\n".join("> " + line for line in lines))
+        if item.link():
+            parts.append(link.format(escape(f"Open [{n}] at this text"),
+                                     _md_url(item.link()) if escape is _md_escape else item.link()))
+    return "\n\n".join(parts) + "\n"
+
+
+def _passage_lines(item: Evidence, escape) -> list[str]:
+    """The evidence's passage, line by line, the quoted words in **bold** (none where the source supports
+    nothing)."""
+    lines: list[list[str]] = [[]]
+    for text, bold in zip(quote_span(item.passage or item.quote, item.quote if item.supported else ""),
+                          (False, True, False)):
+        for k, piece in enumerate(text.split("\n")):
+            if k:
+                lines.append([])
+            core = escape(piece)
+            if core:
+                core = f"**{core}**" if bold else core
+                lines[-1].append((" " if piece[:1] == " " else "") + core + (" " if piece[-1:] == " " else ""))
+    return ["".join(line).strip() for line in lines if line]
+
+
 def _sources_markdown(result: ResearchResult, style: str | None = None) -> str:
     refs = report_references(result, style)
     if not refs:
@@ -208,7 +252,9 @@ def export_report(result: Any, fmt: str, secrets: Iterable[str] | None = None,
     question = _one_line(run.question) or "Research report"
     body = str(run.report_markdown or "") + exchanges_markdown(chats)
     if fmt == "md":
-        return f"# {_md_escape(question)}\n\n" + report_body_markdown(run, style, body)
+        evidence = evidence_markdown(report_evidence(run))
+        return f"# {_md_escape(question)}\n\n" + report_body_markdown(run, style, body) + \
+            (f"\n{evidence}" if evidence else "")
     if fmt == "html":
         return _html_page(question, body, run, _report_footer(run), style=style)
     if fmt in ("pdf", "docx"):
@@ -308,7 +354,8 @@ def _plain_text(title: str, body: str, result: ResearchResult, style: str) -> st
         lines += ["Sources:"] + ([_plain_entry(r) for r in entries[:cited]] or ["None cited."]) + [""]
     if entries[cited:]:
         lines += ["Read but not cited:"] + [_plain_entry(r) for r in entries[cited:]] + [""]
-    return "\n".join(lines)
+    evidence = _evidence_text(report_evidence(result), "Evidence:", _one_line, "Cited for: {}", "{}: {}")
+    return "\n".join(lines) + ("\n" + evidence if evidence else "")
 
 
 def _plain_entry(ref: Reference) -> str:

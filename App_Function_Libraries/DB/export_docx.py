@@ -86,8 +86,8 @@ def _entries(word, entries: list[Reference], links: dict[int, list[int]]) -> Non
 
 def _evidence(word, items: list[Evidence]) -> None:
     """Each quote once: [n], its source's title and verdict; the cited sentence where it is not the quote;
-    the passage with the quoted words bold and highlighted (none where the source supports nothing); a link
-    opening the source at the quoted text."""
+    the passage with the quoted words bold and highlighted and its line breaks kept (none where the source
+    supports nothing); a link opening the source at the quoted text."""
     from docx.enum.text import WD_COLOR_INDEX
     word.add_heading("Evidence", level=1)
     for i, item in enumerate(items, 1):
@@ -101,13 +101,24 @@ def _evidence(word, items: list[Evidence]) -> None:
         before, quoted, after = quote_span(item.passage or item.quote, item.quote)
         if not item.supported:
             before, quoted, after = before + quoted + after, "", ""
-        quote.add_run(_xml_text(before))
-        if quoted:
-            marked = quote.add_run(_xml_text(quoted))
+        _add_lines(quote, before)
+        for marked in _add_lines(quote, quoted):
             marked.bold, marked.font.highlight_color = True, WD_COLOR_INDEX.YELLOW
-        quote.add_run(_xml_text(after))
+        _add_lines(quote, after)
         if item.link():
             add_hyperlink(word.add_paragraph(), item.link(), f"Open [{item.n}] at this text")
+
+
+def _add_lines(para, text: str) -> list:
+    """`text` added to `para` as runs, a line break where it has one (a passage's heading stays on its own
+    line); the runs holding its words."""
+    runs = []
+    for i, line in enumerate(text.split("\n")):
+        if i:
+            para.add_run().add_break()
+        if line:
+            runs.append(para.add_run(_xml_text(line)))
+    return runs
 
 
 def _bookmark(para, name: str, bookmark_id: int) -> None:

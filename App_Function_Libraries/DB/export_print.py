@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 from App_Function_Libraries.DB.citation_styles import Reference, Span, web_address
 from App_Function_Libraries.DB.connection import StoreError
-from App_Function_Libraries.DB.markdown_html import CITE_CSS, markdown_to_html, marked_passage, text_fragment_link
+from App_Function_Libraries.DB.markdown_html import (CITE_CSS, markdown_to_html, marked_passage, passage_lines,
+                                                     text_fragment_link)
 from App_Function_Libraries.Retrieval.citations import CITATION_GROUP_RE
 from App_Function_Libraries.records import Citation
 
@@ -68,7 +69,7 @@ def evidence_items(citations: list[Citation] | None, titles: dict[int, str] | No
     run may hold anything: each value is read as text."""
     items: dict[tuple, Evidence] = {}
     for c in citations or []:
-        quote, passage = " ".join(str(c.quote or "").split()), " ".join(str(c.passage or "").split())
+        quote, passage = " ".join(str(c.quote or "").split()), passage_lines(str(c.passage or ""))
         if not quote and not passage:
             continue
         n = c.n if isinstance(c.n, int) else None
@@ -140,15 +141,14 @@ def _entries_html(entries: list[Reference], links: dict[int, list[int]]) -> str:
 
 def evidence_html(items: list[Evidence]) -> str:
     """<h2>Evidence</h2>: each quote once (evidence_items), numbered as the sources list links to it: its
-    source's number and title, the verdict, the passage with the quoted words in <mark> (nothing marked where
-    the source supports nothing), the cited sentence where it is not the quote itself, and a link opening the
-    source at the quoted text; all escaped (page text stays text)."""
+    source's number and title, the verdict, the passage with the quoted words in <mark> and its line breaks as
+    <br> (nothing marked where the source supports nothing), the cited sentence where it is not the quote
+    itself, and a link opening the source at the quoted text; all escaped (page text stays text)."""
     rows = []
     for i, item in enumerate(items, 1):
         n = "" if item.n is None else str(item.n)
         head = " · ".join(p for p in (html.escape(item.title), html.escape(item.verdict())) if p)
-        shown = marked_passage(item.passage or item.quote, item.quote) if item.supported else \
-            html.escape(item.passage or item.quote)
+        shown = marked_passage(item.passage or item.quote, item.quote if item.supported else "")
         claims = "".join(f'<p class="claim">Cited for: {html.escape(c)}</p>' for c in item.claims)
         link = (f'<p><a href="{html.escape(item.link())}" target="_blank" rel="noopener noreferrer nofollow">'
                 f"Open [{html.escape(n)}] at this text</a></p>" if item.link() else "")

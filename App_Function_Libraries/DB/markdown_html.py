@@ -12,7 +12,7 @@ a web page wrote. Rendered here:
 - `[n]` citation groups (`[2]`, `[1, 3]`, `[2-4]`) link each number that `cite(n)` names a target for; an
   escaped `\\[1]` or a citation inside a link stays text. A linked group and the punctuation right after it
   (`[1, 2].`) are one `<span class="cite">`: the pages showing it keep it on one line, its links unpadded
-  (CITE_CSS).
+  (CITE_CSS, which unpads the links of the sources lists and the evidence too).
 
     markdown_to_html("Bees dance [1].", cite=lambda n: ("#source-1", "Waggle dance") if n == 1 else None)
 """
@@ -33,9 +33,11 @@ EXTERNAL = ' target="_blank" rel="noopener noreferrer nofollow"'
 CITE_CLASS = "cite"
 _GROUP_AND_PUNCTUATION = re.compile(CITATION_GROUP_RE.pattern + r"([.,;:!?)]*)")
 # how a page shows that unit: tight ("[1, 2]." with no gaps; Gradio pads every link of a gr.HTML) and never
-# broken across lines; the UI and the HTML and PDF exports add it to their style sheets (!important: Gradio's
-# own rule is more specific)
-CITE_CSS = f".{CITE_CLASS}{{white-space:nowrap}}.{CITE_CLASS} a{{padding:0!important}}"
+# broken across lines; the links in the sources lists and the evidence (class "sources", "evidence": "Open [n]
+# at this text") unpadded too; the UI and the HTML and PDF exports add it to their style sheets (!important:
+# Gradio's own rule is more specific)
+CITE_CSS = (f".{CITE_CLASS}{{white-space:nowrap}}"
+            f".{CITE_CLASS} a,.sources a,.evidence a{{padding:0!important}}")
 
 
 def safe_href(url: str, fragments: bool = True) -> bool:
@@ -162,21 +164,35 @@ def link_citations(escaped: str, cite: Cite | None) -> str:
     return _GROUP_AND_PUNCTUATION.sub(link, escaped)
 
 
+def passage_lines(text: str) -> str:
+    """The text with its spaces made single spaces and its line breaks kept (one between two lines, none at
+    either end): a passage's heading stays on its own line (Retrieval/passages._join)."""
+    lines = (" ".join(line.split()) for line in str(text or "").splitlines())
+    return "\n".join(line for line in lines if line)
+
+
 def quote_span(passage: str, quote: str) -> tuple[str, str, str]:
-    """The passage (whitespace made single spaces) as (before, quoted words, after); ("", quote, "") when the
-    passage lacks the quote, (passage, "", "") when there is no quote."""
-    passage, quote = " ".join((passage or "").split()), " ".join((quote or "").split())
-    at = passage.find(quote) if quote else -1
-    if at < 0:
-        return ("", quote, "") if quote else (passage, "", "")
-    return passage[:at], quote, passage[at + len(quote):]
+    """The passage (passage_lines: single spaces, line breaks kept) as (before, quoted words, after); the quote
+    may run across a line break. ("", quote, "") when the passage lacks the quote, (passage, "", "") when
+    there is no quote."""
+    passage, words = passage_lines(passage), (quote or "").split()
+    found = re.search("[ \n]".join(re.escape(w) for w in words), passage) if words else None
+    if found is None:
+        return ("", " ".join(words), "") if words else (passage, "", "")
+    return passage[:found.start()], found.group(0), passage[found.end():]
+
+
+def _escaped_lines(text: str) -> str:
+    return "<br>".join(html.escape(line) for line in text.split("\n"))
 
 
 def marked_passage(passage: str, quote: str) -> str:
-    """A passage as escaped HTML with the quoted words in <mark>; the quote alone (marked) when the passage
-    lacks it. The evidence of a citation, shown the same in the UI and the exports."""
+    """A passage as escaped HTML with the quoted words in <mark> and its line breaks as <br>; the quote alone
+    (marked) when the passage lacks it; nothing marked when `quote` is "". The evidence of a citation, shown
+    the same in the UI and the exports."""
     before, quoted, after = quote_span(passage, quote)
-    return html.escape(before) + (f"<mark>{html.escape(quoted)}</mark>" if quoted else "") + html.escape(after)
+    return _escaped_lines(before) + (f"<mark>{_escaped_lines(quoted)}</mark>" if quoted else "") + \
+        _escaped_lines(after)
 
 
 FRAGMENT_WORDS = 4  # words at each end of a quote in a #:~:text= link

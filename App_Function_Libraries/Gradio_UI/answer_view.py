@@ -63,7 +63,8 @@ def render(markdown: str, sources: list[SourceRef] | None = None, anchor_prefix:
 
 
 def sources_html(sources: list[SourceRef], anchor_prefix: str = "src", heading: str = "Sources") -> str:
-    """A numbered list of the sources: title linked to the web address, or the local path shown."""
+    """A numbered list of the sources: title linked to the web address, or the local path shown (its links
+    unpadded: CITE_CSS)."""
     if not sources:
         return ""
     rows = [f"<h3>{html.escape(heading)}</h3>"]
@@ -71,7 +72,7 @@ def sources_html(sources: list[SourceRef], anchor_prefix: str = "src", heading: 
         title = html.escape(" ".join(str(s.title or s.url).split()))
         if is_web_url(s.url):
             title = f"{link_open_tag(s.url)}{title}</a>"
-        rows.append(f'<p id="{anchor(anchor_prefix, s.n)}"><strong>[{s.n}]</strong> {title}<br>'
+        rows.append(f'<p class="sources" id="{anchor(anchor_prefix, s.n)}"><strong>[{s.n}]</strong> {title}<br>'
                     f"<code>{html.escape(s.url or '')}</code></p>")
     return "\n".join(rows)
 
@@ -117,11 +118,10 @@ def evidence_targets(citations: list, sources: list[SourceRef], anchor_prefix: s
 
 
 def _evidence_text(c) -> str:
-    """The passage with the quoted words marked; nothing marked when the source does not support the sentence."""
+    """The passage with the quoted words marked and its line breaks kept (a heading on its own line); nothing
+    marked when the source does not support the sentence."""
     passage = getattr(c, "passage", "") or c.quote
-    if getattr(c, "verdict", "") == "not supported":
-        return html.escape(" ".join(passage.split()))
-    return marked_passage(passage, c.quote)
+    return marked_passage(passage, "" if getattr(c, "verdict", "") == "not supported" else c.quote)
 
 
 VERDICT_NOTES = {"supported": "supported", "partly supported": "partly supported",
