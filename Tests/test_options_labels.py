@@ -26,16 +26,26 @@ def settings_fields(settings) -> dict:
     return out
 
 
+def off_table(fields: dict, names) -> list[str]:
+    """The options among `names` whose field is not labelled as the table labels it, or whose dropdown does not
+    show the table's choice labels (with the codes as values)."""
+    wrong = []
+    for name in names:
+        field = fields[name]
+        if not options.OPTIONS[name].label or field.label != options.label(name):
+            wrong.append(f"{name}: label {field.label!r}")
+        elif options.OPTIONS[name].choices and field.choices != options.labelled(name):
+            wrong.append(f"{name}: choices {field.choices!r}")
+    return wrong
+
+
 def test_an_option_on_both_forms_has_the_table_s_label_and_choice_labels(make_settings):
     settings = make_settings({})
     web, tab = web_search_fields(settings), settings_fields(settings)
     shared = [name for name in options.OPTIONS if name in web and name in tab]
     assert {"tone", "report_format", "length_words", "report_language", "citation_style",
             "pages_max"} <= set(shared)
-    for name in shared:
-        assert web[name].label == tab[name].label == options.label(name), name
-        if options.OPTIONS[name].choices:
-            assert web[name].choices == tab[name].choices == options.labelled(name), name
+    assert off_table(web, shared) == [] and off_table(tab, shared) == []
     assert ("Chicago author-date", "chicago") in tab["citation_style"].choices  # the label shown, the code kept
     assert ("bullet brief", "bullets") in tab["report_format"].choices
 
@@ -48,31 +58,20 @@ def test_every_option_on_the_web_search_form_takes_its_label_from_the_table(make
              if name in options.OPTIONS and name not in web_search_tab.REPORT_OPTION_NAMES]
     assert {"count", "result_max", "country", "search_lang", "result_lang", "safesearch", "sort", "date_range",
             "site_blacklist", "include_sites", "exact_terms", "exclude_terms", "dedupe_filter"} <= set(shown)
-    for name in shown:
-        assert options.OPTIONS[name].label, f"{name} has no label in the option table"
-        assert web[name].label == options.label(name), name
-        if options.OPTIONS[name].choices:
-            assert web[name].choices == options.labelled(name), name
+    assert off_table(web, shown) == []
     assert web["safesearch"].choices == [("Off", "off"), ("Moderate", "moderate"), ("Strict", "strict")]
     assert web["sort"].choices == [("Relevance", "relevance"), ("Newest first", "date")]
     assert web["sort"].value == "relevance"  # the value stays the code
 
 
-def test_a_search_option_named_by_hand_on_the_form_is_caught(make_settings):
-    """Control: a hand-written label or raw choice codes differ from what the table gives."""
-    web = web_search_fields(make_settings({}))
+def test_control_a_field_named_or_offered_by_hand_is_caught():
+    """Control: off_table reports a form's own label, and raw codes offered instead of the table's labels."""
     with gr.Blocks():
-        own = gr.Dropdown(list(options.choices("safesearch")), label="Safe search level")
-    assert own.label != web["safesearch"].label and own.choices != web["safesearch"].choices
-
-
-def test_a_label_differing_between_the_forms_is_caught(make_settings):
-    """Control: the comparison above fails when one form names the option its own way."""
-    settings = make_settings({})
-    web = web_search_fields(settings)
-    with gr.Blocks():
-        own = gr.Dropdown(list(options.choices("report_format")), label="Format")
-    assert own.label != web["report_format"].label and own.choices != web["report_format"].choices
+        fields = {"report_format": gr.Dropdown(list(options.choices("report_format")), label="Format"),
+                  "safesearch": gr.Dropdown(list(options.choices("safesearch")), label=options.label("safesearch")),
+                  "tone": gr.Dropdown(options.labelled("tone"), label=options.label("tone"))}
+    assert off_table(fields, ["report_format", "safesearch", "tone"]) == [
+        "report_format: label 'Format'", f"safesearch: choices {fields['safesearch'].choices!r}"]
 
 
 def test_true_false_settings_are_checkboxes_that_save_as_the_file_writes_them(make_settings):
