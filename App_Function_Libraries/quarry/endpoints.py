@@ -78,11 +78,12 @@ def research(settings, question: str = "", *, on_progress=None, cancel=None, **v
     rounds = table.parse("rounds", values.pop("rounds", 0)) or 0
     resume, plan = values.pop("resume", None), values.pop("plan", None)
     if resume:
-        result = quarry.runs.resume(resume, rounds=rounds, on_progress=on_progress, cancel=cancel, settings=settings)
-        return plain.research_out(result, saved=True)
-    chosen = quarry.runs.read_plan(plan) if plan else None
-    result = quarry.research(chosen.question if chosen else question, plan=chosen, rounds=rounds, save=False,
-                             durable=True, on_progress=on_progress, cancel=cancel, settings=settings, **values)
+        result = quarry.runs.resume(resume, rounds=rounds, save=False, on_progress=on_progress, cancel=cancel,
+                                    settings=settings)
+    else:
+        chosen = quarry.runs.read_plan(plan) if plan else None
+        result = quarry.research(chosen.question if chosen else question, plan=chosen, rounds=rounds, save=False,
+                                 durable=True, on_progress=on_progress, cancel=cancel, settings=settings, **values)
     if result.searched_nothing:  # no report, nothing saved: the CLI's line as the error
         raise quarry.nothing_searched(result)
     saved = quarry.history.save(result, settings)  # success as data: the report stands either way

@@ -75,10 +75,10 @@ def finish_run(result, rounds: int, cancel: threading.Event, save: bool, setting
         except Exception as exc:  # noqa: BLE001 - the first report still stands
             result.errors.append(f"dig deeper failed: {one_line(exc)}")
     if save and not result.searched_nothing:  # no report to keep: the run says why (stage_failures)
-        try:
-            save_result(result, settings)
-        except QuarryError as exc:
-            result.errors.append(str(exc))
+        from App_Function_Libraries.quarry.history import save as save_in_history
+        saved = save_in_history(result, settings)
+        if not saved.ok:
+            result.errors.append(saved.message)
     return result
 
 
