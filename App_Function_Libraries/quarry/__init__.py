@@ -29,8 +29,8 @@ from App_Function_Libraries.quarry import docs, history, notes, presets, runs, w
 from App_Function_Libraries.quarry.errors import BadArgument, QuarryError
 from App_Function_Libraries.quarry import check, engines, extract, models, render  # noqa: I001 - the doors' others
 from App_Function_Libraries.quarry.history import export
-from App_Function_Libraries.quarry.research import (nothing_searched, research, research_params, round_lines,
-                                                     save_result)
+from App_Function_Libraries.quarry.history import save_result
+from App_Function_Libraries.quarry.research import nothing_searched, research, research_params, round_lines
 from App_Function_Libraries.quarry.research import services as research_services
 from App_Function_Libraries.quarry.web import search
 

@@ -54,9 +54,25 @@ def get(report_id: str, settings=None):
     return stored(work)
 
 
+def save_result(result, settings=None) -> str:
+    """Store a research result (replacing an earlier save of it); its id. QuarryError when it cannot be."""
+    from App_Function_Libraries.DB.research_store import get_research_store
+    from App_Function_Libraries.DB.run_store import get_run_store
+    settings = settings_or_current(settings)
+    try:
+        saved = get_research_store(settings).save_research(result)
+    except Exception as exc:  # noqa: BLE001 - saving is a convenience; the caller still has the report
+        raise QuarryError(f"could not save the result: {one_line(exc)}") from exc
+    if not any(e.startswith("cancelled") for e in getattr(result, "errors", [])):
+        try:
+            get_run_store(settings).set_status(saved, "done")  # a durable run is finished (no row: nothing)
+        except Exception:  # noqa: BLE001 - the report is saved; its run's status is bookkeeping
+            pass
+    return saved
+
+
 def save(result, settings=None) -> Saved:
     """Store a research result in History (replacing an earlier save of it; a durable run is marked done)."""
-    from App_Function_Libraries.quarry.research import save_result
     try:
         return Saved(True, save_result(result, settings))
     except QuarryError as exc:

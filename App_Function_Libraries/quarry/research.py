@@ -135,20 +135,3 @@ def _run_store(settings, durable: bool):
         return None
     from App_Function_Libraries.DB.run_store import get_run_store
     return get_run_store(settings)
-
-
-def save_result(result, settings=None) -> str:
-    """Store a research result (replacing an earlier save of it); its id. QuarryError when it cannot be."""
-    from App_Function_Libraries.DB.research_store import get_research_store
-    from App_Function_Libraries.DB.run_store import get_run_store
-    settings = settings_or_current(settings)
-    try:
-        saved = get_research_store(settings).save_research(result)
-    except Exception as exc:  # noqa: BLE001 - saving is a convenience; the caller still has the report
-        raise QuarryError(f"could not save the result: {one_line(exc)}") from exc
-    if not any(e.startswith("cancelled") for e in getattr(result, "errors", [])):
-        try:
-            get_run_store(settings).set_status(saved, "done")  # a durable run is finished (no row: nothing)
-        except Exception:  # noqa: BLE001 - the report is saved; its run's status is bookkeeping
-            pass
-    return saved
