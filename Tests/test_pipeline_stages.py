@@ -356,6 +356,35 @@ def test_extractive_brief_follows_format_and_length_and_says_it_cannot_translate
     assert "translate" not in extractive_brief("How do bees find food?", groups, srcs)
 
 
+def test_short_brief_answers_from_the_part_that_clears_and_names_the_part_that_does_not():
+    from App_Function_Libraries.Research.report import ReportOptions, write_brief
+    srcs = sources()
+    number_sources(srcs)
+    question = "How do bees find food, and how do sourdough bakers feed a starter?"
+    short_md = extractive_brief(question, [], srcs, options=ReportOptions(report_format="short"))
+    assert short_md != NO_EVIDENCE and "No source could be read" not in short_md  # the sources were read
+    full = write_brief(question, [], srcs)
+    _, unanswered, closest = write_brief(question, [], srcs, options=ReportOptions(report_format="short"))
+    body = short_md.split("\n\n", 1)[1]
+    assert "\n" not in body and "[2]" in body and "sourdough bakers feed a starter" in body
+    assert unanswered == full[1] == ["how do sourdough bakers feed a starter"] and closest == []
+    check = verify_report(short_md, srcs)
+    assert check.invalid_removed == 0 and check.citations
+
+
+def test_a_brief_that_answers_nothing_hands_its_closest_passages_on_as_data_in_every_format():
+    from App_Function_Libraries.Research.report import ReportOptions, not_answered_report, write_brief
+    srcs = sources()
+    number_sources(srcs)
+    question = "Why do bees sting hive intruders at night?"
+    said, closest = not_answered_report(question, srcs)
+    assert said and len(closest) == 3
+    for fmt in ("full", "short", "bullets", "table"):
+        assert write_brief(question, [], srcs, options=ReportOptions(report_format=fmt)) == (said, [], closest)
+    answered = write_brief("How do bees find food?", [], srcs, options=ReportOptions(report_format="short"))
+    assert answered[0] != said and answered[2] == []  # control: an answer carries no closest passages
+
+
 # ---------------------------------------------------------------- prompts and parameters
 
 def test_report_prompt_options_and_the_template_keep_the_citation_rules():

@@ -308,7 +308,7 @@ def stage_report(run: Run, on_delta: Callable[[str], None] | None = None) -> Non
         except LLMError as exc:
             result.errors.append(f"report: the LLM failed ({exc}); wrote an extractive brief instead")
     if not written:
-        result.report_markdown, result.unanswered_parts = report.write_brief(
+        result.report_markdown, result.unanswered_parts, result.closest = report.write_brief(
             result.question, queries or [result.question], result.sources, run.embedder(), options)
         result.mode = "extractive"
     run.progress("report", 1, 1)

@@ -2,7 +2,7 @@
 `write_report` has the LLM write a cited Markdown report (streamed when asked); `verify_report` then checks
 every [n] and gives each a verdict (the cited-answer core, Retrieval/cited_answer.py); `extractive_brief`
 writes a cited brief without any LLM with the core's extractive writer: the lead answer, then the best
-source sentences grouped by sub-question, in the format asked for. `not_answered` says when nothing the
+source sentences grouped by sub-question, in the format asked for. `not_answered_report` says when nothing the
 sources hold clears the core's relevance floor.
 """
 from __future__ import annotations
@@ -139,21 +139,19 @@ def renumber_gapless(result: ResearchResult) -> None:
     result.uncited_sources = [s.n for s in result.numbered_sources() if s.n not in cited]
 
 
-def not_answered(question: str, sources: list[Source], embedder=None, sub_queries: list[str] | None = None) -> str:
-    """'' when some text of the numbered sources clears the relevance floor for the question or one of its
-    parts; else the report saying the sources do not answer it, with the closest passages marked not used."""
-    return not_answered_report(question, sources, embedder, sub_queries)[0]
-
-
 def not_answered_report(question: str, sources: list[Source], embedder=None,
                         sub_queries: list[str] | None = None) -> tuple[str, list[NotUsed]]:
     """(report, closest passages): ('', []) when some text of the numbered sources clears the relevance floor
-    (see not_answered); else that report and the closest passages it lists as not used, as data
-    (ResearchResult.closest)."""
+    for the question or one of its parts; else the report saying the sources do not answer it, with the
+    closest passages marked not used, and those passages as data (ResearchResult.closest)."""
     groups = coverage.aspects_of(question, sub_queries or [])
     closest = core.nothing_clears(question, citable(sources), embedder, groups if len(groups) >= 2 else None)
     if closest is None:
         return "", []
+    return _not_answered(closest)
+
+
+def _not_answered(closest: list[tuple[str, float, str]]) -> tuple[str, list[NotUsed]]:
     statement = (f"{NOT_ANSWERED}: nothing they say reaches the relevance floor "
                  f"({core.RELEVANCE_FLOOR:.2f} of the question's terms, weighted by rarity).")
     answer = core.not_answered(statement, closest)  # the one record's form: the same markdown as before
@@ -169,36 +167,41 @@ def extractive_brief(question: str, sub_queries: list[str], sources: list[Source
 
 
 def write_brief(question: str, sub_queries: list[str], sources: list[Source], embedder=None,
-                options: ReportOptions | None = None) -> tuple[str, list[str]]:
-    """(markdown, sub-questions not answered): the lead answer, then the best source sentences, each cited,
-    grouped under the sub-question they answer (Retrieval/cited_answer.draft), in the format asked for and
-    within its length budget (tone and translation need an LLM; the header says so when the sentences are
-    not in the language wanted). Without sub-queries (no LLM planned the search) the groups are the
-    question's own parts when it asks several things (coverage.question_parts)."""
+                options: ReportOptions | None = None) -> tuple[str, list[str], list[NotUsed]]:
+    """(markdown, sub-questions not answered, closest passages): the lead answer, then the best source
+    sentences, each cited, grouped under the sub-question they answer (Retrieval/cited_answer.draft), in the
+    format asked for and within its length budget (tone and translation need an LLM; the header says so when
+    the sentences are not in the language wanted). Without sub-queries (no LLM planned the search) the groups
+    are the question's own parts when it asks several things (coverage.question_parts). When nothing clears
+    the relevance floor, the not-answered report (see not_answered_report) and its closest passages, as data
+    (ResearchResult.closest); else no closest passages."""
     options = options or ReportOptions()
     if not sources:  # no list below to point to
-        return NO_RESULTS, []
+        return NO_RESULTS, [], []
     cs = citable(sources)
     if not cs:
-        return NO_EVIDENCE, []
+        return NO_EVIDENCE, [], []
     budget = max(MIN_BRIEF_BUDGET, options.length_words)
     groups = coverage.aspects_of(question, sub_queries)
     short = options.report_format == "short"
-    parts = [] if short or len(groups) < 2 else groups
-    d = core.draft(question, cs, embedder, parts, per_part=SENTENCES_PER_GROUP,
+    d = core.draft(question, cs, embedder, groups if len(groups) >= 2 else [],
+                   per_part=1 if short else SENTENCES_PER_GROUP,
                    single=SHORT_SENTENCES if short else SINGLE_GROUP_SENTENCES, budget_words=budget)
     if d.lead is None:
-        return not_answered(question, sources, embedder, sub_queries) or NO_EVIDENCE, []
+        markdown, closest = _not_answered(d.closest)
+        return markdown, [], closest
     titles = {c.n: c.title for c in cs}
     header = EXTRACTIVE_NOTE + _language_note(question, options.report_language,
                                               [d.lead.text] + [p.text for p in d.picks])
-    return header + "\n\n" + _render_brief(d, options.report_format, titles), d.unanswered
+    return header + "\n\n" + _render_brief(d, options.report_format, titles), d.unanswered, []
 
 
 def _render_brief(d: core.Draft, report_format: str, titles: dict[int, str]) -> str:
     picks = [d.lead] + d.picks
-    if report_format == "short":
-        return " ".join(f"{core.quoted(p.text, p.n, titles.get(p.n, ''))}" for p in picks)
+    if report_format == "short":  # one paragraph: the lead, a sentence per part answered, the parts not
+        picks = [d.lead] + [p for p in d.picks if p.text != d.lead.text][:SHORT_SENTENCES - 1]
+        note = core.unanswered_note(d.unanswered)
+        return " ".join([core.quoted(p.text, p.n, titles.get(p.n, "")) for p in picks] + ([note] if note else []))
     if report_format == "table":
         rows = ["| Part of the question | Finding |", "|---|---|"]
         rows += [f"| {_cell(p.heading or 'Answer')} | {_cell(core.quoted(p.text, p.n, titles.get(p.n, '')))} |"
