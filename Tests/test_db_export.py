@@ -49,8 +49,8 @@ def test_markdown_has_report_and_numbered_sources():
     text = export_report(sample_result(), "md", secrets=NO_SECRETS)
     assert text.startswith("# How do honey bees share where food is?\n\nBees dance [1]; ants follow trails [2].")
     # cited first, then read but not cited (issue 22: [2] has no verified citation, so it is not counted cited)
-    assert ("## Sources\n\n1. [Waggle dance](https://bees.example/dance)\n\n### Read but not cited\n\n"
-            "2. [Pheromones](https://ants.example/trails)\n") in text
+    assert ("## Sources\n\n1. [Waggle dance](https://bees.example/dance) (evidence [E1](#evidence-1))\n\n"
+            "### Read but not cited\n\n2. [Pheromones](https://ants.example/trails)\n") in text
     assert "Unused" not in text  # only the numbered (cited) sources are listed
 
 
@@ -105,7 +105,7 @@ def test_bibtex_entries_are_escaped_and_balanced():
 def test_clipboard_text():
     text = export_report(sample_result(), "txt", secrets=NO_SECRETS)
     assert text.startswith("How do honey bees share where food is?\n\nBees dance [1]")
-    assert ("Sources:\n[1] Waggle dance - https://bees.example/dance\n\n"
+    assert ("Sources:\n[1] Waggle dance - https://bees.example/dance (see Evidence E1)\n\n"
             "Read but not cited:\n[2] Pheromones - https://ants.example/trails") in text
 
 

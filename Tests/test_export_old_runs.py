@@ -1,7 +1,8 @@
 """Runs an older Quarry saved (Tests/data/old_saved_runs.json) load from the research store and export exactly as
 they did: every format and citation style, from the store and from the dict as imported. The expected texts
 (Tests/data/old_saved_exports.json) were written by the exporter before the page record and the exports were
-reworked (issue 24): `python -m Tests.support.old_runs DIR` writes the same files for a `diff -r`."""
+reworked (issue 24); the Markdown and text ones since gained only the Evidence labels and the sources list's
+pointers to them (issue 22). `python -m Tests.support.old_runs DIR` writes the same files for a `diff -r`."""
 from __future__ import annotations
 
 import json

@@ -164,6 +164,33 @@ def test_the_markdown_and_text_exports_show_each_quote_once_in_evidence():
     assert "Open [2] at this text: https://beta.example/b#:~:text=" in txt
 
 
+
+def test_the_markdown_and_text_sources_lists_point_to_their_evidence():
+    """The HTML sources list links each cited source to its Evidence items; the Markdown one did not, and the
+    text one did not name them. Markdown: each item has an anchor a CommonMark renderer keeps and each source
+    links to its items; text: each source names its items (E1, …) as the Evidence section labels them."""
+    from markdown_it import MarkdownIt
+    result = saved_run()
+    md = quarry.history.export_result(result, "md")
+    sources, evidence = md.split("## Evidence")
+    assert "4. [Delta](https://delta.example/d) (evidence [E1](#evidence-1))" in sources, sources
+    assert "2. [Beta](https://beta.example/b) (evidence [E2](#evidence-2))" in sources
+    assert "#evidence" not in sources.split("### Read but not cited")[1]  # nothing quoted, nothing to link to
+    assert '<a id="evidence-1"></a>E1. [4] Delta · supported' in evidence
+    assert evidence.index('id="evidence-1"') < evidence.index("Delta measured") < evidence.index('id="evidence-2"')
+    page = MarkdownIt("commonmark").render(md)
+    for i, title in ((1, "Delta"), (2, "Beta")):
+        assert re.search(rf'>{title}</a> \(evidence <a href="#evidence-{i}">E{i}</a>\)', page), page
+        assert page.count(f'<a id="evidence-{i}"></a>') == 1
+    txt = quarry.history.export_result(result, "txt")
+    assert "[4] Delta - https://delta.example/d (see Evidence E1)" in txt, txt
+    assert "[2] Beta - https://beta.example/b (see Evidence E2)" in txt
+    assert "\nE1. [4] Delta · supported" in txt and "\nE2. [2] Beta · supported" in txt
+    assert "<a id=" not in txt
+    # control: the sources list of a saved note, which has no Evidence section, links to nothing
+    from App_Function_Libraries.DB.export import report_body_markdown
+    assert "#evidence" not in report_body_markdown(result) and "(evidence" not in report_body_markdown(result)
+
 HEADED = "How the waggle dance points to <food>\nA forager honey bee dances. It points the way."
 
 

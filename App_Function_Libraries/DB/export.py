@@ -8,7 +8,8 @@ a stored or imported run may hold anything). The list of sources under a report 
 (ResearchResult.listed_sources: cited, then "Read but not cited") in a citation style (citation_styles.py:
 numbered, APA, Chicago), the same in every format; BibTeX, RIS and CSL-JSON are in reference_formats.py. Every
 report format but JSON and the reference files shows each quote once, in an Evidence section after the sources
-(export_print.evidence_items; in HTML, PDF and Word the cited sources link to it).
+(export_print.evidence_items), numbered E1, E2, … in Markdown and text; every sources list points to it (HTML,
+PDF, Word and Markdown with links to its items' anchors, text with "see Evidence E1").
 
     export_report(result, "md")                          # the report and its numbered sources with URLs
     export_report(result, "pdf", citation_style="apa")   # bytes: a PDF whose [n] link to their sources
@@ -28,7 +29,8 @@ from App_Function_Libraries.DB import citation_styles as styles
 from App_Function_Libraries.DB import reference_formats as refs
 from App_Function_Libraries.DB.citation_styles import Reference
 from App_Function_Libraries.DB.connection import StoreError
-from App_Function_Libraries.DB.export_print import Evidence, Printable, evidence_html, evidence_items, sources_html
+from App_Function_Libraries.DB.export_print import (Evidence, Printable, evidence_html, evidence_id, evidence_items,
+                                                    evidence_links, sources_html)
 from App_Function_Libraries.DB.markdown_html import CITE_CSS, markdown_to_html, quote_span
 from App_Function_Libraries.DB.note_format import note_to_markdown
 from App_Function_Libraries.DB.redact import configured_secrets, scrub, scrub_result_dict
@@ -169,10 +171,16 @@ def report_evidence(result: ResearchResult) -> list[Evidence]:
 
 def evidence_markdown(items: list[Evidence]) -> str:
     """The Evidence section in Markdown, as the HTML, PDF and Word exports show it: per quote (evidence_items),
-    "[n] title · verdict", the cited sentence where it is not the quote, the passage as a blockquote with the
-    quoted words in bold (none where the source supports nothing) and its line breaks kept, and a link
-    opening the source at the quoted text; all page text escaped. "" when there is no quote."""
+    "E1. [n] title · verdict" after an anchor the sources list links to (`<a id="evidence-1"></a>`, raw HTML
+    that common renderers keep), the cited sentence where it is not the quote, the passage as a blockquote
+    with the quoted words in bold (none where the source supports nothing) and its line breaks kept, and a
+    link opening the source at the quoted text; all page text escaped. "" when there is no quote."""
     return _evidence_text(items, "## Evidence", _md_escape, "*Cited for:* {}", "[{}]({})")
+
+
+def evidence_label(i: int) -> str:
+    """How the Markdown and text exports name the i-th Evidence item (1, 2, …)."""
+    return f"E{i}"
 
 
 def _evidence_text(items: list[Evidence], heading: str, escape, claim: str, link: str) -> str:
@@ -180,10 +188,11 @@ def _evidence_text(items: list[Evidence], heading: str, escape, claim: str, link
     if not items:
         return ""
     parts = [heading]
-    for item in items:
+    for i, item in enumerate(items, 1):
         n = "" if item.n is None else str(item.n)
         head = " · ".join(escape(p) for p in (item.title, item.verdict()) if _one_line(p))
-        parts.append(f"[{n}] {head}".rstrip())
+        anchor = f'<a id="{evidence_id(i)}"></a>' if escape is _md_escape else ""
+        parts.append(f"{anchor}{evidence_label(i)}. [{n}] {head}".rstrip())
         parts += [claim.format(escape(c)) for c in item.claims]
         lines = _passage_lines(item, escape)
         parts.append("\n".join("> " + line + ("\\" if i < len(lines) - 1 else "") for i, line in enumerate(lines))
@@ -210,24 +219,37 @@ def _passage_lines(item: Evidence, escape) -> list[str]:
     return ["".join(line).strip() for line in lines if line]
 
 
-def _sources_markdown(result: ResearchResult, style: str | None = None) -> str:
+def _sources_markdown(result: ResearchResult, style: str | None = None, items: list[Evidence] | None = None) -> str:
+    """## Sources: cited, then read but not cited; with `items` (the Evidence section below it) each source
+    links to its items there, as the HTML export does."""
     refs = report_references(result, style)
     if not refs:
         return ""
+    links = evidence_links(items or [])
+    entry = lambda r: reference_markdown(r) + _see_evidence(links.get(r.n, []), True)  # noqa: E731
     cited = len(result.cited_sources())
-    text = "## Sources\n\n" + ("\n".join(reference_markdown(r) for r in refs[:cited]) if cited else "None cited.")
+    text = "## Sources\n\n" + ("\n".join(entry(r) for r in refs[:cited]) if cited else "None cited.")
     if refs[cited:]:
-        text += "\n\n### Read but not cited\n\n" + "\n".join(reference_markdown(r) for r in refs[cited:])
+        text += "\n\n### Read but not cited\n\n" + "\n".join(entry(r) for r in refs[cited:])
     return text + "\n"
 
 
+def _see_evidence(numbers: list[int], markdown: bool) -> str:
+    """After a source in the sources list: its Evidence items, linked in Markdown, named in text."""
+    if not numbers:
+        return ""
+    if markdown:
+        return " (evidence " + ", ".join(f"[{evidence_label(i)}](#{evidence_id(i)})" for i in numbers) + ")"
+    return " (see Evidence " + ", ".join(evidence_label(i) for i in numbers) + ")"
+
+
 def report_body_markdown(result: ResearchResult | dict[str, Any], style: str | None = None,
-                         body: str | None = None) -> str:
+                         body: str | None = None, evidence: list[Evidence] | None = None) -> str:
     """The report (or `body` in its place) followed by its listed sources (no title heading): the content of a
-    saved note."""
+    saved note; with `evidence` (the Evidence section that follows it) the sources link to its items."""
     result = result if isinstance(result, ResearchResult) else as_result(result)
     body = str((result.report_markdown if body is None else body) or "").strip()
-    sources = _sources_markdown(result, style)
+    sources = _sources_markdown(result, style, evidence)
     return body + "\n" + ("\n" + sources if sources else "")
 
 
@@ -252,8 +274,9 @@ def export_report(result: Any, fmt: str, secrets: Iterable[str] | None = None,
     question = _one_line(run.question) or "Research report"
     body = str(run.report_markdown or "") + exchanges_markdown(chats)
     if fmt == "md":
-        evidence = evidence_markdown(report_evidence(run))
-        return f"# {_md_escape(question)}\n\n" + report_body_markdown(run, style, body) + \
+        items = report_evidence(run)
+        evidence = evidence_markdown(items)
+        return f"# {_md_escape(question)}\n\n" + report_body_markdown(run, style, body, items) + \
             (f"\n{evidence}" if evidence else "")
     if fmt == "html":
         return _html_page(question, body, run, _report_footer(run), style=style)
@@ -350,16 +373,19 @@ def _plain_text(title: str, body: str, result: ResearchResult, style: str) -> st
     lines = [title, "", body.strip(), ""]
     entries = report_references(result, style)
     cited = len(result.cited_sources())
+    items = report_evidence(result)
+    links = evidence_links(items)
     if entries:
-        lines += ["Sources:"] + ([_plain_entry(r) for r in entries[:cited]] or ["None cited."]) + [""]
+        lines += ["Sources:"] + ([_plain_entry(r, links) for r in entries[:cited]] or ["None cited."]) + [""]
     if entries[cited:]:
-        lines += ["Read but not cited:"] + [_plain_entry(r) for r in entries[cited:]] + [""]
-    evidence = _evidence_text(report_evidence(result), "Evidence:", _one_line, "Cited for: {}", "{}: {}")
+        lines += ["Read but not cited:"] + [_plain_entry(r, links) for r in entries[cited:]] + [""]
+    evidence = _evidence_text(items, "Evidence:", _one_line, "Cited for: {}", "{}: {}")
     return "\n".join(lines) + ("\n" + evidence if evidence else "")
 
 
-def _plain_entry(ref: Reference) -> str:
-    return f"[{ref.n}] {ref.text()}" + (f" - {ref.url}" if ref.url and ref.url not in ref.text() else "")
+def _plain_entry(ref: Reference, links: dict[int, list[int]] | None = None) -> str:
+    return (f"[{ref.n}] {ref.text()}" + (f" - {ref.url}" if ref.url and ref.url not in ref.text() else "")
+            + _see_evidence((links or {}).get(ref.n, []), False))
 
 
 # ---------------------------------------------------------------- notes
