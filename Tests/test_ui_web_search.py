@@ -61,22 +61,52 @@ def test_stage_board_marks_running_done_and_cancelled():
     assert "✓ **Search** · 2/2 · 9 results · 1.2 s" in text and "– **Write report**" in text
 
 
-def test_the_embedding_model_stage_says_how_the_model_was_had():
-    """It showed "– Load embedding model" with no reason while every other stage had ✓, counts and a time."""
-    from App_Function_Libraries.Research.run import LOAD_STAGE, ProgressEvent
-    lines = {}
-    for name, said, timings in (
-            ("loaded", [ProgressEvent(LOAD_STAGE, 0, 1, "loading the embedding model"),
-                        ProgressEvent(LOAD_STAGE, 1, 1, "loaded in 2.5 s")], {LOAD_STAGE: 2.5}),
-            ("ready", [ProgressEvent(LOAD_STAGE, 1, 1, "ready (loaded before this run)")], {}),
-            ("off", [ProgressEvent(LOAD_STAGE, 0, 0, "skipped: embeddings off", skipped=True)], {})):
+def load_stage_events(make_settings) -> dict[str, tuple[list, dict]]:
+    """The LOAD_STAGE events a real Run sends, and its timings: the model loaded in this run, ready before it,
+    embeddings off. The model is a stand-in (a run's events around its load are what is tested, not the model)."""
+    from App_Function_Libraries.Research.params import ResearchParams
+    from App_Function_Libraries.Research.run import LOAD_STAGE, Run, Services
+
+    class Encoder:
+        def encode(self, texts, is_query=False):
+            return [[1.0] for _ in texts]
+    said: dict[str, tuple[list, dict]] = {}
+    for name, on in (("loaded", True), ("ready", True), ("off", False)):
+        settings = make_settings({"research": {"use_embeddings": str(on).lower()}})
+        services = Services(settings=settings, embedder_factory=Encoder)
+        if name == "ready":
+            services.embedder()  # loaded before this run
+        events: list = []
+        run = Run(ResearchResult(question="q"), services, ResearchParams.from_settings(settings), events.append, None)
+        if on:
+            run.load_embedder()
+        run.finish()
+        said[name] = [e for e in events if e.stage in (LOAD_STAGE, "done")], run.result.timings
+    return said
+
+
+def test_the_embedding_model_stage_says_how_the_model_was_had(make_settings):
+    """It showed "– Load embedding model" with no reason while every other stage had ✓, counts and a time; then
+    "✓ Load embedding model · 1/1 · loaded in 2.5 s · 2.5 s": the time twice, and a count of one model."""
+    from App_Function_Libraries.Research.run import LOAD_STAGE
+    lines, waited = {}, 0.0
+    for name, (said, timings) in load_stage_events(make_settings).items():
         board = view.StageBoard()
-        for e in said + [ProgressEvent("done", 1, 1)]:
+        for e in said:
             board.apply(e)
         lines[name] = next(line for line in board.markdown(timings).split("\n") if "Load embedding model" in line)
-    assert lines["loaded"].startswith("✓ **Load embedding model** · 1/1 · loaded in 2.5 s · 2.5 s"), lines
-    assert lines["ready"].startswith("✓ **Load embedding model** · 1/1 · ready (loaded before this run)"), lines
-    assert lines["off"].startswith("– **Load embedding model** · skipped: embeddings off"), lines
+        waited = timings.get(LOAD_STAGE, waited)
+    assert lines["loaded"].strip() == f"✓ **Load embedding model** · loaded in {waited:.1f} s", lines
+    assert lines["ready"].strip() == "✓ **Load embedding model** · ready (loaded before this run)", lines
+    assert lines["off"].strip() == "– **Load embedding model** · skipped: embeddings off", lines
+
+
+def test_control_the_board_shows_a_counted_stage_with_its_count_and_time():
+    """Control: a stage that counts (pages fetched) keeps its count and its time beside the message."""
+    from App_Function_Libraries.Research.run import ProgressEvent
+    board = view.StageBoard()
+    board.apply(ProgressEvent("fetch", 3, 3, "2 read"))
+    assert "✓ **Fetch pages** · 3/3 · 2 read · 4.0 s" in board.markdown({"fetch": 4.0})
 
 
 def result_with_sources():

@@ -44,6 +44,7 @@ class StageState:
     finished: bool = False
     failed: bool = False  # the stage failed as a whole: message says why
     skipped: bool = False  # the stage had nothing to do in this run: message says why
+    in_words: bool = False  # the message says how it went, its time included (the model load): no count, no time
 
 
 @dataclass
@@ -62,6 +63,7 @@ class StageBoard:
         state.message = event.message or state.message
         state.failed = bool(getattr(event, "failed", False))
         state.skipped = bool(getattr(event, "skipped", False))
+        state.in_words = bool(getattr(event, "in_words", False))
         state.finished = event.total > 0 and event.done >= event.total
 
     def markdown(self, timings: dict[str, float] | None = None, cancelled: bool = False) -> str:
@@ -82,11 +84,11 @@ class StageBoard:
             else:
                 mark = MARKS["skipped" if self.finished else "pending"]
             parts = [f"{mark} **{label}**"]
-            if state.total and not state.failed:
+            if state.total and not state.failed and not state.in_words:
                 parts.append(f"{state.done}/{state.total}")
             if state.message:
                 parts.append(md_text(state.message))
-            if stage in timings:
+            if stage in timings and not state.in_words:
                 parts.append(f"{timings[stage]:.1f} s")
             lines.append(" · ".join(parts))
         return "  \n".join(lines)

@@ -36,6 +36,7 @@ class ProgressEvent:
     message: str = ""
     failed: bool = False  # the stage failed as a whole; message says why, in plain words
     skipped: bool = False  # the stage had nothing to do in this run; message says why
+    in_words: bool = False  # the message says how the stage went, its time included: no count, no time beside it
 
 
 ProgressFn = Callable[[ProgressEvent], None]
@@ -155,20 +156,19 @@ class Run:
         timing); when it is, LOAD_STAGE says it was ready."""
         self.model_reported = True
         if self.services.embedder_ready():
-            self.progress(LOAD_STAGE, 1, 1, "ready (loaded before this run)")
+            self.progress(LOAD_STAGE, 1, 1, "ready (loaded before this run)", in_words=True)
             return self.services.embedder()
-        self.progress(LOAD_STAGE, 0, 1, "loading the embedding model")
+        self.progress(LOAD_STAGE, 0, 1, "loading the embedding model", in_words=True)
         t0 = time.monotonic()
         model = self.services.embedder()
-        waited = time.monotonic() - t0
-        self.result.timings[LOAD_STAGE] = round(waited, 3)
-        self.progress(LOAD_STAGE, 1, 1, f"loaded in {waited:.1f} s")
+        waited = self.result.timings[LOAD_STAGE] = round(time.monotonic() - t0, 3)  # said as recorded
+        self.progress(LOAD_STAGE, 1, 1, f"loaded in {waited:.1f} s", in_words=True)
         return model
 
     def progress(self, stage: str, done: int, total: int, message: str = "", failed: bool = False,
-                 skipped: bool = False) -> None:
+                 skipped: bool = False, in_words: bool = False) -> None:
         if self.on_progress and not self.finished:  # a page broken off by a stop may end after the run
-            self.on_progress(ProgressEvent(stage, done, total, message, failed, skipped))
+            self.on_progress(ProgressEvent(stage, done, total, message, failed, skipped, in_words))
 
     def stopped(self) -> bool:
         """The run was told to stop (cancelled, or its budget reached); unlike cancelled(), notes nothing."""
