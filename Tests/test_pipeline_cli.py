@@ -46,6 +46,48 @@ def test_research_markdown_without_an_llm(world, make_settings, capsys):
     assert "navigation-faq" in out.out and "evil.example" not in brief and "maintenance mode" not in brief
 
 
+def test_research_progress_says_a_skipped_model_in_words_in_its_stage_order(world, make_settings, capsys):
+    """It printed "embedding_model: 0/0 (skipped: embeddings off)" as the last stage line, after follow_ups."""
+    web = MiniWeb(world, include_faults=False).install()
+    settings = make_settings(research_config(web))  # embeddings off
+    assert main(["--config", str(settings.path), "research", QUESTION, "--no-llm", "--md", "--no-save"]) == 0
+    lines = [re.sub(r"^\[ *\d+\.\ds\] ", "", line) for line in capsys.readouterr().err.splitlines()]
+    stages = [line.split(":")[0] for line in lines]
+    assert "embedding_model: skipped: embeddings off" in lines and "0/0" not in "\n".join(lines), lines
+    assert stages.index("search") < stages.index("embedding_model") < stages.index("relevance"), lines
+    assert "verify: 1/1" in lines  # control: a stage that counts keeps its count
+
+
+def test_cli_progress_says_a_ready_model_as_the_web_search_board_does(make_settings):
+    """A model loaded before the run printed "embedding_model: 1/1 (ready (loaded before this run))"; the CLI and
+    the board show the run's own words for it."""
+    import io
+
+    from App_Function_Libraries.CLI.research_command import ProgressLine
+    from App_Function_Libraries.Gradio_UI.web_search_view import StageBoard
+    from App_Function_Libraries.Research.params import ResearchParams
+    from App_Function_Libraries.Research.run import Run, Services
+    from App_Function_Libraries.records import ResearchResult
+
+    class Encoder:  # stands in for the model: what is tested is how its being ready is said
+        def encode(self, texts, is_query=False):
+            return [[1.0] for _ in texts]
+    settings = make_settings({"research": {"use_embeddings": "true"}})
+    services = Services(settings=settings, embedder_factory=Encoder)
+    services.embedder()  # loaded before this run
+    events, stream = [], io.StringIO()
+    line = ProgressLine(stream)
+    run = Run(ResearchResult(question="q"), services, ResearchParams.from_settings(settings),
+              lambda e: (events.append(e), line(e)), None)
+    run.load_embedder()
+    printed = re.sub(r"^\[ *\d+\.\ds\] ", "", stream.getvalue().strip())
+    assert printed == "embedding_model: ready (loaded before this run)", printed
+    board = StageBoard()
+    for e in events:
+        board.apply(e)
+    assert "Load embedding model** · ready (loaded before this run)" in board.markdown()
+
+
 def test_research_rejects_bad_arguments(make_settings, capsys):
     settings = make_settings()
     assert main(["--config", str(settings.path), "research", "bees", "--engine", "altavista"]) == 2

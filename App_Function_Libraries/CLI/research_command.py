@@ -68,9 +68,7 @@ class ProgressLine:
 
     def __call__(self, event) -> None:
         elapsed = time.monotonic() - self.started
-        count = "failed" if getattr(event, "failed", False) else f"{event.done}/{event.total}"
-        text = clean(f"[{elapsed:5.1f}s] {event.stage}: {count}" + (
-            f" ({event.message})" if event.message else ""), keep="")
+        text = clean(f"[{elapsed:5.1f}s] {event.text()}", keep="")
         if self.tty:
             self.stream.write("\r\033[K" + text + ("\n" if event.stage == "done" else ""))
             self.stream.flush()

@@ -53,7 +53,7 @@ def progress_bridge(ctx, cancel: threading.Event):
             return
         at = stages.index(event.stage) if event.stage in stages else len(stages) - 1
         value = at + (event.done / event.total if event.total else 0.0)
-        message = f"{event.stage}: {event.done}/{event.total}" + (f" ({event.message})" if event.message else "")
+        message = event.text()
         with lock:  # sent under the lock too: two threads' notifications cannot overtake each other
             if value <= last[0]:
                 return

@@ -38,6 +38,15 @@ class ProgressEvent:
     skipped: bool = False  # the stage had nothing to do in this run; message says why
     in_words: bool = False  # the message says how the stage went, its time included: no count, no time beside it
 
+    def text(self) -> str:
+        """The event as one line, as the CLI and MCP progress show it: "search: 3/3 (9 results)", "search: failed
+        (why)"; a stage said in words or skipped shows only its words, never a count ("embedding_model: ready
+        (loaded before this run)", "embedding_model: skipped: embeddings off"), as the Web Search board does."""
+        if self.in_words or self.skipped:
+            return f"{self.stage}: {self.message or 'skipped'}"
+        count = "failed" if self.failed else f"{self.done}/{self.total}"
+        return f"{self.stage}: {count}" + (f" ({self.message})" if self.message else "")
+
 
 ProgressFn = Callable[[ProgressEvent], None]
 
@@ -137,7 +146,7 @@ class Run:
         self.searched_any = False  # a search of this run answered (even with no results)
         self.usage_before = {role: _usage(c) for role, c in self.llms.items() if c is not None}
         self.page_log = None  # a durable run's pages (Research/durable.py): read once, kept as they are read
-        self.model_reported = False  # LOAD_STAGE has said how the embedding model was had (loaded or ready)
+        self.model_reported = False  # LOAD_STAGE has said how the embedding model was had (loaded, ready, skipped)
 
     def llm(self, role: str) -> LLMClient | None:
         """The role's client; None without an LLM, or once the run has given up on its server."""
@@ -145,11 +154,19 @@ class Run:
         return None if self.health.is_down(client) else client
 
     def embedder(self) -> MemoEmbedder | None:
-        """The run's embedder (None when embeddings are turned off): each text is encoded once in the whole run,
-        and the model loads when the first text is encoded."""
-        if self._memo is None and self.services.settings.research.use_embeddings:
+        """The run's embedder (None when embeddings are turned off: LOAD_STAGE then says it was skipped, where a
+        stage first asks for it): each text is encoded once in the whole run, and the model loads when the first
+        text is encoded."""
+        if not self.services.settings.research.use_embeddings:
+            self._skip_model("embeddings off")
+        elif self._memo is None:
             self._memo = MemoEmbedder(ModelOnFirstUse(self.load_embedder))
         return self._memo
+
+    def _skip_model(self, why: str) -> None:
+        if not self.model_reported and not self.stopped():
+            self.model_reported = True
+            self.progress(LOAD_STAGE, 0, 0, f"skipped: {why}", skipped=True)
 
     def load_embedder(self) -> TextEncoder:
         """The embedding model; when it is not loaded yet, the wait shows as the stage LOAD_STAGE (progress and
@@ -198,10 +215,8 @@ class Run:
         notes = self.health.notes("so this report is extractive" if self.result.mode == "extractive"
                                   else "for the rest of this run")
         self.result.errors[:0] = [n for n in notes if n not in self.result.errors]
-        if not self.model_reported and not self.stopped():
-            why = ("embeddings off" if not self.services.settings.research.use_embeddings
-                   else "nothing to encode")
-            self.progress(LOAD_STAGE, 0, 0, f"skipped: {why}", skipped=True)
+        self._skip_model("embeddings off" if not self.services.settings.research.use_embeddings
+                         else "nothing to encode")
         self.progress("done", 1, 1)
         self.finished = True
         return self.result
