@@ -12,6 +12,7 @@ Users can override any verdict later (`Source.user_override`); nothing here touc
 """
 from __future__ import annotations
 
+import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -157,6 +158,10 @@ def judge_with_llm(llm: LLMClient, question: str, sub_queries: list[str], source
 
 # ---------------------------------------------------------------- judging without an LLM
 
+SIMILARITY_REASON = re.compile(r"similarity to the question (-?\d+\.\d+) \((?:at least|below) the threshold "
+                               r"(-?\d+\.\d+)\)")
+
+
 def judge_with_embeddings(embedder, question: str, sources: list[Source], threshold: float) -> None:
     """Relevant when cos(question, title + snippet) >= threshold; the reason gives the similarity."""
     if not sources:
@@ -168,3 +173,10 @@ def judge_with_embeddings(embedder, question: str, sources: list[Source], thresh
         word = "at least" if relevant else "below"
         apply_verdict(source, Verdict(relevant, f"similarity to the question {float(sim):.2f} ({word} the "
                                                 f"threshold {threshold:.2f})"))
+
+
+def similarity_of(reason: str) -> tuple[float, float] | None:
+    """(similarity, threshold) of a verdict judged without an LLM (its reason, as judge_with_embeddings writes
+    it); None for any other reason (an LLM's)."""
+    found = SIMILARITY_REASON.fullmatch(reason.strip())
+    return (float(found.group(1)), float(found.group(2))) if found else None

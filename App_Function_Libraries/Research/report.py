@@ -3,19 +3,20 @@
 every [n] and gives each a verdict (the cited-answer core, Retrieval/cited_answer.py); `extractive_brief`
 writes a cited brief without any LLM with the core's extractive writer: the lead answer, then the best
 source sentences grouped by sub-question, in the format asked for. `not_answered_report` says when nothing the
-sources hold clears the core's relevance floor.
+sources hold clears the core's relevance floor; `nothing_read` says why no source could be given to the writer.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Callable
 
+from App_Function_Libraries import options as option_table
 from App_Function_Libraries.LLM import prompts
 from App_Function_Libraries.LLM.base import LLMClient, LLMError
 from App_Function_Libraries.LLM.context import fit_evidence
 from App_Function_Libraries.Retrieval import cited_answer as core
 from App_Function_Libraries.Retrieval.citations import CitableSource, CitationCheck
-from App_Function_Libraries.Research import coverage
+from App_Function_Libraries.Research import coverage, relevance
 from App_Function_Libraries.Research.language import detect_language, language_name
 from App_Function_Libraries.records import NotUsed, ResearchResult, Source
 
@@ -27,6 +28,18 @@ EXTRACTIVE_NOTE = "*Extractive brief (no LLM): sentences quoted from the sources
 NO_EVIDENCE = ("No source could be read for this question, so there is nothing to report. The sources list "
                "below says what went wrong with each.")
 NO_RESULTS = "The search found no results for this question, so there is nothing to report."
+# when no source is numbered: said from the sources' own state (nothing_read)
+NONE_RELEVANT = "None of the {total} search results was judged relevant to this question{how}, so no page was read."
+ONE_NOT_RELEVANT = "The one search result was not judged relevant to this question{how}, so no page was read."
+NOTHING_USED = "No page gave anything to report for this question: of the {total} search results, {counts}."
+SEE_SOURCES = "The sources list below says what went wrong with each."
+BY_SIMILARITY = (" (by similarity to the question, without an LLM: all below the threshold {threshold:.2f}, the "
+                 "highest {highest:.2f})")
+BY_REASON = " (the sources list below says why)"
+READ_ANYWAY = ("To read {them} anyway, tick {it} in the Web Search sources table (“Details: every result”) "
+               "and click “Re-run with selection”, or search again with the relevance check off ({flag}; "
+               "in Web Search, untick “{label}”){lower}.")
+LOWER_THRESHOLD = ", or with a lower threshold ({flag})"
 NOT_ANSWERED = "The sources read do not answer this question"
 NOT_SUPPORTED = core.NOT_SUPPORTED
 
@@ -180,7 +193,7 @@ def write_brief(question: str, sub_queries: list[str], sources: list[Source], em
         return NO_RESULTS, [], []
     cs = citable(sources)
     if not cs:
-        return NO_EVIDENCE, [], []
+        return nothing_read(sources), [], []
     budget = max(MIN_BRIEF_BUDGET, options.length_words)
     groups = coverage.aspects_of(question, sub_queries)
     short = options.report_format == "short"
@@ -194,6 +207,63 @@ def write_brief(question: str, sub_queries: list[str], sources: list[Source], em
     header = EXTRACTIVE_NOTE + _language_note(question, options.report_language,
                                               [d.lead.text] + [p.text for p in d.picks])
     return header + "\n\n" + _render_brief(d, options.report_format, titles), d.unanswered, []
+
+
+def nothing_read(sources: list[Source]) -> str:
+    """Why no source carries anything to report, from the sources' own state: every result judged not relevant
+    (none was read: how they were judged, and how to read them anyway), every read failing (NO_EVIDENCE), or
+    some of each (the count of each)."""
+    judged_out = [s for s in sources if not s.selected and s.user_override is None]
+    ticked_out = [s for s in sources if s.user_override is False]
+    chosen = [s for s in sources if s.selected]
+    skipped = [s for s in chosen if s.skipped]
+    read_empty = [s for s in chosen if not s.skipped and s.fetched and not s.failure]
+    failed = [s for s in chosen if not s.skipped and not (s.fetched and not s.failure)]
+    if not judged_out and not ticked_out and not read_empty:
+        return NO_EVIDENCE
+    how = _how_judged(judged_out)
+    if len(judged_out) == len(sources):
+        said = (NONE_RELEVANT if len(sources) > 1 else ONE_NOT_RELEVANT).format(total=len(sources), how=how)
+        pronoun = "them" if len(sources) > 1 else "it"
+        return said + " " + _read_anyway(judged_out, pronoun, pronoun)
+    counts = [_count(len(judged_out), f"was judged not relevant to it{how}, so not read"),
+              _count(len(ticked_out), "was ticked out, so not read"),
+              _count(len(read_empty), "was read but held nothing about it"),
+              _count(len(skipped), "was not read (only the first pages_max selected results are read)"),
+              _count(len(failed), "could not be read")]
+    said = NOTHING_USED.format(total=len(sources), counts=_and([c for c in counts if c]))
+    if failed or skipped:
+        said += " " + SEE_SOURCES
+    if judged_out:
+        said += " " + _read_anyway(judged_out, "the ones judged not relevant", "them")
+    return said
+
+
+def _count(n: int, what: str) -> str:
+    """'3 were read …' from 'was read …' ('' for none)."""
+    if not n:
+        return ""
+    return f"{n} {'were' + what[3:] if n > 1 and what.startswith('was ') else what}"
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _how_judged(judged_out: list[Source]) -> str:
+    """How the results were judged not relevant: by similarity to the question (one threshold), else by the
+    reasons the sources list gives."""
+    found = [relevance.similarity_of(s.reason) for s in judged_out]
+    if not found or None in found or len({t for _sim, t in found}) != 1:
+        return BY_REASON
+    return BY_SIMILARITY.format(threshold=found[0][1], highest=max(sim for sim, _t in found))
+
+
+def _read_anyway(judged_out: list[Source], them: str, it: str) -> str:
+    check = option_table.OPTIONS["relevance_check"]
+    threshold = option_table.OPTIONS["relevance_embedding_threshold"]
+    lower = LOWER_THRESHOLD.format(flag=f"`{threshold.flag}`") if _how_judged(judged_out) != BY_REASON else ""
+    return READ_ANYWAY.format(them=them, it=it, flag=f"`{check.flag}`", label=check.label, lower=lower)
 
 
 def _render_brief(d: core.Draft, report_format: str, titles: dict[int, str]) -> str:
