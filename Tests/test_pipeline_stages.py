@@ -372,6 +372,30 @@ def test_short_brief_answers_from_the_part_that_clears_and_names_the_part_that_d
     assert check.invalid_removed == 0 and check.citations
 
 
+@pytest.mark.parametrize("question,part", [
+    ("How do bees find food, and how do sourdough bakers feed a starter?", "How do bees find food"),  # one clears
+    ("How do bees find food, and how do beekeepers avoid stings?", "how do beekeepers avoid stings")])  # both
+def test_bullets_table_and_short_say_the_lead_once_and_full_keeps_it_under_its_heading(question, part):
+    from App_Function_Libraries.Research.report import ReportOptions
+    srcs = sources()
+    number_sources(srcs)
+    briefs = {f: extractive_brief(question, [], srcs, options=ReportOptions(report_format=f))
+              for f in ("full", "short", "bullets", "table")}
+    lead = briefs["full"].split("\n\n")[1]  # the full layout: the lead on its own line, then the headed groups
+    assert lead.endswith("]") and f"### {part}\n" in briefs["full"]
+    sentence = lead.rsplit(" [", 1)[0]
+    assert briefs["full"].count(sentence) == 2  # the lead, and again under the heading of the part it answers
+    for f in ("short", "bullets", "table"):
+        assert briefs[f].count(sentence) == 1, f
+    rows = [r for r in briefs["table"].splitlines() if r.startswith("| ")][1:]
+    assert len(rows) == len(set(rows)) and rows[0].startswith(f"| {part} | {sentence}")  # the part it answers
+    items = [line for line in briefs["bullets"].splitlines() if line.startswith("- ")]
+    assert len(items) == len(set(items)) >= 2 and items[0].startswith(f"- {sentence}")
+    for f, brief in briefs.items():
+        check = verify_report(brief, srcs)
+        assert check.invalid_removed == 0 and check.citations, f
+
+
 def test_a_brief_that_answers_nothing_hands_its_closest_passages_on_as_data_in_every_format():
     from App_Function_Libraries.Research.report import ReportOptions, not_answered_report, write_brief
     srcs = sources()

@@ -7,6 +7,7 @@ sources hold clears the core's relevance floor; `nothing_read` says why no sourc
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Callable
 
@@ -267,9 +268,9 @@ def _read_anyway(judged_out: list[Source], them: str, it: str) -> str:
 
 
 def _render_brief(d: core.Draft, report_format: str, titles: dict[int, str]) -> str:
-    picks = [d.lead] + d.picks
+    picks = _lead_once(d)
     if report_format == "short":  # one paragraph: the lead, a sentence per part answered, the parts not
-        picks = [d.lead] + [p for p in d.picks if p.text != d.lead.text][:SHORT_SENTENCES - 1]
+        picks = picks[:SHORT_SENTENCES]
         note = core.unanswered_note(d.unanswered)
         return " ".join([core.quoted(p.text, p.n, titles.get(p.n, "")) for p in picks] + ([note] if note else []))
     if report_format == "table":
@@ -283,6 +284,15 @@ def _render_brief(d: core.Draft, report_format: str, titles: dict[int, str]) -> 
         note = core.unanswered_note(d.unanswered)
         return "\n".join(lines) + (f"\n\n{note}" if note else "")
     return core.render_bullets(d, titles)
+
+
+def _lead_once(d: core.Draft) -> list[core.Pick]:
+    """The lead, then the picks without it: under its sub-question the lead may stand again (the full layout
+    keeps that: core.render_bullets); a list or a table would repeat it. Where it stands again, the lead takes
+    that sub-question's heading (its table row names the part it answers)."""
+    again = next((p for p in d.picks if p.text == d.lead.text), None)
+    lead = dataclasses.replace(d.lead, heading=d.lead.heading or (again.heading if again else ""))
+    return [lead] + [p for p in d.picks if p.text != d.lead.text]
 
 
 def _cell(text: str) -> str:
