@@ -68,7 +68,8 @@ def test_a_watch_reports_only_what_is_new_and_notifies_once(world, make_settings
     assert f"[{_n(head, NEW.title)}]" in findings  # the new page's finding, cited
     assert len([line for line in findings.splitlines() if line.startswith("- ")
                 and f"[{_n(head, WAGGLE.title)}]" in line]) == 1  # nothing old passed off as changed
-    cited_urls = set(re.findall(r"^\d+\. \[.*\]\((\S+)\)$", report.split("## Sources")[1], re.MULTILINE))
+    cited_urls = set(re.findall(r"^\d+\. \[[^\]]*\]\(([^)\s]+)\)", report.split("## Sources")[1],
+                                re.MULTILINE))  # each entry's own link, not its evidence link
     assert cited_urls == {web.url(NEW.path), web.url(WAGGLE.path)}  # only the new and the changed sources
     assert "## Watch " in report and report.count(" run ") >= 3  # the runs of the watch, linked
 
