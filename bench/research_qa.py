@@ -11,7 +11,9 @@ citation verification), in extractive mode and, with --llm, with the LLM of Conf
 
 Per mode:
   answer_recall       the report contains a gold answer (SQuAD normalisation: lower case, no punctuation,
-                      no articles, whitespace collapsed);
+                      no articles, whitespace collapsed), the closest passages of a not-answered report
+                      included (they are shown, marked not used);
+  cited_recall        (detail line) a cited sentence of the report contains a gold answer;
   cited_correctly     a report sentence containing a gold answer cites the page holding the gold paragraph;
   citation_precision  of all stored citations, the share whose quote is text of the cited page and supports the
                       sentence: at least half of the sentence's content words are in the quote (the verifier
@@ -34,7 +36,7 @@ Per question (--why prints those that fail, --details stores them all), in extra
                 counts it when that text is listed among the closest passages, not used), not_found (no
                 quotable text holds it), not_quoted (answered, the gold text not in the report), not_lead
                 (in the report, not its lead answer), with the gold text's rank, relevance and whether it
-                clears the floor (RELEVANCE_FLOOR), and the lead's relevance;
+                clears the floor (cited_answer.floor_for), and the lead's relevance;
   unanswerable: answered (the report answers anyway: its lead and that lead's relevance).
 Baselines in the same run, on the same questions and search server:
   snippets            answer recall of the top-10 search snippets for the question;
@@ -117,6 +119,7 @@ def score_run(result, question: qa_web.Question, gold_url: str, page_text: dict[
     wrong = wrong_citation(result, page_text, embedder)
     usage = result.llm_usage or {}
     return {"recall": contains_answer(report, question.answers), "correct": correct,
+            "cited_recall": any(contains_answer(sentence, question.answers) for sentence, _ in cited),
             "at_1": bool(cited) and contains_answer(cited[0][0], question.answers),
             "citations": len(result.citations), "supported": supported, "holds": holds, "quote_misses": misses,
             "marked": [m for m, _ in verdicts + wrong], "truly": [t for _, t in verdicts + wrong],
@@ -143,7 +146,7 @@ def explain(result, question: qa_web.Question, embedder=None, answerable: bool =
            "lead_score": round(lead_pick.score, 3) if lead_pick else None,
            "gold_rank": gold[0] if gold else None, "gold_score": round(gold[1].score, 3) if gold else None,
            "gold_text": gold[1].text[:160] if gold else "",
-           "gold_clears": gold[1].score >= core.RELEVANCE_FLOOR if gold else None,
+           "gold_clears": gold[1].score >= core.floor_for(embedder) if gold else None,
            "best": [(round(p.score, 2), p.text[:100]) for p in sorted(ranked, key=lambda p: -p.score)[:3]]}
     report = result.report_markdown
     if not answerable:
@@ -295,6 +298,7 @@ def run_mode(mode: str, settings, questions, search, texts, unanswerable=()) -> 
     wrong = sum(r["wrong"] for r in rows)
     return {"rows": rows, "unanswerable": hidden_rows, "mode": mode, "n": len(rows),
             "answer_recall": sum(r["recall"] for r in rows) / n,
+            "cited_recall": sum(r["cited_recall"] for r in rows) / n,
             "cited_correctly": sum(r["correct"] for r in rows) / n,
             "citation_precision": sum(r["supported"] for r in rows) / cites if cites else 0.0,
             "answer_at_1": sum(r["at_1"] for r in rows) / n,
@@ -357,7 +361,8 @@ def main(argv: list[str]) -> int:
         for row in failed:
             print(why_line(row))
     for r in results:
-        print(f"detail: mode={r['mode']} p90_s={r['p90_s']:.2f} llm_calls={r['llm_calls']:.1f} "
+        print(f"detail: mode={r['mode']} cited_recall={r['cited_recall']:.3f} p90_s={r['p90_s']:.2f} "
+              f"llm_calls={r['llm_calls']:.1f} "
               f"llm_tokens={r['llm_tokens']:.0f}")
     for r in results:
         print(f"research_qa: mode={r['mode']} answer_recall={r['answer_recall']:.3f} "
