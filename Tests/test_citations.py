@@ -122,7 +122,7 @@ def test_extractive_answers_skip_orders_and_sentences_unrelated_to_the_question(
             "and gravel line the river bed downstream of the mill.")
     sources = [CitableSource(1, "http://a.test/1", "Bees", [page], "h1"),
                CitableSource(2, "http://b.test/2", "Bees", ["Bees find food: they follow the scent of flowers."])]
-    ranked = [s for s, _n, _score in rank_sentences("How do honey bees find food?", sources)]
+    ranked = [s for s, *_ in rank_sentences("How do honey bees find food?", sources)]
     assert ranked and all("waggle" in s or "scent" in s for s in ranked)
     answer = extractive_answer("How do honey bees find food?", sources)
     assert "shop.test" not in answer and "HONEY BEES FOOD" not in answer and "gravel" not in answer

@@ -186,7 +186,13 @@ def check_the_relevance_floor(settings) -> None:
     assert sum(b < floor for b in best["unanswerable"]) >= 0.4 * len(best["unanswerable"])  # 47.6% measured
     with_floor_off = dataclasses.replace(settings, wikipedia=dataclasses.replace(settings.wikipedia,
                                                                                 relevance_floor=0.0))
-    assert answer_question("What is the capital of Mongolia?", with_floor_off, llm=None).answer.sources
+    # control: with the index's floor and the answer core's floor both off the question gets sources, so the
+    # refusal above is the floors' doing (the core's floor alone also refuses it: no passage is about Mongolia)
+    from App_Function_Libraries.Retrieval import cited_answer as core
+    assert not answer_question("What is the capital of Mongolia?", with_floor_off, llm=None).answer.sources
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(core, "RELEVANCE_FLOOR", -1.0)
+        assert answer_question("What is the capital of Mongolia?", with_floor_off, llm=None).answer.sources
 
 
 def test_the_index_query_prompt_wins_and_a_broken_cross_encoder_falls_back(wiki, make_settings, tmp_path):

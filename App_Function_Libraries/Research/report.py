@@ -162,12 +162,11 @@ def not_answered_report(question: str, sources: list[Source], embedder=None,
     closest = core.nothing_clears(question, citable(sources), embedder, groups if len(groups) >= 2 else None)
     if closest is None:
         return "", []
-    return _not_answered(closest)
+    return _not_answered(closest, embedder)
 
 
-def _not_answered(closest: list[tuple[str, float, str]]) -> tuple[str, list[NotUsed]]:
-    statement = (f"{NOT_ANSWERED}: nothing they say reaches the relevance floor "
-                 f"({core.RELEVANCE_FLOOR:.2f} of the question's terms, weighted by rarity).")
+def _not_answered(closest: list[tuple[str, float, str]], embedder=None) -> tuple[str, list[NotUsed]]:
+    statement = f"{NOT_ANSWERED}: nothing they say reaches the relevance floor ({core.floor_words(embedder)})."
     answer = core.not_answered(statement, closest)  # the one record's form: the same markdown as before
     return answer.markdown, answer.closest
 
@@ -202,7 +201,7 @@ def write_brief(question: str, sub_queries: list[str], sources: list[Source], em
                    per_part=1 if short else SENTENCES_PER_GROUP,
                    single=SHORT_SENTENCES if short else SINGLE_GROUP_SENTENCES, budget_words=budget)
     if d.lead is None:
-        markdown, closest = _not_answered(d.closest)
+        markdown, closest = _not_answered(d.closest, embedder)
         return markdown, [], closest
     titles = {c.n: c.title for c in cs}
     header = EXTRACTIVE_NOTE + _language_note(question, options.report_language,

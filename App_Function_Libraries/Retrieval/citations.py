@@ -233,11 +233,12 @@ def _content_words(text: str) -> set[str]:
 
 
 def rank_sentences(question: str, sources: list[CitableSource], embedder=None,
-                   topic: str = "") -> list[tuple[str, int, float]]:
-    """Every quotable sentence of every passage as (sentence, source n, fused score), best first: orders to a
-    reader or an AI and sentences unrelated to the topic (default: the question) are left out (see the
-    rules above). A brief grouped by sub-question ranks by question and sub-question, with the sub-question
-    as the topic."""
+                   topic: str = "") -> list[tuple[str, int, float, float | None]]:
+    """Every quotable sentence of every passage as (sentence, source n, fused score, similarity), best first:
+    orders to a reader or an AI and sentences unrelated to the topic (default: the question) are left out (see
+    the rules above). A brief grouped by sub-question ranks by question and sub-question, with the sub-question
+    as the topic. The similarity is the embedding cosine of the sentence and the topic (None without an
+    embedder)."""
     items = quote_candidates(sources)
     if not items:
         return []
@@ -257,7 +258,8 @@ def rank_sentences(question: str, sources: list[CitableSource], embedder=None,
     if kind:  # a question whose form says what it asks for (when, how many, who, where)
         rankings.append(sorted(related, key=lambda i: (-shape[i], -(dense[i] if dense is not None else lexical[i]))))
     fused = sorted(reciprocal_rank_fusion(rankings), key=lambda pair: (-round(pair[1], 9), -shape[int(pair[0])]))
-    return [(items[int(i)][0], items[int(i)][1], score) for i, score in fused]
+    return [(items[int(i)][0], items[int(i)][1], score,
+             float(topic_dense[int(i)]) if topic_dense is not None else None) for i, score in fused]
 
 
 def quote_candidates(sources: list[CitableSource]) -> list[tuple[str, int]]:

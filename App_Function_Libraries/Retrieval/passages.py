@@ -6,13 +6,27 @@ import re
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9À-ÖØ-Þ\u0400-\u042F\u4e00-\u9fff])")
 
 
+#: a word before a full stop that does not end a sentence: a title or short form before a name ("St. Augustine",
+#: "Dr. Schmitt", "Mt. Everest") or an initial ("John F. Kennedy", "J. R. R. Tolkien")
+_ABBREVIATION = re.compile(r"(?:^|\s)(?:St|Sts|Dr|Mr|Mrs|Ms|Mme|Prof|Rev|Fr|Gen|Col|Lt|Capt|Sgt|Adm|Gov|Sen|Rep|"
+                           r"Pres|Jr|Sr|Mt|Ft|No|Nos|Vol|vs|cf|ca|approx|e\.g|i\.e|(?:[A-Z]\.)*[A-Z])\.$")
+
+
 def split_sentences(text: str) -> list[str]:
-    """Sentences of a paragraph (a light rule-based splitter; keeps abbreviations like 'e.g.' mostly whole)."""
+    """Sentences of a paragraph (a light rule-based splitter): a full stop after a title, a short form or an
+    initial (`_ABBREVIATION`) does not end a sentence."""
     text = " ".join(text.split())
     if not text:
         return []
-    parts = _SENTENCE_END.split(text)
-    return [p.strip() for p in parts if p.strip()]
+    out: list[str] = []
+    for part in (p.strip() for p in _SENTENCE_END.split(text)):
+        if not part:
+            continue
+        if out and _ABBREVIATION.search(out[-1]):
+            out[-1] = f"{out[-1]} {part}"
+        else:
+            out.append(part)
+    return out
 
 
 def split_paragraphs(text: str) -> list[str]:

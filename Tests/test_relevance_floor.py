@@ -1,0 +1,123 @@
+"""Issue 22: the cited-answer core's relevance floor (Retrieval/cited_answer.py) with the real embedding model:
+the relevance is the mean of the question's weighted terms a text holds and its closeness in meaning, less a
+penalty when the text lacks what the question's form asks for. Each case has a control that shows what the
+words alone (embeddings off) or a text of the right form do. The texts are this test's own; the scores sit at
+least 0.02 from the floor, well beyond the few thousandths that CPUs (bf16 or not) differ by."""
+from __future__ import annotations
+
+import pytest
+
+from App_Function_Libraries.Retrieval import cited_answer as core
+from App_Function_Libraries.Retrieval.citations import CitableSource
+from App_Function_Libraries.Retrieval.passages import split_sentences
+
+ADA = [CitableSource(1, "http://a.test/ada", "Ada Lindqvist", [
+           "Ada Lindqvist was a Swedish harpist and composer born in Uppsala in 1901. While studying music in "
+           "Portugal, she became a member of the Lisbon branch of the Royal Society of Harpists. Her first "
+           "concerto was performed in Stockholm in 1930."]),
+       CitableSource(2, "http://b.test/ada", "Ada Lindqvist's works", [
+           "Lindqvist wrote three concertos and many songs for voice and harp. Critics praised the clarity of her "
+           "late chamber works."])]
+BRIDGE = CitableSource(1, "http://k.test/", "Kestrel Bridge", [
+    "The Kestrel Bridge is a steel arch bridge over the river Tamsin. Today the Kestrel Bridge carries four lanes "
+    "of traffic and a cycle path. Its arch is painted dark green."])
+BRIDGE_HISTORY = CitableSource(2, "http://k2.test/", "Kestrel Bridge history", [
+    "Work began in 1927, and the Kestrel Bridge was opened to traffic in 1931 by the mayor."])
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    from App_Function_Libraries.Retrieval.embeddings import get_embedder
+    return get_embedder()
+
+
+def test_a_paraphrased_answer_clears_the_floor(embedder):
+    """"join" against "became a member of": the answer leads."""
+    d = core.draft("Which society did Ada Lindqvist join in Lisbon?", ADA, embedder)
+    assert d.lead is not None and "Royal Society of Harpists" in d.lead.text
+    assert d.lead.score >= core.RELEVANCE_FLOOR + 0.02
+
+
+def test_a_text_that_shares_the_words_but_not_the_question_is_not_the_answer(embedder):
+    """Asked what she ate, the sentence about the society holds "Ada Lindqvist" and "Lisbon" but is not an
+    answer: the answer says so and lists it as not used."""
+    question = "What did Ada Lindqvist eat in Lisbon?"
+    d = core.draft(question, ADA, embedder)
+    assert d.lead is None and d.closest
+    assert max(score for _w, score, _t in d.closest) <= core.RELEVANCE_FLOOR - 0.02
+    answer = core.extractive(question, ADA, embedder)
+    assert answer.status == "not_answered" and not answer.citations
+
+
+def test_control_the_words_alone_would_have_answered_it():
+    """Embeddings off: the share of the question's words alone (LEXICAL_FLOOR) lets that sentence through, so
+    the case above is the similarity's doing."""
+    d = core.draft("What did Ada Lindqvist eat in Lisbon?", ADA, None)
+    assert d.lead is not None and "Royal Society" in d.lead.text
+
+
+def test_a_when_question_is_not_answered_by_a_text_without_a_date(embedder):
+    d = core.draft("When was the Kestrel Bridge opened?", [BRIDGE], embedder)
+    assert d.lead is None
+    assert any("four lanes" in text for _w, _s, text in d.closest)
+
+
+def test_control_a_text_with_the_date_answers_it(embedder):
+    d = core.draft("When was the Kestrel Bridge opened?", [BRIDGE, BRIDGE_HISTORY], embedder)
+    assert d.lead is not None and "1931" in d.lead.text and d.lead.n == 2
+
+
+def test_the_penalty_is_what_refuses_the_dateless_text(embedder, monkeypatch):
+    """Control: without the form penalty the dateless text would clear, so the refusal above is the penalty's."""
+    monkeypatch.setattr(core, "FORM_PENALTY", 0.0)
+    d = core.draft("When was the Kestrel Bridge opened?", [BRIDGE], embedder)
+    assert d.lead is not None
+
+
+def test_the_floor_the_reader_is_told_matches_the_one_used(embedder):
+    assert f"{core.RELEVANCE_FLOOR:.2f}" in core.floor_words(embedder)
+    assert f"{core.LEXICAL_FLOOR:.2f}" in core.floor_words(None)
+    assert core.floor_for(embedder) == core.RELEVANCE_FLOOR and core.floor_for(None) == core.LEXICAL_FLOOR
+
+
+PENGUINS = [CitableSource(1, "http://p.test/", "Emperor penguin breeding", [
+    "The male emperor penguin keeps the egg warm by balancing it on his feet under a fold of skin called the "
+    "brood pouch. An egg left on the ice for even a minute freezes, so the parents pass it from feet to feet with "
+    "great care. Emperor penguins are the tallest and heaviest of all living penguins. The colony walks up to 120 "
+    "kilometres across the sea ice to reach its breeding site."])]
+PENGUIN_QUESTION = "How do emperor penguins keep their eggs warm?"
+
+
+def test_the_lead_comes_with_the_evidence_just_below_the_floor(embedder):
+    """The lead clears the floor; a sentence that backs it without answering alone (within SUPPORT_MARGIN below
+    the floor) follows it; an off-question fact about the same birds does not."""
+    d = core.draft(PENGUIN_QUESTION, PENGUINS, embedder)
+    assert d.lead is not None and "brood pouch" in d.lead.text
+    picks = [p.text for p in d.picks]
+    assert any("freezes" in t for t in picks) and not any("tallest" in t for t in picks)
+    support = next(p for p in d.picks if "freezes" in p.text)
+    assert core.RELEVANCE_FLOOR - core.SUPPORT_MARGIN + 0.01 <= support.score <= core.RELEVANCE_FLOOR - 0.02
+
+
+def test_control_without_the_margin_the_lead_stands_alone(embedder, monkeypatch):
+    monkeypatch.setattr(core, "SUPPORT_MARGIN", 0.0)
+    d = core.draft(PENGUIN_QUESTION, PENGUINS, embedder)
+    assert d.lead is not None and not d.picks
+
+
+@pytest.mark.parametrize("text, sentences", [
+    ("Luther based his position on predestination on St. Augustine. He wrote much.",
+     ["Luther based his position on predestination on St. Augustine.", "He wrote much."]),
+    ("The crew of Apollo 17 included Dr. Harrison Schmitt. He was a geologist.",
+     ["The crew of Apollo 17 included Dr. Harrison Schmitt.", "He was a geologist."]),
+    ("John F. Kennedy spoke in Berlin. The U.S. Army stayed. It rained.",
+     ["John F. Kennedy spoke in Berlin.", "The U.S. Army stayed.", "It rained."]),
+    ("Some fruits, e.g. Apples, keep well. Others rot.", ["Some fruits, e.g. Apples, keep well.", "Others rot."]),
+])
+def test_a_full_stop_after_a_title_or_initial_does_not_end_the_sentence(text, sentences):
+    assert split_sentences(text) == sentences
+
+
+def test_control_an_ordinary_full_stop_still_ends_it():
+    assert split_sentences("The bridge opened in 1931. Traffic grew. Tolls ended in 1960.") == [
+        "The bridge opened in 1931.", "Traffic grew.", "Tolls ended in 1960."]
