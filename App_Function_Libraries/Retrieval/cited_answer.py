@@ -58,7 +58,7 @@ from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, UNSUP
                                                         CitationCheck, best_passages, clean_citation_groups,
                                                         cited_sentences, format_group, parse_group, quote_text,
                                                         rank_sentences)
-from App_Function_Libraries.Retrieval.quotable import INLINE_TAGS, asked_for, first_person
+from App_Function_Libraries.Retrieval.quotable import INLINE_TAGS, answer_shape, asked_for, first_person
 from App_Function_Libraries.records import Answer, AnswerSource, Citation, NotUsed
 
 RELEVANCE_FLOOR = 0.53  # with an embedding model: the mean of coverage and similarity, less the penalty
@@ -155,7 +155,6 @@ def relevance(question: str, texts: list[str], titles: list[str] | None = None,
     """For each text its relevance to the question (see the module docstring): coverage of the question's terms
     (the text with its source's title, `titles`), averaged with the embedding similarity when there is one,
     less FORM_PENALTY when the text lacks the kind of answer the question's form asks for."""
-    from App_Function_Libraries.Retrieval.quotable import answer_shape
     titles = titles or [""] * len(texts)
     covered = coverage(question, [f"{t} {title}" for t, title in zip(texts, titles)])
     similarities = similarities or [None] * len(texts)
@@ -211,7 +210,6 @@ def is_definition(subject: str, text: str) -> bool:
 
 def shape_fits(question: str, text: str) -> bool:
     """The text has what the question's form asks for (see the module docstring)."""
-    from App_Function_Libraries.Retrieval.quotable import answer_shape
     subject = definition_subject(question)
     if subject:
         return is_definition(subject, text)
