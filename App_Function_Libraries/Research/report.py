@@ -225,7 +225,7 @@ def nothing_read(sources: list[Source]) -> str:
     if len(judged_out) == len(sources):
         said = (NONE_RELEVANT if len(sources) > 1 else ONE_NOT_RELEVANT).format(total=len(sources), how=how)
         pronoun = "them" if len(sources) > 1 else "it"
-        return said + " " + _read_anyway(judged_out, pronoun, pronoun)
+        return said + " " + _read_anyway(how, pronoun, pronoun)
     counts = [_count(len(judged_out), f"was judged not relevant to it{how}, so not read"),
               _count(len(ticked_out), "was ticked out, so not read"),
               _count(len(read_empty), "was read but held nothing about it"),
@@ -235,7 +235,7 @@ def nothing_read(sources: list[Source]) -> str:
     if failed or skipped:
         said += " " + SEE_SOURCES
     if judged_out:
-        said += " " + _read_anyway(judged_out, "the ones judged not relevant", "them")
+        said += " " + _read_anyway(how, "the ones judged not relevant", "them")
     return said
 
 
@@ -259,10 +259,12 @@ def _how_judged(judged_out: list[Source]) -> str:
     return BY_SIMILARITY.format(threshold=found[0][1], highest=max(sim for sim, _t in found))
 
 
-def _read_anyway(judged_out: list[Source], them: str, it: str) -> str:
+def _read_anyway(how: str, them: str, it: str) -> str:
+    """How to read the results judged not relevant (`how`: _how_judged's words) anyway, with the doors' own
+    controls."""
     check = option_table.OPTIONS["relevance_check"]
     threshold = option_table.OPTIONS["relevance_embedding_threshold"]
-    lower = LOWER_THRESHOLD.format(flag=f"`{threshold.flag}`") if _how_judged(judged_out) != BY_REASON else ""
+    lower = LOWER_THRESHOLD.format(flag=f"`{threshold.flag}`") if how != BY_REASON else ""
     return READ_ANYWAY.format(them=them, it=it, flag=f"`{check.flag}`", label=check.label, lower=lower)
 
 

@@ -21,13 +21,9 @@ RELEVANCE_FLOOR. Its relevance is the mean of two measures, less a penalty:
 Without an embedding model the relevance is the coverage alone, less the penalty, against LEXICAL_FLOOR.
 Below the floor a text is never presented as the answer: when nothing clears it the answer says the sources
 do not answer the question and lists the closest passages as not used; when a part of the question (a
-sub-question) has nothing that clears it, the answer names that part as not answered. The floor and the
-weights were set on bench/research_qa.py (five seeded samples of answerable questions, and questions asked
-with every page holding their answer hidden) where the most answers clear while the fewest unanswerable
-questions are answered anyway, then checked on two more samples; the mean of the two measures separated the
-two kinds better than either alone. The floor sits below that plateau's top so that a real paraphrase (the
-test world's "How do honey bees communicate the location of food?") is not refused by a rounding difference
-between CPUs.
+sub-question) has nothing that clears it, the answer names that part as not answered. The floor and weights
+are measured on bench/research_qa.py (Docs/research.md); the floor sits low enough that a real paraphrase is
+not refused by the few thousandths CPUs differ by.
 
 Extractive writer. The lead is the one text that best answers the question by its shape
 (Retrieval/quotable.asked_for): for "what is X" a definition of X ("X is …", "X refers to …"), for "when" a
