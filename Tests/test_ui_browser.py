@@ -420,13 +420,7 @@ DOCS = {
 
 def test_documents_add_list_and_ask(page, tmp_path_factory):
     folder = tmp_path_factory.mktemp("my_docs")
-    for name, text in DOCS.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    ui.open_tab(page, "Documents")
-    page.locator("#docs-upload input[type=file]").set_input_files([str(folder / n) for n in DOCS])
-    expect(page.locator("#docs-upload a[href*='hive-log.txt']")).to_have_count(1)
-    page.click("#docs-add")
-    expect(page.locator("#docs-added")).to_contain_text("2 added", timeout=120_000)
+    ui.add_documents(page, folder, DOCS, timeout=120_000)
     expect(page.locator("#docs-count")).to_contain_text("2 document(s)")
     assert {r[1] for r in ui.table_rows(page, "docs-list")} == set(DOCS)
 

@@ -135,6 +135,17 @@ def screenshot(page, name: str, full_page: bool = True) -> Path:
     return path
 
 
+def add_documents(page, folder: Path, docs: dict[str, str], timeout: float = 180_000) -> None:
+    """Write the documents {name: text} into folder and add them through the Documents tab's upload."""
+    for name, text in docs.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    open_tab(page, "Documents")
+    page.locator("#docs-upload input[type=file]").set_input_files([str(folder / n) for n in docs])
+    expect(page.locator(f"#docs-upload a[href*='{next(iter(docs))}']")).to_have_count(1)
+    page.click("#docs-add")
+    expect(page.locator("#docs-added")).to_contain_text(f"{len(docs)} added", timeout=timeout)
+
+
 def table_rows(page, elem_id: str) -> list[list[str]]:
     """The body cells of a gr.Dataframe, row by row (its virtual rows as rendered)."""
     cells = page.locator(f"#{elem_id} [role=gridcell]")

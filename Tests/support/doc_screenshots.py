@@ -69,13 +69,7 @@ def wikipedia(page, folder: Path) -> None:
 def documents(page, folder: Path) -> None:
     library = folder / "my_docs"
     library.mkdir()
-    for name, text in DOCS.items():
-        (library / name).write_text(text, encoding="utf-8")
-    ui.open_tab(page, "Documents")
-    page.locator("#docs-upload input[type=file]").set_input_files([str(library / n) for n in DOCS])
-    expect(page.locator("#docs-upload a[href*='hive-log.txt']")).to_have_count(1)
-    page.click("#docs-add")
-    expect(page.locator("#docs-added")).to_contain_text("2 added", timeout=180_000)
+    ui.add_documents(page, library, DOCS)
     ui.fill(page, "docs-question", DOCS_QUESTION)
     ui.field(page, "docs-question").press("Enter")
     answer = page.locator("#docs-answer")
