@@ -133,3 +133,17 @@ def test_how_often_asks_for_a_frequency_not_any_number():
     assert answer_shape(q, "Beekeepers inspect their hives twice a week during the swarming season.", "often") == 2
     assert answer_shape(q, "A healthy starter doubles in volume within six hours of its last meal.") == 1
     assert asked_for("How long does the dough rise?") == "number"  # control: the number questions stay
+
+
+@pytest.mark.parametrize("sentence, meta", [
+    ("For details of individual countries see School corporal punishment.", True),
+    ("For more information, see the hive inspection guide.", True),
+    ("See also: Beekeeping in Sweden.", True),
+    ("Main article: Waggle dance", True),
+    # controls: "for more" and "see" in a sentence about the subject
+    ("For more than a century, scientists have seen bees as pollinators.", False),
+    ("Bees see ultraviolet light, which guides them to nectar.", False),
+])
+def test_a_pointer_to_another_page_is_not_quoted(sentence, meta):
+    from App_Function_Libraries.Retrieval.quotable import is_meta
+    assert is_meta(sentence) is meta

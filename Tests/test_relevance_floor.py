@@ -81,10 +81,10 @@ def test_the_floor_the_reader_is_told_matches_the_one_used(embedder):
 
 
 PENGUINS = [CitableSource(1, "http://p.test/", "Emperor penguin breeding", [
+    "An egg left on the ice for even a minute freezes, so the parents pass it from feet to feet with great care. "
     "The male emperor penguin keeps the egg warm by balancing it on his feet under a fold of skin called the "
-    "brood pouch. An egg left on the ice for even a minute freezes, so the parents pass it from feet to feet with "
-    "great care. Emperor penguins are the tallest and heaviest of all living penguins. The colony walks up to 120 "
-    "kilometres across the sea ice to reach its breeding site."])]
+    "brood pouch. The colony walks up to 120 kilometres across the sea ice to reach its breeding site. Emperor "
+    "penguins are the tallest and heaviest of all living penguins."])]
 PENGUIN_QUESTION = "How do emperor penguins keep their eggs warm?"
 
 
@@ -121,3 +121,47 @@ def test_a_full_stop_after_a_title_or_initial_does_not_end_the_sentence(text, se
 def test_control_an_ordinary_full_stop_still_ends_it():
     assert split_sentences("The bridge opened in 1931. Traffic grew. Tolls ended in 1960.") == [
         "The bridge opened in 1931.", "Traffic grew.", "Tolls ended in 1960."]
+
+
+FIRE = [CitableSource(1, "http://h.test/", "Harbourton history", [
+    "On 3 May 1901 a kitchen fire broke out in downtown Harbourton. In just eight hours it swept through 146 city "
+    "blocks and destroyed over 2,000 buildings. The town was rebuilt in brick within a decade.",
+    "Harbourton has a harbour, two ferry lines and a small airport."])]
+FIRE_QUESTION = "How many buildings did the 1901 fire in downtown Harbourton destroy?"
+
+
+def test_a_sentence_inherits_its_topic_from_the_one_before(embedder):
+    """"it swept through … destroyed over 2,000 buildings" names neither the fire, the town nor the year: the
+    sentence before does, and the answer clears the floor with it (and is the lead, since a date is no count)."""
+    d = core.draft(FIRE_QUESTION, FIRE, embedder)
+    assert d.lead is not None and "2,000" in d.lead.text
+    assert d.lead.score >= core.RELEVANCE_FLOOR + 0.02 and d.lead.alone <= core.RELEVANCE_FLOOR - 0.02
+
+
+def test_control_without_the_sentence_before_the_answer_falls_below_the_floor(embedder, monkeypatch):
+    monkeypatch.setattr(core, "CONTEXT_WEIGHT", 0.0)
+    d = core.draft(FIRE_QUESTION, FIRE, embedder)
+    assert "2,000" not in (d.lead.text if d.lead else "")
+
+
+def test_a_text_without_the_number_the_question_states_is_refused(embedder):
+    """Asked about a 1902 fire, the 1901 fire's sentences are about another event: not answered."""
+    d = core.draft(FIRE_QUESTION.replace("1901", "1902"), FIRE, embedder)
+    assert d.lead is None
+
+
+def test_control_without_the_number_penalty_the_other_years_fire_answers(embedder, monkeypatch):
+    monkeypatch.setattr(core, "NUMBER_PENALTY", 0.0)
+    d = core.draft(FIRE_QUESTION.replace("1901", "1902"), FIRE, embedder)
+    assert d.lead is not None and d.lead.score >= core.RELEVANCE_FLOOR + 0.02
+
+
+@pytest.mark.parametrize("sentence, shape", [
+    ("On 3 May 1901 a kitchen fire broke out in downtown Harbourton.", 1),  # a date is no count
+    ("In 1901 the fire destroyed the old town hall.", 1),
+    ("The fire destroyed two thousand homes on May 3.", 2),  # control: a count beside a date
+    ("It burned for 3 days in 1901 before rain came.", 2),
+])
+def test_a_date_does_not_answer_how_many(sentence, shape):
+    from App_Function_Libraries.Retrieval.quotable import answer_shape
+    assert answer_shape("How many buildings did the fire destroy?", sentence) == shape

@@ -298,6 +298,26 @@ def _sentences(line: str, n: int, whole: list, broken: list) -> None:
         (whole if reads_as_sentence(s) else broken).append((s, n))
 
 
+def sentence_before(sources: list[CitableSource]) -> dict[tuple[int, str], str]:
+    """(source n, quotable text) -> the sentence before it in its passage's line ('' for the first): the
+    context a sentence inherits its topic from ("It swept through 146 city blocks" after "A fire ravaged
+    Jacksonville"). A text quoted with the sentence before it (a pronoun opener) maps to the one before that."""
+    out: dict[tuple[int, str], str] = {}
+    for src in sources:
+        for passage in src.passages:
+            for line in passage.splitlines():
+                before = ["", ""]  # the two sentences before the current one
+                for raw in split_sentences(line):
+                    s = plain_text(raw)
+                    if not s:
+                        continue
+                    out.setdefault((src.n, s), before[1])
+                    if before[1]:
+                        out.setdefault((src.n, f"{before[1]} {s}"), before[0])
+                    before = [before[1], s]
+    return out
+
+
 _LINK_SYNTAX = re.compile(r"([\[\]])")
 
 

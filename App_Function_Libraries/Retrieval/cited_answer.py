@@ -10,14 +10,18 @@ RELEVANCE_FLOOR. Its relevance is the mean of two measures, less a penalty:
     words that only frame the question, like "year", "name", "many", left out) that the text holds, each term
     weighted by its rarity among all the texts the answer may quote (idf = ln(1 + N / (1 + df))); a term no
     text holds (it may be said in other words) weighs as much as the average held term; a text's words include
-    its source's title, since a page's title names what its sentences and list items are about. A term every
-    text holds (the topic) weighs little, the terms that single out the asked fact weigh most;
+    its source's title, since a page's title names what its sentences and list items are about, and, at
+    CONTEXT_WEIGHT, the sentence before it in its passage, since a sentence inherits its topic from the one
+    before ("it swept through 146 city blocks" after "a fire ravaged Jacksonville"). A term every text holds
+    (the topic) weighs little, the terms that single out the asked fact weigh most;
   - how close the text's meaning is to the question's: the cosine of their embeddings (the configured
     embedding model), which carries what words cannot, a question that says "join" against a text that says
     "became a member", or "made up of" against "composed of";
   - the penalty, FORM_PENALTY, when the question's form asks for a kind of answer (a date for "when", a number
     for "how many", a name for "who", a place for "where", a frequency for "how often": quotable.asked_for)
-    and the text holds none.
+    and the text holds none; and NUMBER_PENALTY when the question states a number ("Super Bowl 50", "in 1984",
+    "around 1800") that neither the text, its title nor the sentence before it holds: the text is then most
+    likely about another game, year or edition.
 Without an embedding model the relevance is the coverage alone, less the penalty, against LEXICAL_FLOOR.
 Below the floor a text is never presented as the answer: when nothing clears it the answer says the sources
 do not answer the question and lists the closest passages as not used; when a part of the question (a
@@ -30,9 +34,10 @@ Extractive writer. The lead is the one text that best answers the question by it
 date, for "how often" a frequency ("every day", "twice a week"), for "how many/much" a number, for "who" a
 name, for "where" a place; among the LEAD_POOL most relevant texts that clear the floor, the most relevant
 with that shape (else the most relevant). Then the supporting texts, best ranked first: for a question of
-one part, texts within SUPPORT_MARGIN below the floor (on the question's topic, not enough to answer it on their
-own, but the evidence a reader wants beside the lead: how the dance shows direction, after the sentence that
-names the dance); under each sub-question only texts that clear the floor for that sub-question.
+one part, texts that clear the floor and texts within SUPPORT_MARGIN below it by their own words, the sentence
+before not counted (on the question's topic, not enough to answer it on their own, but the evidence a reader
+wants beside the lead: how the dance shows direction, after the sentence that names the dance); under each
+sub-question only texts that clear the floor for that sub-question.
 
 Verifier. Every [n] naming no source is removed; every cited sentence gets its evidence and a verdict:
   supported        the source holds the sentence (normalised: case, punctuation and markup ignored), or its
@@ -53,14 +58,16 @@ from App_Function_Libraries.Retrieval.bm25 import tokenize
 from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, UNSUPPORTED_MARK, CitableSource,
                                                         CitationCheck, best_passages, clean_citation_groups,
                                                         cited_sentences, format_group, parse_group, quote_text,
-                                                        rank_sentences)
+                                                        rank_sentences, sentence_before)
 from App_Function_Libraries.Retrieval.quotable import INLINE_TAGS, answer_shape, asked_for, first_person
 from App_Function_Libraries.records import Answer, AnswerSource, Citation, NotUsed
 
 RELEVANCE_FLOOR = 0.53  # with an embedding model: the mean of coverage and similarity, less the penalty
 LEXICAL_FLOOR = 0.5  # without one: the coverage, less the penalty
 FORM_PENALTY = 0.1
+NUMBER_PENALTY = 0.1  # the text (with its title and the sentence before) lacks a number the question states
 SIMILARITY_WEIGHT = 0.5  # the similarity's weight against the coverage's
+CONTEXT_WEIGHT = 0.7  # a term held only by the sentence before the text counts this much
 SUPPORT_MARGIN = 0.1  # a supporting text (not the lead) may sit this far below the floor
 SUPPORTED_SHARE, PARTLY_SHARE = 0.8, 0.5
 NEAR_REPEAT_JACCARD = 0.6
@@ -82,7 +89,8 @@ class Pick:
     text: str  # the source's text as quoted (markup removed)
     n: int
     heading: str = ""  # the sub-question it answers ('' for the lead and single-part answers)
-    score: float = 0.0  # its relevance (share of the question it holds)
+    score: float = 0.0  # its relevance to the question (see `relevance`)
+    alone: float = 0.0  # its relevance without the sentence before it
 
 
 @dataclass
@@ -147,21 +155,32 @@ def coverage(question: str, texts: list[str]) -> list[float]:
 
 
 def relevance(question: str, texts: list[str], titles: list[str] | None = None,
-              similarities: list[float | None] | None = None) -> list[float]:
+              similarities: list[float | None] | None = None, before: list[str] | None = None) -> list[float]:
     """For each text its relevance to the question (see the module docstring): coverage of the question's terms
-    (the text with its source's title, `titles`), averaged with the embedding similarity when there is one,
-    less FORM_PENALTY when the text lacks the kind of answer the question's form asks for."""
+    (the text with its source's title, `titles`, and at CONTEXT_WEIGHT the sentence before it, `before`),
+    averaged with the embedding similarity when there is one, less FORM_PENALTY when the text lacks the kind of
+    answer the question's form asks for."""
     titles = titles or [""] * len(texts)
     covered = coverage(question, [f"{t} {title}" for t, title in zip(texts, titles)])
+    if before and any(before):
+        widened = coverage(question, [f"{t} {title} {b}" for t, title, b in zip(texts, titles, before)])
+        covered = [c + CONTEXT_WEIGHT * max(0.0, w - c) for c, w in zip(covered, widened)]
     similarities = similarities or [None] * len(texts)
     kind = asked_for(question)
+    stated = set(_STATED_NUMBER.findall(question))
+    before = before or [""] * len(texts)
     out = []
-    for text, cov, sim in zip(texts, covered, similarities):
+    for text, title, prior, cov, sim in zip(texts, titles, before, covered, similarities):
         score = cov if sim is None else (1 - SIMILARITY_WEIGHT) * cov + SIMILARITY_WEIGHT * sim
         if kind and answer_shape(question, text, kind) != 2:
             score -= FORM_PENALTY
+        if stated - set(_STATED_NUMBER.findall(f"{text} {title} {prior}")):
+            score -= NUMBER_PENALTY
         out.append(score)
     return out
+
+
+_STATED_NUMBER = re.compile(r"\b\d(?:[\d,.]*\d)?\b")
 
 
 def floor_for(embedder) -> float:
@@ -218,9 +237,13 @@ def candidates(question: str, sources: list[CitableSource], embedder=None, topic
     the topic (default: the question)."""
     ranked = rank_sentences(question, sources, embedder, topic=topic)
     titles = {s.n: s.title for s in sources}
-    scores = relevance(topic or question, [t for t, *_ in ranked], [titles.get(n, "") for _t, n, *_ in ranked],
-                       [sim for *_, sim in ranked])
-    return [Pick(t, n, topic, sc) for (t, n, *_), sc in zip(ranked, scores) if len(t.split()) >= MIN_WORDS]
+    context = sentence_before(sources)
+    args = (topic or question, [t for t, *_ in ranked], [titles.get(n, "") for _t, n, *_ in ranked],
+            [sim for *_, sim in ranked])
+    scores = relevance(*args, [context.get((n, t), "") for t, n, *_ in ranked])
+    alone = relevance(*args)
+    return [Pick(t, n, topic, sc, own) for (t, n, *_), sc, own in zip(ranked, scores, alone)
+            if len(t.split()) >= MIN_WORDS]
 
 
 def _repeat(text: str, used: list[set[str]]) -> bool:
@@ -274,7 +297,7 @@ def draft(question: str, sources: list[CitableSource], embedder=None, parts: lis
     used = [set(tokenize(lead.text))]
     budget = [budget_words - len(lead.text.split())]
     if not by_part:
-        supporting = [p for p in ranked if p.score >= floor - SUPPORT_MARGIN]
+        supporting = [p for p in ranked if p.score >= floor or p.alone >= floor - SUPPORT_MARGIN]
         return Draft(lead, _take(supporting, single - 1, used, budget, lead))
     used = []  # under its sub-question the lead may stand again: each answered part keeps its heading
     picks = [p for part, mine in by_part.items() for p in _take(mine, per_part, used, budget, None)]

@@ -67,7 +67,8 @@ def reads_as_sentence(sentence: str) -> bool:
 # Beyond reading as a sentence, an extractive answer quotes a source's text as a finding only when it stands
 # on its own as one:
 #  7. not a meta-sentence: one about the page itself rather than its subject ("The method presented above …",
-#     "In this article we …", "Here, we offer another …", "see below", "the following example");
+#     "In this article we …", "Here, we offer another …", "see below", "the following example"), nor a pointer
+#     to another page ("For details of individual countries see …", "See also …", "Main article: …");
 #  8. not opening with a pronoun whose referent is in a sentence the reader does not see ("It …", "This
 #     implies …", "These are …", "He was …"): such a sentence is quoted only with the sentence before it;
 #  9. no Markdown, code or TeX shown raw: emphasis marks and link syntax become their text, inline code its
@@ -80,6 +81,9 @@ _META = re.compile(
     r"chapter|paper|post|tutorial|guide|lesson|example|figure|table|list|video|blog|entry|answer)\b|"
     r"\b(?:presented|shown|described|discussed|mentioned|given|listed|explained)\s+(?:above|below|earlier|here)\b|"
     r"\b(?:see|shown|as)\s+(?:above|below)\b|"
+    r"^\W*(?:for\s+(?:(?:more|further)\s+)?(?:details|information)\b[^.]{0,80}?,?\s+see\b|for\s+more\s*,\s*see\b|"
+    r"see\s+also\b|"
+    r"main\s+articles?\s*:)|"
     r"^\W*(?:here|in this \w+|below|above)\s*,?\s+(?:we|i|you)\b|"
     r"\b(?:we|i)\s+(?:will|shall|now|offer|present|show|discuss|describe|consider|look|introduce|explain|"
     r"review|begin|start|turn|focus|give|provide)\b|\blet(?:'s|\s+us)\b",
@@ -150,6 +154,12 @@ def item_reads_whole(text: str) -> bool:
 _YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\b\d{1,2}(?:st|nd|rd|th)\s+century\b|\bcentury\b", re.I)
 _MONTH = re.compile(r"\b(?:January|February|March|April|May|June|July|August|September|October|November|"
                     r"December)\b")
+_DATE = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:January|February|March|April|May|June|July|August|"
+                   r"September|October|November|December)\b(?:,?\s+\d{4})?|"
+                   r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)"
+                   r"(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?\b|"
+                   r"\b(?:in|on|since|by|until|till|from|during|circa|of|before|after)\s+(?:the\s+)?"
+                   r"(?:1[0-9]{3}|20[0-9]{2})s?\b", re.I)
 _NUMBER = re.compile(r"\b\d[\d,.]*\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
                      r"twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen|half)\b", re.I)
 #: how often something happens: "every day", "daily", "twice a week", "three times a year", "once per hour"
@@ -189,8 +199,9 @@ def answer_shape(question: str, sentence: str, kind: str | None = None) -> int:
         return 1
     if kind == "when":
         hit = _YEAR.search(sentence) or _MONTH.search(sentence)
-    elif kind == "number":
-        hit = _NUMBER.search(sentence)
+    elif kind == "number":  # a count or amount: a date's day and year do not answer "how many"
+        stated = set(re.findall(r"\d[\d,.]*", question))
+        hit = any(m.group(0) not in stated for m in _NUMBER.finditer(_DATE.sub(" ", sentence)))
     elif kind == "often":
         hit = _FREQUENCY.search(sentence)
     else:
