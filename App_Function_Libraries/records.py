@@ -174,7 +174,7 @@ class Citation:
     quote: str  # the passage of that source that best supports the sentence
     content_hash: str = ""
     similarity: float = 0.0
-    verdict: str = ""  # supported | partly supported | not supported (Retrieval/cited_answer.py); '' unchecked
+    verdict: str = ""  # supported | partly supported | not supported (Retrieval/verifier.py); '' unchecked
     passage: str = ""  # the source passage around the quote
 
 

@@ -15,6 +15,7 @@ from App_Function_Libraries.Research.params import ResearchParams
 from App_Function_Libraries.Research.pipeline import Run, Services, stage_number, stage_report, stage_verify
 from App_Function_Libraries.Research.report_chat import ChatServices, ask_report
 from App_Function_Libraries.Retrieval import cited_answer as core
+from App_Function_Libraries.Retrieval import verifier
 from App_Function_Libraries.Retrieval.citations import CitableSource, cited_sentences
 from App_Function_Libraries.Wikipedia import answer as wiki
 from App_Function_Libraries.records import Answer, Citation, Passage, ResearchResult, Source
@@ -138,7 +139,7 @@ def test_every_quote_holds_its_cited_sentence_and_is_marked_supported(path, make
     assert out.citations
     for c in out.citations:
         assert re.sub(r"\W+", " ", c.sentence).strip().lower() in re.sub(r"\W+", " ", c.quote).lower()
-        assert c.verdict == core.SUPPORTED and c.passage and c.sentence.rstrip(".") in c.passage
+        assert c.verdict == verifier.SUPPORTED and c.passage and c.sentence.rstrip(".") in c.passage
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -184,24 +185,24 @@ def test_a_sentence_its_cited_source_does_not_support_is_marked_and_counted():
     md = "Honey bees dance to show the direction of food [2]. Ants follow pheromone trails to food [2]."
     answer = core.finish(md, sources, None, "llm")
     verdicts = [(c.sentence, c.verdict) for c in answer.citations]
-    assert verdicts[0][1] == core.NOT_SUPPORTED and verdicts[1][1] in (core.SUPPORTED, core.PARTLY)
+    assert verdicts[0][1] == verifier.NOT_SUPPORTED and verdicts[1][1] in (verifier.SUPPORTED, verifier.PARTLY)
     assert answer.unsupported_citations == 1
-    assert answer.markdown.count(core.UNSUPPORTED_MARK) == 1
-    assert answer.markdown.index(core.UNSUPPORTED_MARK) < answer.markdown.index("Ants")
-    again = core.verify(answer.markdown, sources)  # verifying twice marks once
-    assert again.markdown.count(core.UNSUPPORTED_MARK) == 1
+    assert answer.markdown.count(verifier.UNSUPPORTED_MARK) == 1
+    assert answer.markdown.index(verifier.UNSUPPORTED_MARK) < answer.markdown.index("Ants")
+    again = verifier.verify(answer.markdown, sources)  # verifying twice marks once
+    assert again.markdown.count(verifier.UNSUPPORTED_MARK) == 1
 
 
 def test_control_a_source_that_says_it_is_supported():
     sources = [CitableSource(1, "http://a.test", "A", ["Honey bees dance to show the direction of food."])]
     answer = core.finish("Bees dance to show the direction of food [1].", sources, None, "llm")
-    assert answer.citations[0].verdict == core.SUPPORTED and answer.unsupported_citations == 0
+    assert answer.citations[0].verdict == verifier.SUPPORTED and answer.unsupported_citations == 0
 
 
 def test_a_number_the_source_does_not_state_is_not_fully_supported():
     sources = [CitableSource(1, "http://a.test", "A", ["The bridge opened to traffic in 1937 after four years."])]
-    c = core.verify("The bridge opened to traffic in 1941 after four years [1].", sources).citations[0]
-    assert c.verdict != core.SUPPORTED
+    c = verifier.verify("The bridge opened to traffic in 1941 after four years [1].", sources).citations[0]
+    assert c.verdict != verifier.SUPPORTED
 
 
 def test_a_part_of_the_question_no_source_answers_is_named(make_settings):

@@ -1,6 +1,6 @@
 import pytest
 
-from App_Function_Libraries.Retrieval.cited_answer import verify as verify_citations
+from App_Function_Libraries.Retrieval.verifier import verify as verify_citations
 from App_Function_Libraries.Retrieval.cited_answer import extractive
 from App_Function_Libraries.Retrieval.citations import (
     CitableSource, clean_citation_groups, cited_sentences, gives_orders, parse_group, rank_sentences)

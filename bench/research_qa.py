@@ -133,12 +133,13 @@ def explain(result, question: qa_web.Question, embedder=None, answerable: bool =
     relevance among the quotable texts (Retrieval/cited_answer.candidates) and the lead's."""
     from App_Function_Libraries.Research.report import citable
     from App_Function_Libraries.Retrieval import cited_answer as core
+    from App_Function_Libraries.Retrieval.verifier import own_sentence
     from App_Function_Libraries.Retrieval.citations import cited_sentences
     cited = cited_sentences(result.report_markdown)
     lead = own = cited[0][0] if cited else ""
     ranked = core.candidates(question.text, citable(result.sources), embedder)
     if lead:
-        own = core.own_sentence(re.sub(r"\s*\[[\d, ]+\]\s*$", "", lead))
+        own = own_sentence(re.sub(r"\s*\[[\d, ]+\]\s*$", "", lead))
     lead_pick = next((p for p in ranked if own and (own in p.text or p.text in own)), None)
     gold = next(((i, p) for i, p in enumerate(ranked, 1) if contains_answer(p.text, question.answers)), None)
     out = {"question": question.text, "answers": question.answers[:3], "answerable": answerable,

@@ -16,6 +16,7 @@ from App_Function_Libraries.LLM import prompts
 from App_Function_Libraries.LLM.base import LLMClient, LLMError
 from App_Function_Libraries.LLM.context import fit_evidence
 from App_Function_Libraries.Retrieval import cited_answer as core
+from App_Function_Libraries.Retrieval import verifier
 from App_Function_Libraries.Retrieval.citations import CitableSource, CitationCheck
 from App_Function_Libraries.Research import coverage, relevance
 from App_Function_Libraries.Research.language import detect_language, language_name
@@ -42,7 +43,7 @@ READ_ANYWAY = ("To read {them} anyway, tick {it} in the Web Search sources table
                "in Web Search, untick “{label}”){lower}.")
 LOWER_THRESHOLD = ", or with a lower threshold ({flag})"
 NOT_ANSWERED = "The sources read do not answer this question"
-NOT_SUPPORTED = core.NOT_SUPPORTED
+NOT_SUPPORTED = verifier.NOT_SUPPORTED
 
 
 @dataclass
@@ -133,7 +134,7 @@ def write_report(question: str, sources: list[Source], llm: LLMClient, options: 
 
 def verify_report(markdown: str, sources: list[Source], embedder=None) -> CitationCheck:
     """Invalid [n] removed and counted; each cited sentence paired with its evidence and a verdict."""
-    return core.verify(markdown, citable(sources), embedder)
+    return verifier.verify(markdown, citable(sources), embedder)
 
 
 def renumber_gapless(result: ResearchResult) -> None:

@@ -1,5 +1,5 @@
 """Citation syntax and the ranking of quotable source text, under the cited-answer core
-(Retrieval/cited_answer.py, which writes, verifies and records every answer).
+(Retrieval/cited_answer.py, which writes and records every answer, and Retrieval/verifier.py, which verifies it).
 
 `clean_citation_groups` removes every `[n]` that names no source (and counts them), collapses repeats inside
 one group and understands ranges like `[1-3]` and lists like `[1, 3]`; `cited_sentences` pairs each cited
@@ -29,7 +29,7 @@ MAX_RANGE = 50
 #: than Python converts to an int) is read as NO_SOURCE without being converted
 MAX_CITATION = 999_999
 NO_SOURCE = MAX_CITATION + 1
-UNSUPPORTED_MARK = "*(not supported by the cited source)*"  # set by Retrieval/cited_answer.verify
+UNSUPPORTED_MARK = "*(not supported by the cited source)*"  # set by Retrieval/verifier.verify
 
 
 @dataclass
