@@ -18,7 +18,9 @@ Per mode:
   citation_precision  of all stored citations, the share whose quote is text of the cited page and supports the
                       sentence: at least half of the sentence's content words are in the quote (the verifier
                       stores the best-supporting passage; this checks it really is from that page and on point);
-  answer_at_1         the report's lead answer (its first cited sentence) contains a gold answer;
+  answer_at_1         the report's lead answer contains a gold answer: its first cited text, up to its first
+                      citation (a quoted sentence with the pronoun sentence after it that it brings along,
+                      "… joined the League. He came back in 1908." [1], is one lead);
   quote_holds         the share of stored quotes that contain their cited sentence (SQuAD-normalised);
   support_precision   of the citations the verifier marks supported (Citation.verdict; code without verdicts
                       counts every kept citation as supported), the share whose quote is text of the cited page
@@ -95,6 +97,18 @@ def content_words(text: str) -> set[str]:
 
 # ---------------------------------------------------------------- one research run, scored
 
+def lead_answer(markdown: str) -> str:
+    """The report's lead answer: the first line holding a citation, up to its first citation group, without
+    list marks, quotation marks and the citation itself ('' when nothing is cited)."""
+    from App_Function_Libraries.Retrieval.citations import CITATION_GROUP_RE
+    from App_Function_Libraries.Retrieval.verifier import own_sentence
+    for line in markdown.splitlines():
+        m = CITATION_GROUP_RE.search(line)
+        if m:
+            return own_sentence(re.sub(r"^\s*(?:[-*+]|\d+[.)]|#+|>)\s*", "", line[:m.start()]))
+    return ""
+
+
 def score_run(result, question: qa_web.Question, gold_url: str, page_text: dict[str, str], embedder=None) -> dict:
     from App_Function_Libraries.Retrieval.citations import cited_sentences
     report = result.report_markdown
@@ -120,7 +134,7 @@ def score_run(result, question: qa_web.Question, gold_url: str, page_text: dict[
     usage = result.llm_usage or {}
     return {"recall": contains_answer(report, question.answers), "correct": correct,
             "cited_recall": any(contains_answer(sentence, question.answers) for sentence, _ in cited),
-            "at_1": bool(cited) and contains_answer(cited[0][0], question.answers),
+            "at_1": contains_answer(lead_answer(report), question.answers),
             "citations": len(result.citations), "supported": supported, "holds": holds, "quote_misses": misses,
             "marked": [m for m, _ in verdicts + wrong], "truly": [t for _, t in verdicts + wrong],
             "wrong": len(wrong), "wrong_caught": sum(not m for m, _ in wrong),
@@ -136,14 +150,14 @@ def explain(result, question: qa_web.Question, embedder=None, answerable: bool =
     from App_Function_Libraries.Retrieval.verifier import own_sentence
     from App_Function_Libraries.Retrieval.citations import cited_sentences
     cited = cited_sentences(result.report_markdown)
-    lead = own = cited[0][0] if cited else ""
+    lead = own = cited[0][0] if cited else ""  # its last sentence: the one a quote of two is found by
     ranked = core.candidates(question.text, citable(result.sources), embedder)
     if lead:
         own = own_sentence(re.sub(r"\s*\[[\d, ]+\]\s*$", "", lead))
     lead_pick = next((p for p in ranked if own and (own in p.text or p.text in own)), None)
     gold = next(((i, p) for i, p in enumerate(ranked, 1) if contains_answer(p.text, question.answers)), None)
     out = {"question": question.text, "answers": question.answers[:3], "answerable": answerable,
-           "status": getattr(result, "answer_status", ""), "lead": lead[:160],
+           "status": getattr(result, "answer_status", ""), "lead": lead_answer(result.report_markdown)[:160],
            "lead_score": round(lead_pick.score, 3) if lead_pick else None,
            "gold_rank": gold[0] if gold else None, "gold_score": round(gold[1].score, 3) if gold else None,
            "gold_text": gold[1].text[:160] if gold else "",
@@ -152,7 +166,7 @@ def explain(result, question: qa_web.Question, embedder=None, answerable: bool =
     report = result.report_markdown
     if not answerable:
         out["why"] = "ok" if out["status"] == "not_answered" and not result.citations else "answered"
-    elif lead and contains_answer(lead, question.answers):
+    elif contains_answer(lead_answer(report), question.answers):
         out["why"] = "ok"
     elif gold is None:
         out["why"] = "not_found"
