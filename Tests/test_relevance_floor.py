@@ -165,3 +165,15 @@ def test_control_without_the_number_penalty_the_other_years_fire_answers(embedde
 def test_a_date_does_not_answer_how_many(sentence, shape):
     from App_Function_Libraries.Retrieval.quotable import answer_shape
     assert answer_shape("How many buildings did the fire destroy?", sentence) == shape
+
+
+def test_an_ordinal_the_question_states_counts_as_its_number(embedder, monkeypatch):
+    """"the third series" is not answered by a sentence about the fourth; control: without the penalty it is."""
+    series = [CitableSource(1, "http://t.test/", "Tidewatch production", [
+                  "Filming for the fourth series took place in Cardiff and Vancouver in 2010."]),
+              CitableSource(2, "http://t2.test/", "Tidewatch cast", [
+                  "Tidewatch stars Mira Okafor as a coastguard officer. The series won two awards in 2009."])]
+    question = "In which city was the third series filmed?"
+    assert core.draft(question, series, embedder).lead is None
+    monkeypatch.setattr(core, "NUMBER_PENALTY", 0.0)
+    assert core.draft(question, series, embedder).lead is not None

@@ -19,9 +19,10 @@ RELEVANCE_FLOOR. Its relevance is the mean of two measures, less a penalty:
     "became a member", or "made up of" against "composed of";
   - the penalty, FORM_PENALTY, when the question's form asks for a kind of answer (a date for "when", a number
     for "how many", a name for "who", a place for "where", a frequency for "how often": quotable.asked_for)
-    and the text holds none; and NUMBER_PENALTY when the question states a number ("Super Bowl 50", "in 1984",
-    "around 1800") that neither the text, its title nor the sentence before it holds: the text is then most
-    likely about another game, year or edition.
+    and the text holds none; and NUMBER_PENALTY when the question states a number or ordinal ("Super Bowl
+    50", "in 1984", "around 1800", "the third series"; not "first", which is said in many ways) that neither
+    the text, its title nor the sentence before it holds: the text is then most likely about another game,
+    year or edition.
 Without an embedding model the relevance is the coverage alone, less the penalty, against LEXICAL_FLOOR.
 Below the floor a text is never presented as the answer: when nothing clears it the answer says the sources
 do not answer the question and lists the closest passages as not used; when a part of the question (a
@@ -58,7 +59,7 @@ from App_Function_Libraries.records import Answer, AnswerSource, NotUsed
 RELEVANCE_FLOOR = 0.53  # with an embedding model: the mean of coverage and similarity, less the penalty
 LEXICAL_FLOOR = 0.5  # without one: the coverage, less the penalty
 FORM_PENALTY = 0.1
-NUMBER_PENALTY = 0.1  # the text (with its title and the sentence before) lacks a number the question states
+NUMBER_PENALTY = 0.1  # the text (its title, the sentence before) lacks a number or ordinal the question states
 SIMILARITY_WEIGHT = 0.5  # the similarity's weight against the coverage's
 CONTEXT_WEIGHT = 0.7  # a term held only by the sentence before the text counts this much
 SUPPORT_MARGIN = 0.1  # a supporting text (not the lead) may sit this far below the floor
@@ -141,20 +142,21 @@ def relevance(question: str, texts: list[str], titles: list[str] | None = None,
         covered = [c + CONTEXT_WEIGHT * max(0.0, w - c) for c, w in zip(covered, widened)]
     similarities = similarities or [None] * len(texts)
     kind = asked_for(question)
-    stated = set(_STATED_NUMBER.findall(question))
+    stated = {m.lower() for m in _STATED_NUMBER.findall(question)}
     before = before or [""] * len(texts)
     out = []
     for text, title, prior, cov, sim in zip(texts, titles, before, covered, similarities):
         score = cov if sim is None else (1 - SIMILARITY_WEIGHT) * cov + SIMILARITY_WEIGHT * sim
         if kind and answer_shape(question, text, kind) != 2:
             score -= FORM_PENALTY
-        if stated - set(_STATED_NUMBER.findall(f"{text} {title} {prior}")):
+        if stated - {m.lower() for m in _STATED_NUMBER.findall(f"{text} {title} {prior}")}:
             score -= NUMBER_PENALTY
         out.append(score)
     return out
 
 
-_STATED_NUMBER = re.compile(r"\b\d(?:[\d,.]*\d)?\b")
+_STATED_NUMBER = re.compile(r"\b\d(?:[\d,.]*\d)?\b|\b(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+                            r"eleventh|twelfth)\b", re.IGNORECASE)
 
 
 def floor_for(embedder) -> float:
