@@ -337,7 +337,7 @@ class ResearchResult:
     timings: dict[str, float] = field(default_factory=dict)  # seconds per stage (pipeline.STAGES) and total
     llm_usage: dict[str, Any] = field(default_factory=dict)  # calls, prompt_tokens, completion_tokens, models
     errors: list[str] = field(default_factory=list)
-    mode: str = "extractive"  # "llm" when an LLM wrote the report
+    mode: str = "extractive"  # "llm" when an LLM wrote the report; "none" when no answer was written (not_answered)
     answer_status: str = "answered"  # "answered" | "partly" | "not_answered" (Retrieval/cited_answer.py)
     unanswered_parts: list[str] = field(default_factory=list)  # the sub-questions no source answers
     closest: list[NotUsed] = field(default_factory=list)  # not answered (nothing clears the floor): nearest passages

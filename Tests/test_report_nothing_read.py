@@ -97,6 +97,7 @@ def test_the_run_is_not_answered_with_no_closest_passages_in_every_format(report
     assert result.report_markdown == report.nothing_read(result.sources)  # the one text, whatever the format
     assert result.answer_status == "not_answered" and result.closest == [] and not result.citations
     assert result.answer.status == "not_answered" and result.answer.closest == []
+    assert result.mode == "none"  # no one wrote an answer: not labelled "extractive"
 
 
 def test_with_an_llm_that_judges_every_result_off_topic_the_run_says_the_same(world, make_settings):

@@ -103,6 +103,9 @@ def source_refs(result) -> list[SourceRef]:
     return [SourceRef(n, s.title or s.url, s.final_url or s.url) for n, s in result.listed_sources()]
 
 
+REPORT_KINDS = {"llm": "LLM report", "extractive": "Extractive report", "none": "Not answered"}
+
+
 def report_html(result, partial: str = "") -> str:
     """The finished report as safe HTML (linked citations, each [n] opening its evidence; notes) or the part
     written so far: text a page or an LLM wrote shows as text (answer_view.render), never as HTML. Its sources
@@ -114,7 +117,7 @@ def report_html(result, partial: str = "") -> str:
     notes = problems_markdown(result.errors, 0)
     usage = result.llm_usage or {}
     unsupported = getattr(result, "unsupported_citations", 0)
-    footer = (f"*{'LLM' if result.mode == 'llm' else 'Extractive'} report · {len(result.cited_sources())} "
+    footer = (f"*{REPORT_KINDS.get(result.mode, 'Extractive report')} · {len(result.cited_sources())} "
               f"cited of {len(result.sources)} results"
               + (f" · {unsupported} not supported by their source" if unsupported else "")
               + f" · {result.timings.get('total', 0):.1f} s"

@@ -294,7 +294,7 @@ def stage_report(run: Run, on_delta: Callable[[str], None] | None = None) -> Non
     nothing, closest = (report.not_answered_report(result.question, result.sources, run.embedder(), queries)
                         if numbered else ("", []))
     if nothing:  # below the relevance floor: said plainly, whatever writes the report
-        result.report_markdown, result.closest = nothing, closest
+        result.report_markdown, result.closest, result.mode = nothing, closest, "none"
         run.progress("report", 1, 1)
         return
     written = False
@@ -310,7 +310,7 @@ def stage_report(run: Run, on_delta: Callable[[str], None] | None = None) -> Non
     if not written:
         result.report_markdown, result.unanswered_parts, result.closest = report.write_brief(
             result.question, queries or [result.question], result.sources, run.embedder(), options)
-        result.mode = "extractive"
+        result.mode = "extractive" if numbered else "none"  # nothing read: no one wrote an answer
     run.progress("report", 1, 1)
 
 
