@@ -427,3 +427,12 @@ def test_the_report_does_not_list_its_sources_again_the_cards_do():
     cards = view.source_cards_html(result)
     assert cards.index('id="web-source-2"') < cards.index('id="web-source-1"')  # cited first
     assert [row[3] for row in view.source_rows(result)] == ["https://two.example/", "https://one.example/"]
+
+
+@pytest.mark.parametrize("mode, label", [("none", "Not answered · 0 cited"), ("extractive", "Extractive report · 0"),
+                                         ("llm", "LLM report · 0")])
+def test_the_footer_says_how_the_report_was_made_and_a_report_answering_nothing_is_not_called_extractive(
+        mode, label):
+    result = ResearchResult(question="q", report_markdown="The sources read do not answer this question.",
+                            mode=mode)
+    assert label in view.report_html(result)
