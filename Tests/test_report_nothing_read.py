@@ -132,3 +132,15 @@ def test_without_an_llm_results_below_the_similarity_threshold_are_said_so(world
     highest = max(similarity_of(s.reason)[0] for s in result.sources)
     assert re.search(rf"below the threshold 0\.99, the highest {highest:.2f}\)", said)
     assert result.answer_status == "not_answered" and result.closest == []
+
+
+def test_a_run_that_stopped_before_reading_says_so_not_that_nothing_could_be_read():
+    """A budget spent before the first page (durable.mark_unread) leaves every selected result unread: the
+    report says the run stopped, and why, not "No source could be read"."""
+    why = "not read: the run reached its budget of 50 LLM tokens"
+    unread = [Source(f"Page {i}", f"http://p{i}.test/", verdict="relevant", skipped=why) for i in range(3)]
+    said = report.nothing_read(unread)
+    assert said == report.NONE_READ_YET.format(total=3, why=why) and "No source could be read" not in said
+    # control: once one read was tried and failed, the run did not just stop: each count is given
+    tried = unread[:2] + [Source("Down", "http://down.test/", verdict="relevant", failure="connection failed")]
+    assert report.nothing_read(tried) == report.NO_EVIDENCE

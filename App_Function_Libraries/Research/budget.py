@@ -115,7 +115,7 @@ def left_undone(budget: Budget, reached: list[str], unread: list[Source], elapse
             "tokens": f"its budget of {budget.llm_tokens:,} LLM tokens ({tokens:,} spent)"}
     lines = ["## Left undone", "", "This run reached " + " and ".join(said[r] for r in reached) + ", so it stopped "
              "reading pages and wrote this report from what it had read."]
-    if "tokens" in reached:
+    if "tokens" in reached and read:
         lines[-1] += " With no LLM tokens left, the report is an extractive brief."
     if unread:
         lines += ["", f"Not read ({len(unread)} selected result{'s' if len(unread) != 1 else ''}):"]

@@ -30,6 +30,8 @@ EXTRACTIVE_NOTE = "*Extractive brief (no LLM): sentences quoted from the sources
 NO_EVIDENCE = ("No source could be read for this question, so there is nothing to report. The sources list "
                "below says what went wrong with each.")
 NO_RESULTS = "The search found no results for this question, so there is nothing to report."
+NONE_READ_YET = ("No page was read for this question, so there is nothing to report: the run stopped before "
+                 "reading any of the {total} selected results ({why}).")
 # when no source is numbered: said from the sources' own state (nothing_read)
 NONE_RELEVANT = "None of the {total} search results was judged relevant to this question{how}, so no page was read."
 ONE_NOT_RELEVANT = "The one search result was not judged relevant to this question{how}, so no page was read."
@@ -212,14 +214,16 @@ def write_brief(question: str, sub_queries: list[str], sources: list[Source], em
 
 def nothing_read(sources: list[Source]) -> str:
     """Why no source carries anything to report, from the sources' own state: every result judged not relevant
-    (none was read: how they were judged, and how to read them anyway), every read failing (NO_EVIDENCE), or
-    some of each (the count of each)."""
+    (none was read: how they were judged, and how to read them anyway), the run stopping before it read any
+    (a budget: NONE_READ_YET), every read failing (NO_EVIDENCE), or some of each (the count of each)."""
     judged_out = [s for s in sources if not s.selected and s.user_override is None]
     ticked_out = [s for s in sources if s.user_override is False]
     chosen = [s for s in sources if s.selected]
     skipped = [s for s in chosen if s.skipped]
     read_empty = [s for s in chosen if not s.skipped and s.fetched and not s.failure]
     failed = [s for s in chosen if not s.skipped and not (s.fetched and not s.failure)]
+    if chosen and len(skipped) == len(chosen) and not judged_out and not ticked_out:
+        return NONE_READ_YET.format(total=len(chosen), why=skipped[0].skipped)
     if not judged_out and not ticked_out and not read_empty:
         return NO_EVIDENCE
     how = _how_judged(judged_out)
