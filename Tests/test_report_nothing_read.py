@@ -144,3 +144,19 @@ def test_a_run_that_stopped_before_reading_says_so_not_that_nothing_could_be_rea
     # control: once one read was tried and failed, the run did not just stop: each count is given
     tried = unread[:2] + [Source("Down", "http://down.test/", verdict="relevant", failure="connection failed")]
     assert report.nothing_read(tried) == report.NO_EVIDENCE
+
+
+@pytest.mark.parametrize("stopped", [True, False])
+def test_a_run_stopped_before_its_search_found_anything_does_not_say_the_search_found_nothing(stopped,
+                                                                                               make_settings):
+    import threading
+    settings = make_settings({"research": {"use_embeddings": "false"}})
+    cancel = threading.Event()
+    if stopped:
+        cancel.set()
+    result = ResearchResult(QUESTION)
+    params = ResearchParams.from_settings(settings, use_llm=False, use_cache=False)
+    stage_report(Run(result, Services(settings=settings), params, None, cancel))
+    # control (not stopped): a search that really found nothing says so
+    assert result.report_markdown == (report.STOPPED_BEFORE_RESULTS if stopped else report.NO_RESULTS)
+    assert result.mode == "none"

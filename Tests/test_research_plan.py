@@ -11,6 +11,7 @@ import pytest
 
 from App_Function_Libraries.CLI.main import main
 from App_Function_Libraries.Research.plan import ResearchPlan
+from App_Function_Libraries.Research import report
 from Tests.support.mini_web import MiniWeb, research_config
 from Tests.support.search_apis import SearchAPIs, clean_health  # noqa: F401 - autouse: no engine suspension leaks
 
@@ -127,13 +128,16 @@ def test_a_token_budget_spent_before_any_page_is_read_says_so(world, make_settin
     code = main(["--config", str(settings.path), "research", QUESTION, "--json", "--no-cache",
                  "--budget-tokens", "50"])
     data = json.loads(capsys.readouterr().out)
-    # the scripted model's sub-queries and relevance verdicts spend the 50 tokens before any page is read: no one
-    # writes an answer, and the report says the run stopped, not that no source "could be read"
+    # the scripted model's sub-queries (and, when the budget watch sees them in time, relevance verdicts) spend
+    # the 50 tokens before any page is read: no one writes an answer, and the report says the run stopped, not
+    # that no source "could be read" or that the search found nothing
+    md = data["report_markdown"]
     assert code == 0 and data["mode"] == "none" and data["answer_status"] == "not_answered"
-    assert "its budget of 50 LLM tokens" in data["report_markdown"]
-    assert data["report_markdown"].startswith("No page was read for this question")
-    assert "not read: the run reached its budget of 50 LLM tokens" in data["report_markdown"]
-    assert "could be read" not in data["report_markdown"] and "extractive brief" not in data["report_markdown"]
+    assert "its budget of 50 LLM tokens" in md
+    assert md.startswith((report.STOPPED_BEFORE_RESULTS, "No page was read for this question")), md
+    if md.startswith("No page"):
+        assert "not read: the run reached its budget of 50 LLM tokens" in md
+    assert "could be read" not in md and "extractive brief" not in md and report.NO_RESULTS not in md
 
 
 def test_a_wrong_plan_is_a_quarry_error_a_person_reads():

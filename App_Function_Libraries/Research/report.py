@@ -30,6 +30,7 @@ EXTRACTIVE_NOTE = "*Extractive brief (no LLM): sentences quoted from the sources
 NO_EVIDENCE = ("No source could be read for this question, so there is nothing to report. The sources list "
                "below says what went wrong with each.")
 NO_RESULTS = "The search found no results for this question, so there is nothing to report."
+STOPPED_BEFORE_RESULTS = "The run stopped before its search found anything, so there is nothing to report."
 NONE_READ_YET = ("No page was read for this question, so there is nothing to report: the run stopped before "
                  "reading any of the {total} selected results ({why}).")
 # when no source is numbered: said from the sources' own state (nothing_read)
