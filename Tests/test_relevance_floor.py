@@ -177,3 +177,12 @@ def test_an_ordinal_the_question_states_counts_as_its_number(embedder, monkeypat
     assert core.draft(question, series, embedder).lead is None
     monkeypatch.setattr(core, "NUMBER_PENALTY", 0.0)
     assert core.draft(question, series, embedder).lead is not None
+
+
+def test_second_and_first_are_not_stated_numbers():
+    """ "one second of waggling" is a time, "the first" is said in many ways: neither is a number to hold."""
+    scores = core.relevance("How far does one second of waggling point the bees?",
+                            ["Each waggle run of a bee lasting a moment points about 750 metres away."])
+    control = core.relevance("How far does one third of waggling point the bees?",
+                             ["Each waggle run of a bee lasting a moment points about 750 metres away."])
+    assert round(scores[0] - control[0], 6) == core.NUMBER_PENALTY  # control: "third" is stated, and missing

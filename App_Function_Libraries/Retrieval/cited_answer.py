@@ -20,9 +20,9 @@ RELEVANCE_FLOOR. Its relevance is the mean of two measures, less a penalty:
   - the penalty, FORM_PENALTY, when the question's form asks for a kind of answer (a date for "when", a number
     for "how many", a name for "who", a place for "where", a frequency for "how often": quotable.asked_for)
     and the text holds none; and NUMBER_PENALTY when the question states a number or ordinal ("Super Bowl
-    50", "in 1984", "around 1800", "the third series"; not "first", which is said in many ways) that neither
-    the text, its title nor the sentence before it holds: the text is then most likely about another game,
-    year or edition.
+    50", "in 1984", "around 1800", "the third series"; not "first" or "second", said in many ways or a unit
+    of time) that neither the text, its title nor the sentence before it holds: the text is then most likely
+    about another game, year or edition.
 Without an embedding model the relevance is the coverage alone, less the penalty, against LEXICAL_FLOOR.
 Below the floor a text is never presented as the answer: when nothing clears it the answer says the sources
 do not answer the question and lists the closest passages as not used; when a part of the question (a
@@ -155,8 +155,8 @@ def relevance(question: str, texts: list[str], titles: list[str] | None = None,
     return out
 
 
-_STATED_NUMBER = re.compile(r"\b\d(?:[\d,.]*\d)?\b|\b(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
-                            r"eleventh|twelfth)\b", re.IGNORECASE)
+_STATED_NUMBER = re.compile(r"\b\d(?:[\d,.]*\d)?\b|\b(?:third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|"
+                            r"twelfth)\b", re.IGNORECASE)  # not "first"/"second": said many ways, or time
 
 
 def floor_for(embedder) -> float:
