@@ -309,10 +309,8 @@ def stage_report(run: Run, on_delta: Callable[[str], None] | None = None) -> Non
             result.errors.append(f"report: the LLM failed ({exc}); wrote an extractive brief instead")
     if not written:
         result.report_markdown, result.unanswered_parts, result.closest = report.write_brief(
-            result.question, queries or [result.question], result.sources, run.embedder(), options)
+            result.question, queries or [result.question], result.sources, run.embedder(), options, run.stopped())
         result.mode = "extractive" if numbered else "none"  # nothing read: no one wrote an answer
-        if not result.sources and run.stopped():  # not "the search found no results": it was stopped
-            result.report_markdown = report.STOPPED_BEFORE_RESULTS
     run.progress("report", 1, 1)
 
 

@@ -184,17 +184,18 @@ def extractive_brief(question: str, sub_queries: list[str], sources: list[Source
 
 
 def write_brief(question: str, sub_queries: list[str], sources: list[Source], embedder=None,
-                options: ReportOptions | None = None) -> tuple[str, list[str], list[NotUsed]]:
+                options: ReportOptions | None = None, stopped: bool = False) -> tuple[str, list[str], list[NotUsed]]:
     """(markdown, sub-questions not answered, closest passages): the lead answer, then the best source
     sentences, each cited, grouped under the sub-question they answer (Retrieval/cited_answer.draft), in the
     format asked for and within its length budget (tone and translation need an LLM; the header says so when
     the sentences are not in the language wanted). Without sub-queries (no LLM planned the search) the groups
     are the question's own parts when it asks several things (coverage.question_parts). When nothing clears
     the relevance floor, the not-answered report (see not_answered_report) and its closest passages, as data
-    (ResearchResult.closest); else no closest passages."""
+    (ResearchResult.closest); else no closest passages. `stopped`: the run was stopped (its budget, a cancel),
+    so no sources means it stopped before its search found any, not that the search found none."""
     options = options or ReportOptions()
     if not sources:  # no list below to point to
-        return NO_RESULTS, [], []
+        return (STOPPED_BEFORE_RESULTS if stopped else NO_RESULTS), [], []
     cs = citable(sources)
     if not cs:
         return nothing_read(sources), [], []
