@@ -179,10 +179,12 @@ def test_an_ordinal_the_question_states_counts_as_its_number(embedder, monkeypat
     assert core.draft(question, series, embedder).lead is not None
 
 
-def test_second_and_first_are_not_stated_numbers():
-    """ "one second of waggling" is a time, "the first" is said in many ways: neither is a number to hold."""
-    scores = core.relevance("How far does one second of waggling point the bees?",
-                            ["Each waggle run of a bee lasting a moment points about 750 metres away."])
-    control = core.relevance("How far does one third of waggling point the bees?",
-                             ["Each waggle run of a bee lasting a moment points about 750 metres away."])
-    assert round(scores[0] - control[0], 6) == core.NUMBER_PENALTY  # control: "third" is stated, and missing
+@pytest.mark.parametrize("word, stated", [("second", False), ("first", False), ("third", True)])
+def test_second_and_first_are_not_stated_numbers(word, stated, monkeypatch):
+    """ "one second of waggling" is a time, "the first" is said in many ways: neither is a number the text must
+    hold; "the third" (the control) is."""
+    question = f"How far does the {word} waggle run point the bees?"
+    text = ["Each waggle run of a bee lasting a moment points about 750 metres away."]
+    with_penalty = core.relevance(question, text)[0]
+    monkeypatch.setattr(core, "NUMBER_PENALTY", 0.0)
+    assert (core.relevance(question, text)[0] - with_penalty > 0.05) is stated

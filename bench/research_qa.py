@@ -151,13 +151,14 @@ def explain(result, question: qa_web.Question, embedder=None, answerable: bool =
     from App_Function_Libraries.Retrieval.citations import cited_sentences
     cited = cited_sentences(result.report_markdown)
     lead = own = cited[0][0] if cited else ""  # its last sentence: the one a quote of two is found by
+    lead_text = lead_answer(result.report_markdown)
     ranked = core.candidates(question.text, citable(result.sources), embedder)
     if lead:
         own = own_sentence(re.sub(r"\s*\[[\d, ]+\]\s*$", "", lead))
     lead_pick = next((p for p in ranked if own and (own in p.text or p.text in own)), None)
     gold = next(((i, p) for i, p in enumerate(ranked, 1) if contains_answer(p.text, question.answers)), None)
     out = {"question": question.text, "answers": question.answers[:3], "answerable": answerable,
-           "status": getattr(result, "answer_status", ""), "lead": lead_answer(result.report_markdown)[:160],
+           "status": getattr(result, "answer_status", ""), "lead": lead_text[:160],
            "lead_score": round(lead_pick.score, 3) if lead_pick else None,
            "gold_rank": gold[0] if gold else None, "gold_score": round(gold[1].score, 3) if gold else None,
            "gold_text": gold[1].text[:160] if gold else "",
@@ -166,7 +167,7 @@ def explain(result, question: qa_web.Question, embedder=None, answerable: bool =
     report = result.report_markdown
     if not answerable:
         out["why"] = "ok" if out["status"] == "not_answered" and not result.citations else "answered"
-    elif contains_answer(lead_answer(report), question.answers):
+    elif contains_answer(lead_text, question.answers):
         out["why"] = "ok"
     elif gold is None:
         out["why"] = "not_found"
