@@ -113,8 +113,9 @@ def left_undone(budget: Budget, reached: list[str], unread: list[Source], elapse
     said = {"time": f"its time budget of {budget.seconds:g} s (after {elapsed:.1f} s)",
             "pages": f"its budget of {budget.pages} pages read ({read} read)",
             "tokens": f"its budget of {budget.llm_tokens:,} LLM tokens ({tokens:,} spent)"}
-    lines = ["## Left undone", "", "This run reached " + " and ".join(said[r] for r in reached) + ", so it stopped "
-             "reading pages and wrote this report from what it had read."]
+    what = (", so it stopped reading pages and wrote this report from what it had read." if read else
+            ", so it stopped before reading any page.")
+    lines = ["## Left undone", "", "This run reached " + " and ".join(said[r] for r in reached) + what]
     if "tokens" in reached and read:
         lines[-1] += " With no LLM tokens left, the report is an extractive brief."
     if unread:

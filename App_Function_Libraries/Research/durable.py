@@ -114,7 +114,7 @@ class _Steps:
             run.llms = {}  # no LLM tokens left: an extractive brief
         try:
             stage_number(run, run.result.sources)
-            stage_report(run, self.on_delta)
+            stage_report(run, self.on_delta, stopped=bool(self.watch.reached) or self.watch.user_cancelled())
         finally:
             run.llms = llms
         if self.hooks is not None:
@@ -193,6 +193,7 @@ def execute(question: str, params: ResearchParams, *, plan: ResearchPlan | None 
 
 def _run_steps(run: Run, steps: _Steps, todo: tuple[str, ...], store, watch: BudgetWatch) -> None:
     for step in todo:
+        watch.check()  # the budget as it stands now, not as the watcher last polled it
         if watch.user_cancelled():
             _note_cancel(run, watch, step)
             return

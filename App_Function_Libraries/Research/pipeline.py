@@ -281,9 +281,10 @@ def stage_number(run: Run, sources: list[Source]) -> list[Source]:
     return report.number_new_sources([s for s in run.result.sources if id(s) not in mine], sources)
 
 
-def stage_report(run: Run, on_delta: Callable[[str], None] | None = None) -> None:
+def stage_report(run: Run, on_delta: Callable[[str], None] | None = None, stopped: bool | None = None) -> None:
     """Stage 7: the report from the numbered sources. When the run has a report already (dig deeper), the
-    writer rewrites it, keeping its numbers, along the queries of every round."""
+    writer rewrites it, keeping its numbers, along the queries of every round. `stopped`: the run was stopped
+    (its budget reached, or cancelled) before this stage; by default, whether its stop is set now."""
     result = run.result
     numbered = result.numbered_sources()
     run.progress("report", 0, 1, f"{len(numbered)} sources")
@@ -309,7 +310,8 @@ def stage_report(run: Run, on_delta: Callable[[str], None] | None = None) -> Non
             result.errors.append(f"report: the LLM failed ({exc}); wrote an extractive brief instead")
     if not written:
         result.report_markdown, result.unanswered_parts, result.closest = report.write_brief(
-            result.question, queries or [result.question], result.sources, run.embedder(), options, run.stopped())
+            result.question, queries or [result.question], result.sources, run.embedder(), options,
+            run.stopped() if stopped is None else stopped)
         result.mode = "extractive" if numbered else "none"  # nothing read: no one wrote an answer
     run.progress("report", 1, 1)
 
