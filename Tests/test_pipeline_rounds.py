@@ -243,7 +243,9 @@ def test_dig_deeper_stops_when_the_report_names_no_gap(world, web, make_settings
 
 
 def test_dig_deeper_without_an_llm_searches_what_no_passage_mentions(world, web, make_settings):
-    settings = make_settings(research_config(web))
+    # this web has no slow pages: a read time-out long enough that a loaded machine reads every page it picks
+    # (the test pins which pages are numbered; with 0.5 s one timed out once while a bench shared the 2 cores)
+    settings = make_settings(research_config(web, fetch={"read_timeout_seconds": 10, "total_timeout_seconds": 20}))
     # only the question is searched (not its two parts), so the first report lacks the waggle-dance article
     params = ResearchParams.from_settings(settings, count=2, use_cache=False, subqueries=False)
     question = "How do honey bees communicate the location of food, and who was Karl von Frisch?"
