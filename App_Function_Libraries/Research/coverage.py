@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from App_Function_Libraries.Retrieval.bm25 import tokenize
+from App_Function_Libraries.Retrieval.verifier import fold_plural
 from App_Function_Libraries.records import Source
 from App_Function_Libraries.Research.subqueries import dedupe_queries, normalize_query
 
@@ -37,19 +38,10 @@ class Aspect:
     missing: list[str] = field(default_factory=list)
 
 
-def stem(word: str) -> str:
-    """A crude plural fold, so "bees" meets "bee" (enough for coverage, not a linguistic stemmer)."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
 def terms(text: str) -> list[str]:
     out: list[str] = []
     for t in tokenize(text):
-        s = stem(t)
+        s = fold_plural(t)
         if len(s) > 1 and s not in out:
             out.append(s)
     return out

@@ -24,17 +24,22 @@ SUPPORTED_SHARE, PARTLY_SHARE = 0.8, 0.5
 SUPPORTED, PARTLY, NOT_SUPPORTED = "supported", "partly supported", "not supported"
 
 
-def fold(word: str) -> str:
-    """A crude fold of plurals and -ing/-ed forms ("bees" meets "bee", "steeping" meets "steep")."""
-    if len(word) > 5 and word.endswith("ing"):
-        return word[:-3]
-    if len(word) > 4 and word.endswith("ed") and not word.endswith("eed"):
-        return word[:-2]
+def fold_plural(word: str) -> str:
+    """A crude plural fold, so "bees" meets "bee" and "colonies" meets "colony" (not a linguistic stemmer)."""
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
         return word[:-1]
     return word
+
+
+def fold(word: str) -> str:
+    """fold_plural, and -ing/-ed forms too ("steeping" meets "steep")."""
+    if len(word) > 5 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 4 and word.endswith("ed") and not word.endswith("eed"):
+        return word[:-2]
+    return fold_plural(word)
 
 
 def words_of(text: str) -> set[str]:
