@@ -152,12 +152,10 @@ def item_reads_whole(text: str) -> bool:
 # ---------------------------------------------------------------- what the question asks for
 
 _YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\b\d{1,2}(?:st|nd|rd|th)\s+century\b|\bcentury\b", re.I)
-_MONTH = re.compile(r"\b(?:January|February|March|April|May|June|July|August|September|October|November|"
-                    r"December)\b")
-_DATE = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:January|February|March|April|May|June|July|August|"
-                   r"September|October|November|December)\b(?:,?\s+\d{4})?|"
-                   r"\b(?:January|February|March|April|May|June|July|August|September|October|November|December)"
-                   r"(?:\s+\d{1,2}(?:st|nd|rd|th)?)?(?:,?\s+\d{4})?\b|"
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+_MONTH = re.compile(rf"\b(?:{_MONTHS})\b")
+_DATE = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b(?:,?\s+\d{{4}})?|"
+                   rf"\b(?:{_MONTHS})(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?\b|"
                    r"\b(?:in|on|since|by|until|till|from|during|circa|of|before|after)\s+(?:the\s+)?"
                    r"(?:1[0-9]{3}|20[0-9]{2})s?\b", re.I)
 _NUMBER = re.compile(r"\b\d[\d,.]*\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
