@@ -134,6 +134,10 @@ def test_a_token_budget_spent_before_any_page_is_read_says_so(world, make_settin
     md = data["report_markdown"]
     assert code == 0 and data["mode"] == "none" and data["answer_status"] == "not_answered"
     assert md.startswith(report.STOPPED_BEFORE_RESULTS), md
+    # nothing spends tokens after the budget is reached (the follow-ups are suggested without the LLM): the run's
+    # usage is what Left undone says was spent when it stopped
+    spent = data["llm_usage"]["prompt_tokens"] + data["llm_usage"]["completion_tokens"]
+    assert f"({spent:,} spent)" in md and data["follow_ups"], (spent, md)
     assert "its budget of 50 LLM tokens" in md and "so it stopped before reading any page" in md
     assert "could be read" not in md and "from what it had read" not in md and "extractive brief" not in md
     assert report.NO_RESULTS not in md

@@ -109,14 +109,9 @@ class _Steps:
         run = self.run
         if self.hooks is not None:
             self.hooks.before_report(run)
-        llms = run.llms
-        if self.watch.tokens_out():
-            run.llms = {}  # no LLM tokens left: an extractive brief
-        try:
-            stage_number(run, run.result.sources)
-            stage_report(run, self.on_delta, stopped=bool(self.watch.reached) or self.watch.user_cancelled())
-        finally:
-            run.llms = llms
+        stage_number(run, run.result.sources)
+        self._within_tokens(lambda: stage_report(run, self.on_delta,
+                                                 stopped=bool(self.watch.reached) or self.watch.user_cancelled()))
         if self.hooks is not None:
             self.hooks.after_report(run)
 
@@ -132,7 +127,18 @@ class _Steps:
                                  "not read (see Left undone in the report)")
 
     def follow_ups(self) -> None:
-        stage_follow_ups(self.run)
+        self._within_tokens(lambda: stage_follow_ups(self.run))
+
+    def _within_tokens(self, stage: Callable[[], None]) -> None:
+        """Run a stage with no LLM once the token budget is spent (an extractive brief, follow-ups without an
+        LLM), so nothing spends tokens past the budget."""
+        run, llms = self.run, self.run.llms
+        if self.watch.tokens_out():
+            run.llms = {}
+        try:
+            stage()
+        finally:
+            run.llms = llms
 
 
 def _tokens(run: Run) -> int:
