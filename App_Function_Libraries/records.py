@@ -344,6 +344,9 @@ class ResearchResult:
     unsupported_citations: int = 0  # cited sentences their source does not support (marked in the report)
     follow_ups: list[str] = field(default_factory=list)
     rounds: list[Round] = field(default_factory=list)  # dig-deeper rounds: added sources, changes
+    #: the budgets the run reached ("time", "pages", "tokens": Research/budget.py), in the order reached; a run
+    #: that reached one digs no deeper
+    budget_reached: list[str] = field(default_factory=list)
     #: stage (pipeline.STAGES) -> why it failed as a whole, in plain words ("search": "DuckDuckGo could not be
     #: reached — no internet?"); a run whose search failed has no report and is not saved
     stage_failures: dict[str, str] = field(default_factory=dict)

@@ -126,7 +126,7 @@ def test_a_token_budget_spent_before_any_page_is_read_says_so(world, make_settin
     script_research(ScriptedLLM(default="?"), ("bee", "honey", "waggle")).install(world)
     settings = make_settings(research_config(web, world.url("/v1")))
     code = main(["--config", str(settings.path), "research", QUESTION, "--json", "--no-cache",
-                 "--budget-tokens", "50"])
+                 "--budget-tokens", "50", "--rounds", "1"])
     data = json.loads(capsys.readouterr().out)
     # the scripted model's sub-queries alone spend the 50 tokens, and the budget is checked before each step
     # (not only when its watcher next polls), so the run stops before its search on any machine: no one writes
@@ -134,10 +134,12 @@ def test_a_token_budget_spent_before_any_page_is_read_says_so(world, make_settin
     md = data["report_markdown"]
     assert code == 0 and data["mode"] == "none" and data["answer_status"] == "not_answered"
     assert md.startswith(report.STOPPED_BEFORE_RESULTS), md
-    # nothing spends tokens after the budget is reached (the follow-ups are suggested without the LLM): the run's
-    # usage is what Left undone says was spent when it stopped
+    # nothing spends tokens after the budget is reached (the follow-ups are suggested without the LLM, the round
+    # asked for is not dug): the run's usage is what Left undone says was spent when it stopped
     spent = data["llm_usage"]["prompt_tokens"] + data["llm_usage"]["completion_tokens"]
     assert f"({spent:,} spent)" in md and data["follow_ups"], (spent, md)
+    assert data["rounds"] == [] and data["budget_reached"] == ["tokens"]
+    assert "dig deeper: the 1 round(s) asked for were not done: the run reached its budget (tokens)" in data["errors"]
     assert "its budget of 50 LLM tokens" in md and "so it stopped before reading any page" in md
     assert "could be read" not in md and "from what it had read" not in md and "extractive brief" not in md
     assert report.NO_RESULTS not in md

@@ -182,7 +182,8 @@ _SOURCE_DEFAULTS = {f.name: f.default_factory() if f.default_factory is not MISS
 _NULLABLE_SOURCE_FIELDS = {"date_published", "status", "n", "user_override"}
 _REPORT_JSON_FIELDS = ("uncited_sources", "timings", "llm_usage", "errors", "follow_ups", "rounds")
 # kept in the reports row's `extra` JSON, not in columns of their own
-_EXTRA_RESULT_FIELDS = ("stage_failures", "answer_status", "unanswered_parts", "unsupported_citations", "closest")
+_EXTRA_RESULT_FIELDS = ("stage_failures", "answer_status", "unanswered_parts", "unsupported_citations", "closest",
+                        "budget_reached")
 _RESULT_FIELDS = {f.name for f in fields(ResearchResult)} - set(_EXTRA_RESULT_FIELDS)
 # the page cache's columns: a records.Page keyed by the URL that was asked for (its outcome fields are not kept)
 _PAGE_COLUMNS = ("url", "final_url", "status", "content_hash", "title", "text", "content_type", "fetched_at")

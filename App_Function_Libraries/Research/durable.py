@@ -118,6 +118,7 @@ class _Steps:
     def verify(self) -> None:
         stage_verify(self.run)
         watch, result = self.watch, self.run.result
+        result.budget_reached = list(watch.reached)
         if watch.reached:
             unread = [s for s in result.sources if s.skipped.startswith(UNREAD)]
             read = sum(1 for s in result.sources if s.fetched or s.failure)

@@ -67,8 +67,11 @@ def research(question: str, params=None, *, rounds: int = 0, save: bool = True, 
 
 def finish_run(result, rounds: int, cancel: threading.Event, save: bool, settings, on_progress=None, store=None):
     """After the pipeline: dig deeper until `rounds` rounds are done (each committed to the run `store`, when
-    durable), then save (when `save`)."""
-    if rounds and not cancel.is_set() and not result.searched_nothing:
+    durable; none when the run reached its budget), then save (when `save`)."""
+    if rounds and result.budget_reached:  # digging deeper would spend past the budget
+        result.errors.append(f"dig deeper: the {rounds} round(s) asked for were not done: the run reached its "
+                             f"budget ({', '.join(result.budget_reached)})")
+    elif rounds and not cancel.is_set() and not result.searched_nothing:
         from App_Function_Libraries.Research.durable import dig_rounds
         try:
             result = dig_rounds(result, rounds, store=store, on_progress=on_progress, cancel=cancel)
