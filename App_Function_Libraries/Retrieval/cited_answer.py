@@ -22,7 +22,10 @@ RELEVANCE_FLOOR. Its relevance is the mean of two measures, less a penalty:
     and the text holds none; and NUMBER_PENALTY when the question states a number or ordinal ("Super Bowl
     50", "in 1984", "around 1800", "the third series"; not "first" or "second", said in many ways or a unit
     of time) that neither the text, its title nor the sentence before it holds: the text is then most likely
-    about another game, year or edition.
+    about another game, year or edition;
+  - the bonus, PINPOINT_BONUS, when the text states the answer the way the question asks for it
+    (`pinpoints`): a number that counts what "how many N" counts ("500 points"), or, for a question asking
+    what something is named or called, a name given by a naming word ("a story called Children of Earth").
 Without an embedding model the relevance is the coverage alone, less the penalty, against LEXICAL_FLOOR.
 Below the floor a text is never presented as the answer: when nothing clears it the answer says the sources
 do not answer the question and lists the closest passages as not used; when a part of the question (a
@@ -34,7 +37,7 @@ Extractive writer. The lead is the one text that best answers the question by it
 (Retrieval/quotable.asked_for): for "what is X" a definition of X ("X is …", "X refers to …"), for "when" a
 date, for "how often" a frequency ("every day", "twice a week"), for "how many/much" a number, for "who" a
 name, for "where" a place; among the LEAD_POOL most relevant texts that clear the floor, the most relevant
-with that shape (else the most relevant). Then the supporting texts, best ranked first: for a question of
+that pinpoints the answer, else the most relevant with that shape, else the most relevant. Then the supporting texts, best ranked first: for a question of
 one part, texts that clear the floor and texts within SUPPORT_MARGIN below it by their own words, the sentence
 before not counted (on the question's topic, not enough to answer it on their own, but the evidence a reader
 wants beside the lead: how the dance shows direction, after the sentence that names the dance); under each
@@ -52,7 +55,8 @@ from App_Function_Libraries.Retrieval.bm25 import tokenize
 from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, CitableSource, cited_sentences,
                                                         format_group, parse_group, quote_text, rank_sentences,
                                                         sentence_before)
-from App_Function_Libraries.Retrieval.quotable import answer_shape, asked_for, first_person
+from App_Function_Libraries.Retrieval.quotable import (answer_shape, asked_for, asks_name, counted_noun,
+                                                       counted_words, first_person, gives_name)
 from App_Function_Libraries.Retrieval.verifier import fold, verify, words_of
 from App_Function_Libraries.records import Answer, AnswerSource, NotUsed
 
@@ -60,6 +64,7 @@ RELEVANCE_FLOOR = 0.53  # with an embedding model: the mean of coverage and simi
 LEXICAL_FLOOR = 0.5  # without one: the coverage, less the penalty
 FORM_PENALTY = 0.1
 NUMBER_PENALTY = 0.1  # the text (its title, the sentence before) lacks a number or ordinal the question states
+PINPOINT_BONUS = 0.05  # the text states the answer the way the question asks for it (`pinpoints`)
 SIMILARITY_WEIGHT = 0.5  # the similarity's weight against the coverage's
 CONTEXT_WEIGHT = 0.7  # a term held only by the sentence before the text counts this much
 SUPPORT_MARGIN = 0.1  # a supporting text (not the lead) may sit this far below the floor
@@ -151,6 +156,8 @@ def relevance(question: str, texts: list[str], titles: list[str] | None = None,
             score -= FORM_PENALTY
         if stated - {m.lower() for m in _STATED_NUMBER.findall(f"{text} {title} {prior}")}:
             score -= NUMBER_PENALTY
+        if pinpoints(question, text):
+            score += PINPOINT_BONUS
         out.append(score)
     return out
 
@@ -208,6 +215,17 @@ def shape_fits(question: str, text: str) -> bool:
     return bool(kind) and answer_shape(question, text, kind) == 2
 
 
+def pinpoints(question: str, text: str) -> bool:
+    """The text states the answer the way the question asks for it: for "how many N" a number that counts N
+    ("500 points" for "How many points …"); for a question asking what something is named or called, a name
+    given by a naming word ("a story called Children of Earth", 'a gas he named "dephlogisticated air"').
+    Evidence of an answer, not proof: "how many points" may be met by the points of another team."""
+    noun = counted_noun(question)
+    if noun:
+        return fold(noun) in {fold(w) for w in counted_words(text)}
+    return asks_name(question) and gives_name(text)
+
+
 def candidates(question: str, sources: list[CitableSource], embedder=None, topic: str = "") -> list[Pick]:
     """Every text an answer may quote (of MIN_WORDS words or more), best ranked first, with its relevance to
     the topic (default: the question)."""
@@ -244,10 +262,11 @@ def closest_texts(ranked: list[Pick], sources: list[CitableSource]) -> list[tupl
 
 
 def choose_lead(question: str, cleared: list[Pick]) -> Pick | None:
-    """Of the LEAD_POOL most relevant texts, the most relevant that has the answer's shape, else the most
-    relevant one."""
+    """Of the LEAD_POOL most relevant texts, the most relevant that pinpoints the answer, else the most
+    relevant that has the answer's shape, else the most relevant one."""
     pool = sorted(cleared, key=lambda p: -p.score)[:LEAD_POOL]
-    return next((p for p in pool if shape_fits(question, p.text)), pool[0] if pool else None)
+    return next((p for p in pool if pinpoints(question, p.text)),
+                next((p for p in pool if shape_fits(question, p.text)), pool[0] if pool else None))
 
 
 def draft(question: str, sources: list[CitableSource], embedder=None, parts: list[str] | None = None,

@@ -20,6 +20,8 @@ sentences. The rule, each part a sign of text that lost something:
 `answer_shape` says whether a sentence has what the question asks for: a year or date for "when", a number
 for "how many/much/long…", a name for "who", a place for "where", and, for any question, words the question
 does not already have. Sentences that merely repeat the question's words rank below those that add to them.
+`counted_noun`/`counted_words` and `asks_name`/`gives_name` say what "how many N" counts and whether a question
+asks for a name, for the answer core's `pinpoints`.
 """
 from __future__ import annotations
 
@@ -183,6 +185,48 @@ def asked_for(question: str) -> str:
         if pattern.search(question):
             return kind
     return ""
+
+
+_COUNTED = re.compile(r"\bhow\s+(?:many|much)\s+(.*)", re.IGNORECASE)
+#: where the counted phrase of "how many …" ends: a verb, a preposition, a conjunction
+_COUNTED_END = frozenset("""did does do is are was were has have had can could will would should may might must
+of in on at for from by with to that there and or""".split())
+COUNTED_PHRASE = 5  # words at most
+_ASKS_NAME = re.compile(r"\b(?:names?|named|call|called|known\s+as|term)\b", re.IGNORECASE)
+#: a naming word and the name it gives, quoted or capitalised: "a story called Children of Earth"
+_GIVES_NAME = re.compile(r"\b(?:called|named|known\s+as|dubbed|termed|nicknamed)\s+(?:(?:the|a|an)\s+)?[\"'“‘A-Z]")
+COUNTED_SPAN = 3  # a number counts the words up to this far after it: "500 points", "2 million people"
+
+
+def counted_noun(question: str) -> str:
+    """What "how many …" counts: the last word of the phrase after it, which ends at a verb, a preposition or
+    a conjunction ("how many first downs did …": downs; "how many species of X": species), lower case; '' when
+    there is none ("how much did …")."""
+    m = _COUNTED.search(question)
+    phrase: list[str] = []
+    for word in re.findall(r"[\w'-]+", m.group(1).lower()) if m else []:
+        if word in _COUNTED_END or len(phrase) == COUNTED_PHRASE:
+            break
+        phrase.append(word)
+    return next(iter(tokenize(phrase[-1])), "") if phrase else ""
+
+
+def counted_words(sentence: str) -> set[str]:
+    """The words a number in the sentence may count: the COUNTED_SPAN words after each number, lower case."""
+    out: set[str] = set()
+    for m in _NUMBER.finditer(sentence):
+        out.update(w.lower() for w in re.findall(r"[^\W\d_]+", sentence[m.end():m.end() + 60])[:COUNTED_SPAN])
+    return out
+
+
+def asks_name(question: str) -> bool:
+    """The question asks what something is named or called ("What was the name of …", "… called?")."""
+    return bool(_ASKS_NAME.search(question))
+
+
+def gives_name(sentence: str) -> bool:
+    """The sentence gives a name with a naming word: "called Children of Earth", 'named "dephlogisticated air"'."""
+    return bool(_GIVES_NAME.search(sentence))
 
 
 def answer_shape(question: str, sentence: str, kind: str | None = None) -> int:

@@ -1,0 +1,78 @@
+"""Issue 22: a text that states the answer the way the question asks for it (cited_answer.pinpoints) gains
+PINPOINT_BONUS and leads before a merely relevant one: "500 points" for "how many points", "a story called
+Salt and Iron" for "what was the name of the story". The texts are this test's own; the lead case's scores sit
+more than 0.1 apart and well above the floor."""
+from __future__ import annotations
+
+import pytest
+
+from App_Function_Libraries.Retrieval import cited_answer as core
+from App_Function_Libraries.Retrieval.citations import CitableSource
+from App_Function_Libraries.Retrieval.quotable import counted_noun, counted_words, gives_name
+
+STORY_QUESTION = "What was the name of the story in the third Tidewatch series?"
+STORY = [CitableSource(1, "http://t.test/tidewatch", "Tidewatch", [
+    "The third series of Tidewatch was its most watched series, and the story of the third series won two "
+    "awards in 2010. Filming took place in Cardiff. Shown over five nights in July 2009, the third series was "
+    "a single story called Salt and Iron."])]
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    from App_Function_Libraries.Retrieval.embeddings import get_embedder
+    return get_embedder()
+
+
+@pytest.mark.parametrize("question, noun", [
+    ("How many points did the Harriers score?", "points"),
+    ("how much money was raised?", "money"),
+    ("How many first downs did the Harriers have?", "downs"),  # the phrase's last word, up to its verb
+    ("How many species of comb jelly are known?", "species"),  # up to a preposition
+    ("How many same-sex couples or partnerships were there?", "couples"),  # up to a conjunction
+    ("How much did the bridge cost?", ""),  # "did" counts nothing named
+    ("When did the bridge open?", ""),
+])
+def test_the_counted_noun_of_a_question(question, noun):
+    assert counted_noun(question) == noun
+
+
+@pytest.mark.parametrize("question, text, expected", [
+    ("How many points did the Harriers score?", "The offense led the league in scoring (512 points).", True),
+    ("How many points did the Harriers score?", "The Harriers scored on a 9-play, 71-yard drive.", False),
+    ("How many people lived there?", "About 2 million people lived there by 1900.", True),  # a number's words
+    ("How many people lived there?", "It had 2 large harbours and many people.", False),  # control: too far
+    (STORY_QUESTION, "It was a single story called Salt and Iron.", True),
+    (STORY_QUESTION, 'It gave off a gas he named "dephlogisticated air".', True),
+    (STORY_QUESTION, "Year twelve is known as lower sixth.", False),  # no name follows the naming word
+    ("Who wrote the story?", "It was a single story called Salt and Iron.", False),  # not asked for a name
+])
+def test_what_pinpoints_an_answer(question, text, expected):
+    assert core.pinpoints(question, text) is expected
+
+
+def test_the_words_a_number_counts():
+    assert {"points", "had", "five"} <= counted_words("It scored 512 points, had five players.")
+    assert gives_name("a gas he named “vital air”") and not gives_name("what it was named for")
+
+
+def test_a_pinpointing_text_gains_the_bonus_and_no_other(monkeypatch):
+    texts = ["The offense led the league in scoring (512 points).", "The offense scored on a 71-yard drive."]
+    question = "How many points did the offense score?"
+    with_bonus = core.relevance(question, texts)
+    monkeypatch.setattr(core, "PINPOINT_BONUS", 0.0)
+    without = core.relevance(question, texts)
+    assert with_bonus[0] - without[0] == pytest.approx(0.05) and with_bonus[1] == pytest.approx(without[1])
+
+
+def test_the_text_that_names_the_story_leads(embedder):
+    """The sentence about the third series that names no story scores higher; the one that names it leads."""
+    ranked = sorted(core.candidates(STORY_QUESTION, STORY, embedder), key=lambda p: -p.score)
+    assert "most watched" in ranked[0].text and ranked[1].score >= core.RELEVANCE_FLOOR + 0.1
+    d = core.draft(STORY_QUESTION, STORY, embedder)
+    assert d.lead is not None and "Salt and Iron" in d.lead.text
+
+
+def test_control_without_pinpointing_the_higher_text_leads(embedder, monkeypatch):
+    monkeypatch.setattr(core, "pinpoints", lambda question, text: False)
+    d = core.draft(STORY_QUESTION, STORY, embedder)
+    assert d.lead is not None and "most watched" in d.lead.text
