@@ -188,10 +188,13 @@ def why_line(row: dict) -> str:
 
 
 def truly_supported(sentence: str, quote: str, page: str) -> bool:
-    """The quote is text of the cited page and holds at least 80% of the sentence's content words."""
+    """The quote is text of the cited page and holds at least 80% of the sentence's content words. The page is
+    read without its editors' inline tags ("writers[who?] used"), which quotes leave out by design
+    (Retrieval/quotable.INLINE_TAGS): a quote without them is still the page's text."""
+    from App_Function_Libraries.Retrieval.quotable import INLINE_TAGS
     words = content_words(sentence)
     quote_n = normalize(quote)
-    return bool(words) and bool(quote_n) and quote_n in normalize(page) and \
+    return bool(words) and bool(quote_n) and quote_n in normalize(INLINE_TAGS.sub("", page)) and \
         len(words & content_words(quote)) >= 0.8 * len(words)
 
 
