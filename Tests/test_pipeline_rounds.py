@@ -166,6 +166,7 @@ def test_derived_follow_ups_are_questions_and_a_covered_single_question_gets_non
     from App_Function_Libraries.records import Passage, ResearchResult, Source
     assert as_question("how do ants find sugar") == "How do ants find sugar?"
     assert as_question("bee navigation sun compass") == "Bee navigation sun compass"
+    assert as_question("how do ants find sugar? overview") == "How do ants find sugar?"
     read = Source("Waggle", "https://bees.example/w", fetched=True,
                   passages=[Passage("Honey bees communicate where flowers are with the waggle dance.", 1.0)])
     covered = ResearchResult(question="How do honey bees communicate where flowers are?", sources=[read])

@@ -63,8 +63,10 @@ QUESTION_WORDS = ("how", "what", "why", "when", "where", "who", "whom", "whose",
 
 
 def as_question(text: str) -> str:
-    """'how do ants find sugar' -> 'How do ants find sugar?'; a search phrase keeps its words as they are."""
+    """'how do ants find sugar' -> 'How do ants find sugar?'; a search phrase keeps its words as they are; a
+    question with words after its question mark ("how do ants find sugar? overview") ends at the mark."""
     text = normalize_query(text).rstrip(" .!")
+    text = text[:text.rindex("?") + 1] if "?" in text else text
     if not text:
         return text
     text = text[0].upper() + text[1:]
