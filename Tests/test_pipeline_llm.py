@@ -211,7 +211,7 @@ def test_llm_failure_while_writing_falls_back_to_an_extractive_brief(world, web,
     why, and the rest of the run does not call the server again (follow-ups are derived, not asked)."""
     model = ScriptedLLM(default="?")
     model.when(prompts.REPORT_RULES[:60], lambda prompt: 1 / 0)  # the server fails: 500 "handler error"
-    script_research(model, BEE_WORDS).install(world)
+    script_research(model, BEE_WORDS, sub_queries=["waggle dance direction", "do bumblebees dance too"]).install(world)
     make_settings(research_config(web, world.url("/v1")))  # max_retries = 0
     result = process_question(QUESTION)
     assert result.mode == "extractive" and result.citations

@@ -123,7 +123,8 @@ def test_a_token_budget_spent_before_any_page_is_read_says_so(world, make_settin
     from Tests.support.openai_server import ScriptedLLM
     from Tests.support.research_llm import script_research
     web = MiniWeb(world, include_faults=False).install()
-    script_research(ScriptedLLM(default="?"), ("bee", "honey", "waggle")).install(world)
+    script_research(ScriptedLLM(default="?"), ("bee", "honey", "waggle"),
+                    sub_queries=["waggle dance direction", "do bumblebees dance too"]).install(world)
     settings = make_settings(research_config(web, world.url("/v1")))
     code = main(["--config", str(settings.path), "research", QUESTION, "--json", "--no-cache",
                  "--budget-tokens", "50", "--rounds", "1"])
