@@ -37,11 +37,12 @@ Extractive writer. The lead is the one text that best answers the question by it
 (Retrieval/quotable.asked_for): for "what is X" a definition of X ("X is …", "X refers to …"), for "when" a
 date, for "how often" a frequency ("every day", "twice a week"), for "how many/much" a number, for "who" a
 name, for "where" a place; among the LEAD_POOL most relevant texts that clear the floor, the most relevant
-that pinpoints the answer, else the most relevant with that shape, else the most relevant. Then the supporting texts, best ranked first: for a question of
-one part, texts that clear the floor and texts within SUPPORT_MARGIN below it by their own words, the sentence
-before not counted (on the question's topic, not enough to answer it on their own, but the evidence a reader
-wants beside the lead: how the dance shows direction, after the sentence that names the dance); under each
-sub-question only texts that clear the floor for that sub-question.
+that pinpoints the answer, else the most relevant with that shape, else the most relevant. Then the supporting
+texts, best ranked first: for a question of one part, texts that clear the floor and texts within
+SUPPORT_MARGIN below it by their own words, the sentence before not counted (on the question's topic, not
+enough to answer it on their own, but the evidence a reader wants beside the lead: how the dance shows
+direction, after the sentence that names the dance); under each sub-question only texts that clear the floor
+for that sub-question.
 
 The verifier (Retrieval/verifier.py) gives every cited sentence its evidence and a verdict.
 """
