@@ -58,10 +58,11 @@ def test_the_words_a_number_counts():
 def test_a_pinpointing_text_gains_the_bonus_and_no_other(monkeypatch):
     texts = ["The offense led the league in scoring (512 points).", "The offense scored on a 71-yard drive."]
     question = "How many points did the offense score?"
-    with_bonus = core.relevance(question, texts)
+    bonus, with_bonus = core.PINPOINT_BONUS, core.relevance(question, texts)
     monkeypatch.setattr(core, "PINPOINT_BONUS", 0.0)
     without = core.relevance(question, texts)
-    assert with_bonus[0] - without[0] == pytest.approx(0.05) and with_bonus[1] == pytest.approx(without[1])
+    assert bonus > 0 and with_bonus[0] - without[0] == pytest.approx(bonus)
+    assert with_bonus[1] == pytest.approx(without[1])
 
 
 def test_the_text_that_names_the_story_leads(embedder):
