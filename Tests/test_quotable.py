@@ -147,3 +147,22 @@ def test_how_often_asks_for_a_frequency_not_any_number():
 def test_a_pointer_to_another_page_is_not_quoted(sentence, meta):
     from App_Function_Libraries.Retrieval.quotable import is_meta
     assert is_meta(sentence) is meta
+
+
+FIELD_NOTES = ["Field notes: calibrating the bee dance.",
+               "We moved a feeder from 200 to 2000 metres from the hive and timed the dances of the bees.",
+               "One second of waggling stood for about 700 metres of flight."]
+
+
+def test_a_title_kept_as_a_line_of_its_text_is_not_quoted():
+    """A PDF's heading kept as its first line reads as a sentence but repeats the title (control: under
+    another title the same line is quoted, so the rule, not the sentence rules, keeps it out)."""
+    from App_Function_Libraries.Retrieval.quotable import repeats_title
+    question = "How do field notes calibrate the bee dance?"
+    titled = [CitableSource(1, "http://a.test/notes.pdf", "Field notes: calibrating the bee dance", FIELD_NOTES)]
+    assert FIELD_NOTES[0] not in extractive_answer(question, titled)  # the title may still name the source
+    other = [CitableSource(1, "http://a.test/notes.pdf", "Apiary log", FIELD_NOTES)]
+    assert FIELD_NOTES[0] in extractive_answer(question, other)
+    assert repeats_title("Field notes: calibrating the bee dance.", "Field notes: calibrating the bee dance")
+    assert not repeats_title("Field notes say the bee dance was calibrated in June.", "Field notes")
+    assert not repeats_title("", "Field notes")

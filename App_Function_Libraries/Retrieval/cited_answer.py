@@ -57,7 +57,7 @@ from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, Citab
                                                         format_group, parse_group, quote_text, rank_sentences,
                                                         sentence_before)
 from App_Function_Libraries.Retrieval.quotable import (answer_shape, asked_for, asks_name, counted_noun,
-                                                       counted_words, first_person, gives_name)
+                                                       counted_words, first_person, gives_name, repeats_title)
 from App_Function_Libraries.Retrieval.verifier import fold, verify, words_of
 from App_Function_Libraries.records import Answer, AnswerSource, NotUsed
 
@@ -228,8 +228,8 @@ def pinpoints(question: str, text: str) -> bool:
 
 
 def candidates(question: str, sources: list[CitableSource], embedder=None, topic: str = "") -> list[Pick]:
-    """Every text an answer may quote (of MIN_WORDS words or more), best ranked first, with its relevance to
-    the topic (default: the question)."""
+    """Every text an answer may quote (of MIN_WORDS words or more, not a mere repeat of its source's title),
+    best ranked first, with its relevance to the topic (default: the question)."""
     ranked = rank_sentences(question, sources, embedder, topic=topic)
     titles = {s.n: s.title for s in sources}
     context = sentence_before(sources)
@@ -238,7 +238,7 @@ def candidates(question: str, sources: list[CitableSource], embedder=None, topic
     scores = relevance(*args, [context.get((n, t), "") for t, n, *_ in ranked])
     alone = relevance(*args)
     return [Pick(t, n, topic, sc, own) for (t, n, *_), sc, own in zip(ranked, scores, alone)
-            if len(t.split()) >= MIN_WORDS]
+            if len(t.split()) >= MIN_WORDS and not repeats_title(t, titles.get(n, ""))]
 
 
 def _repeat(text: str, used: list[set[str]]) -> bool:

@@ -16,6 +16,8 @@ sentences. The rule, each part a sign of text that lost something:
   5. too few letters: under 12 letters, or letters and digits under 55% of its characters (symbols, markup);
   6. no end: the last character is not a full stop, question or exclamation mark (or one followed by a
      closing quote or bracket), as with headings, menu lines and cut text.
+A sentence that only repeats its source's title (a PDF's or a page's heading kept as a line of its text, "Field
+notes: calibrating the bee dance.") reads as a sentence but says nothing the title does not: `repeats_title`.
 
 `answer_shape` says whether a sentence has what the question asks for: a year or date for "when", a number
 for "how many/much/long…", a name for "who", a place for "where", and, for any question, words the question
@@ -227,6 +229,12 @@ def asks_name(question: str) -> bool:
 def gives_name(sentence: str) -> bool:
     """The sentence gives a name with a naming word: "called Children of Earth", 'named "dephlogisticated air"'."""
     return bool(_GIVES_NAME.search(sentence))
+
+
+def repeats_title(sentence: str, title: str) -> bool:
+    """Every word of the sentence (stop words aside) is in the title: a heading kept as text, not a finding."""
+    words = set(tokenize(sentence))
+    return bool(words) and words <= set(tokenize(title))
 
 
 def answer_shape(question: str, sentence: str, kind: str | None = None) -> int:
