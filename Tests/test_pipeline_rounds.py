@@ -172,8 +172,26 @@ def test_derived_follow_ups_are_questions_and_a_covered_single_question_gets_non
     covered = ResearchResult(question="How do honey bees communicate where flowers are?", sources=[read])
     assert derived_follow_ups(covered) == []
     two_parts = ResearchResult(question="How do honey bees communicate where flowers are, and how do ants "
-                                        "find sugar?", sources=[read])
+                                        "find sugar?", sources=[read], unanswered_parts=["how do ants find sugar"])
     assert derived_follow_ups(two_parts) == ["How do ants find sugar?"]
+
+
+def test_a_part_the_extractive_answer_answered_is_not_suggested_again():
+    """Both parts are weakly covered by the passages' words; the extractive answer answered one of them under
+    its heading, so only the other is a follow-up (control: an LLM's report, which does not say part by part,
+    keeps both)."""
+    import dataclasses
+    from App_Function_Libraries.Research.follow_ups import derived_follow_ups
+    from App_Function_Libraries.records import Passage, ResearchResult, Source
+    read = Source("Waggle", "https://bees.example/w", fetched=True,
+                  passages=[Passage("Foragers dance on the comb to show nest mates the way.", 1.0)])
+    question = "How do honey bees communicate where flowers are, and how do ants find sugar?"
+    parts = ["How do honey bees communicate where flowers are?", "How do ants find sugar?"]
+    llm = ResearchResult(question=question, sources=[read], mode="llm")
+    assert derived_follow_ups(llm) == parts
+    extractive = dataclasses.replace(llm, mode="extractive", unanswered_parts=["how do ants find sugar"])
+    assert derived_follow_ups(extractive) == ["How do ants find sugar?"]
+    assert derived_follow_ups(dataclasses.replace(extractive, unanswered_parts=[])) == []
 
 
 # ---------------------------------------------------------------- dig deeper

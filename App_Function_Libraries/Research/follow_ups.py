@@ -2,9 +2,9 @@
 
 With an LLM: up to 5 short questions about what the report leaves open (a JSON array, parsed strictly,
 asked up to 3 times when the answer cannot be parsed). Without one, or when that fails: the sub-questions
-(or parts of the question) whose passages scored lowest (see coverage.py), written as questions; a single
-question that the passages cover gets none (a bag of its missing words reads as noise, not as a question
-worth asking).
+(or parts of the question) whose passages scored lowest (see coverage.py), written as questions, less the parts
+an extractive answer answered under their own heading; a single question that the passages cover gets none (a
+bag of its missing words reads as noise, not as a question worth asking).
 
 A follow-up research carries the earlier run's queries and answer (`follow_up_params`), so its sub-query
 step searches for what the earlier answer lacked instead of repeating it.
@@ -51,11 +51,21 @@ def follow_up_params(previous: ResearchResult, params: ResearchParams | None = N
 
 
 def derived_follow_ups(result: ResearchResult, count: int = MAX_FOLLOW_UPS) -> list[str]:
-    """Follow-ups without an LLM: the sub-questions (or parts of the question) the passages cover least."""
+    """Follow-ups without an LLM: the sub-questions (or parts of the question) the passages cover least, less
+    those the extractive answer answered under their own heading."""
     subs = list(result.sub_queries) + [q for r in result.rounds for q in r.queries]
     aspects = coverage.score_aspects(result.question, subs, result.sources)
-    weak = [as_question(a.text) for a in aspects if a.score < FULL_SCORE or a.missing]
+    answered = answered_parts(result, [a.text for a in aspects])
+    weak = [as_question(a.text) for a in aspects if (a.score < FULL_SCORE or a.missing) and a.text not in answered]
     return dedupe_queries(weak, exclude=[result.question])[:count]
+
+
+def answered_parts(result: ResearchResult, parts: list[str]) -> set[str]:
+    """The parts an extractive answer of several parts answered (each under its heading: every part it does
+    not name as not answered); none for any other answer, which does not say part by part."""
+    if result.mode != "extractive" or len(parts) < 2:
+        return set()
+    return set(parts) - set(result.unanswered_parts)
 
 
 QUESTION_WORDS = ("how", "what", "why", "when", "where", "who", "whom", "whose", "which", "is", "are", "was",
