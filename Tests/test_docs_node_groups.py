@@ -1,6 +1,8 @@
 """Node groups: sizes, parent links, placement in the document, pages, and groups defined by transforms."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from App_Function_Libraries.Documents.node_groups import (DEFAULT_GROUPS, NodeGroup, NodeGroupError, build_nodes,
@@ -47,6 +49,28 @@ def test_sentence_aware_cuts():
     for d in drafts:
         if d.group == "fine":
             assert d.text.endswith("."), d.text[-40:]
+
+
+def test_a_fine_node_keeps_headings_and_list_items_on_their_own_lines():
+    """A coarse node marks a heading's end and a list item with line breaks; the fine nodes cut from it keep
+    them, so no heading is glued to the sentence after it ("Results The study found …") and a list item is
+    quoted as an item (control: the coarse text, re-split as a document, glues them)."""
+    from App_Function_Libraries.Retrieval.passages import split_passages
+    sections = []
+    for k in range(6):
+        prose = " ".join(f"Section {k} finding {s} was measured carefully in the field by the team." for s in range(4))
+        sections.append(f"Results of section {k}\n\n{prose}\n\n- Item {k} holds one measured value.\n\n"
+                        f"- Item {k} holds another measured value.\n\n{prose}")
+    drafts = build_nodes("\n\n".join(sections), list(DEFAULT_GROUPS))
+    fine = [d.text for d in drafts if d.group == "fine"]
+    coarse = [d.text for d in drafts if d.group == "coarse"]
+    assert any("Results of section" in t for t in fine) and any("- Item" in t for t in fine)
+    for text in fine:
+        for line in text.split("\n"):
+            assert not re.search(r"Results of section \d \S", line), line  # nothing after it on its line
+            assert "- Item" not in line or line.startswith("- Item") and line.endswith("value."), line
+    glued = [p for c in coarse for p in split_passages(c, 89, 128)]
+    assert any(re.search(r"Results of section \d Section", p) for p in glued)
 
 
 def test_pages_follow_word_offsets():

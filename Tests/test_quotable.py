@@ -166,3 +166,14 @@ def test_a_title_kept_as_a_line_of_its_text_is_not_quoted():
     assert repeats_title("Field notes: calibrating the bee dance.", "Field notes: calibrating the bee dance")
     assert not repeats_title("Field notes say the bee dance was calibrated in June.", "Field notes")
     assert not repeats_title("", "Field notes")
+
+
+def test_a_list_item_in_a_passage_is_quoted_as_an_item_not_glued_to_its_neighbours():
+    from App_Function_Libraries.Retrieval.passages import split_passages
+    page = ("Additional facts about the valve are known:\n\n- The valve opens at a pressure of two bar.\n\n"
+            "- The valve closes again at one bar.\n\nEngineers test it every spring before the season.")
+    passage = split_passages(page, min_words=40, max_words=200)
+    assert passage == [page.replace("\n\n", "\n")]  # each item on a line of its own
+    answer = extractive_answer("At what pressure does the valve open?",
+                               [CitableSource(1, "http://a.test/", "Valves", passage)])
+    assert answer.startswith("The valve opens at a pressure of two bar. [1]")

@@ -39,17 +39,22 @@ class NodeGroup:
                                  f"(not {ROOT!r})")
 
 
-def word_chunker(max_words: int, min_words: int | None = None) -> Transform:
-    """Sentence-aware passages of about min_words..max_words words, without overlap."""
+def word_chunker(max_words: int, min_words: int | None = None, of_passages: bool = False) -> Transform:
+    """Sentence-aware passages of about min_words..max_words words, without overlap. of_passages: the text is
+    itself a passage (a parent group's node), whose line breaks all stand between whole units (a heading or a
+    list item and what follows it: passages._join): they stay breaks, so a heading is never glued to the
+    sentence after it. (A document's own single line breaks may be wrapped prose, so only passages do this.)"""
     low = min_words if min_words is not None else max(1, int(max_words * 0.7))
 
     def transform(text: str) -> list[str]:
-        return split_passages(text, min_words=low, max_words=max_words)
+        return split_passages(text.replace("\n", "\n\n") if of_passages else text, min_words=low,
+                              max_words=max_words)
     return transform
 
 
-COARSE = NodeGroup("coarse", word_chunker(500), recipe="passages of 350-500 words", annotate=True)
-FINE = NodeGroup("fine", word_chunker(128), parent="coarse", recipe="passages of 89-128 words")
+COARSE = NodeGroup("coarse", word_chunker(500), recipe="passages of 350-500 words, list items kept apart", annotate=True)
+FINE = NodeGroup("fine", word_chunker(128, of_passages=True), parent="coarse",
+                 recipe="passages of 89-128 words, headings and list items kept apart")
 DEFAULT_GROUPS = (COARSE, FINE)
 
 

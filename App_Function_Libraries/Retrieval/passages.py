@@ -79,10 +79,16 @@ def split_passages(text: str, min_words: int = 100, max_words: int = 200) -> lis
 _ENDS_SENTENCE = re.compile(r"[.!?。！？:;][\"'”’)\]]*$")
 
 
+#: a unit that is a line of its own kind: a list item ("- …", "+ …", "1. …") or a table row ("| … |")
+_LINE_UNIT = re.compile(r"^(?:[-+*•·▪]|\d{1,3}[.)])\s+\S|^\|")
+
+
 def _join(units: list[str]) -> str:
-    """Units joined by a space, but after one that does not end a sentence (a heading, a list item) by a
-    line break, so that it is never read as the start of the sentence after it."""
+    """Units joined by a space, but by a line break after one that does not end a sentence (a heading), so
+    that it is never read as the start of the sentence after it, and before and after a list item or a table
+    row, so that it is quoted as what it is (Retrieval/quotable.py), not glued to its neighbours."""
     out = units[0]
-    for unit in units[1:]:
-        out += (" " if _ENDS_SENTENCE.search(out) else "\n") + unit
+    for before, unit in zip(units, units[1:]):
+        apart = not _ENDS_SENTENCE.search(out) or _LINE_UNIT.match(before) or _LINE_UNIT.match(unit)
+        out += ("\n" if apart else " ") + unit
     return out
