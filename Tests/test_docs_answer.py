@@ -108,6 +108,10 @@ def test_cli_round_trip(make_settings, tmp_path, capsys):
     assert main(["--config", cfg, "docs", "ask", "How long should coffee steep?"]) == 0
     out = capsys.readouterr().out
     assert "Sources:" in out and re.search(r"\[\d\] .*coffee\.md#chunk-1", out)
+    answer, listed = out.split("\nSources:\n")
+    cited, _, rest = listed.partition("Read but not cited:")  # the one order: cited, then the others
+    assert set(re.findall(r"^\[(\d+)\]", cited, re.M)) == set(re.findall(r"\[(\d+)\]", answer))
+    assert not set(re.findall(r"^\[(\d+)\]", rest, re.M)) & set(re.findall(r"\[(\d+)\]", answer))
     assert main(["--config", cfg, "docs", "remove", "999"]) == 1
     assert "no document" in capsys.readouterr().err
     assert main(["--config", cfg, "docs", "remove", str(folder / "coffee.md")]) == 0

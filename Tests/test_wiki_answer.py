@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import time
 
 import numpy as np
@@ -141,6 +142,12 @@ def test_cli_status_search_and_ask(wiki, capsys):
     assert cli_main(cfg + ["wiki", "ask", "Who tended lighthouses?", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["mode"] == "extractive" and data["sources"][0]["title"] == "Lighthouse"
+    assert cli_main(cfg + ["wiki", "ask", "Who tended lighthouses?"]) == 0
+    answer, listed = capsys.readouterr().out.split("\nSources:\n")
+    cited, _, rest = listed.partition("Read but not cited:")  # the one order: cited, then the others
+    assert cited.startswith("[1] Lighthouse <https://en.wikipedia.org/wiki/Lighthouse>")
+    assert set(re.findall(r"^\[(\d+)\]", cited, re.M)) == set(re.findall(r"\[(\d+)\]", answer))
+    assert not set(re.findall(r"^\[(\d+)\]", rest, re.M)) & set(re.findall(r"\[(\d+)\]", answer))
 
 
 def test_cli_reports_a_missing_index(make_settings, tmp_path, capsys):

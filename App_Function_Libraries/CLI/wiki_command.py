@@ -116,9 +116,8 @@ def run_ask(args) -> int:
         print(json_text({"question": asked.question, **answer.to_dict(), "timings": asked.timings}, indent=1))
         return 0
     say(answer.markdown)
-    say()
-    for s in answer.sources:
-        say(f"[{s.n}] {s.title} <{s.url}>")
+    if answer.sources:
+        say("\nSources:\n" + quarry.wiki.sources_text(answer))
     for e in answer.errors:
         say(f"note: {e}", file=sys.stderr)
     return 0

@@ -108,5 +108,5 @@ def _asked(question: str, answer: Answer, hits: list[SearchHit], errors: list[st
 
 
 def format_sources(asked: DocsAsked) -> str:
-    """The numbered source list printed under an answer: `[n] path#location`."""
-    return "\n".join(f"[{s.n}] {s.url}" for s in asked.answer.sources)
+    """The numbered source list printed under an answer, `[n] path#location`: cited, then read but not cited."""
+    return "\n".join(core.listed_lines(asked.answer, lambda s: f"[{s.n}] {s.url}"))

@@ -51,6 +51,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from App_Function_Libraries.Retrieval.bm25 import tokenize
 from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, CitableSource, cited_sentences,
@@ -414,6 +415,14 @@ def renumber(markdown: str, mapping: dict[int, int]) -> str:
     def fix(m: re.Match) -> str:
         return format_group([mapping.get(n, n) for n in parse_group(m.group(1))])
     return CITATION_GROUP_RE.sub(fix, markdown)
+
+
+def listed_lines(answer: Answer, entry: Callable[[AnswerSource], str]) -> list[str]:
+    """An answer's sources as plain-text lines, in the one order every door lists them: those it cites, then
+    "Read but not cited:" and the others."""
+    cited = [entry(s) for s in answer.sources if s.cited]
+    rest = [entry(s) for s in answer.sources if not s.cited]
+    return (cited or ["None cited."]) + (["", "Read but not cited:"] + rest if rest else [])
 
 
 def number_gapless(answer: Answer, keep_uncited: bool = True) -> dict[int, int]:

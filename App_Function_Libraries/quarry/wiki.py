@@ -112,6 +112,12 @@ def ask(question: str, settings=None):
                                           parts=question_parts(question) or None), settings)
 
 
+def sources_text(answer) -> str:
+    """An answer's numbered sources, `[n] title <address>`: cited, then read but not cited."""
+    from App_Function_Libraries.Retrieval.cited_answer import listed_lines
+    return "\n".join(listed_lines(answer, lambda s: f"[{s.n}] {s.title} <{s.url}>"))
+
+
 def open_index(settings=None):
     """The shared index (opened once per process); QuarryError when there is none or it is damaged."""
     from App_Function_Libraries.Wikipedia.index import get_wiki_index
