@@ -144,7 +144,7 @@ OPTIONS: dict[str, Option] = {o.name: o for o in (
        "every result)", setting="research.relevance_check", off="no_relevance",
        label="Check relevance before reading"),
     _o("relevance_embedding_threshold", "float", "research", "without an LLM, a result whose embedding similarity "
-       "to the question is below this is not read", low=-1.0, high=1.0, default=0.25,
+       "to the question is below this is not read", low=-1.0, high=1.0, default=0.2,
        setting="research.relevance_embedding_threshold"),
     _o("pages_max", "int", "research", "most pages to read", low=1, high=100, setting="research.pages_max",
        aliases=("pages",), cli_aliases=("--pages",), label="Most pages read per run"),

@@ -118,7 +118,8 @@ def test_a_research_option_added_in_the_table_reaches_its_stage(world, make_sett
     usual = process_question(question, ResearchParams.from_settings(settings))
     assert usual.params["relevance_embedding_threshold"] == 0.3 and any(s.fetched for s in usual.sources)
     older = {k: v for k, v in usual.params.items() if k != "relevance_embedding_threshold"}  # saved before it
-    assert ResearchParams.from_dict(older).relevance_embedding_threshold == 0.25  # the option's default
+    default = options.OPTIONS["relevance_embedding_threshold"].default
+    assert ResearchParams.from_dict(older).relevance_embedding_threshold == default == 0.2
 
 
 def test_the_search_options_are_the_tables():
