@@ -164,11 +164,12 @@ def test_the_migrated_file_has_the_new_columns_and_version(old_file):
     assert not {"extraction", "error"} & columns
     versions = dict(db.execute("SELECT component, version FROM schema_versions").fetchall())
     # 2: names of their own; 3: the report_chats table; 4: runs, watches; 5: citation evidence;
-    # 6: an exchange's answer record
-    assert versions["research"] == 6
+    # 6: an exchange's answer record; 7: a cached page's warning
+    assert versions["research"] == 7
     citation_columns = {row[1] for row in db.execute("PRAGMA table_info(citations)").fetchall()}
     assert {"verdict", "passage"} <= citation_columns
     assert "extra" in {row[1] for row in db.execute("PRAGMA table_info(report_chats)").fetchall()}
+    assert "warning" in {row[1] for row in db.execute("PRAGMA table_info(pages)").fetchall()}
 
 
 def test_a_migrated_run_saves_and_loads_back_identical(old_file):

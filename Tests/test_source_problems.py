@@ -32,6 +32,17 @@ def read(web, path: str, **fetch) -> Source:
     return source
 
 
+def test_a_page_read_again_from_the_cache_keeps_its_warning(web, tmp_path):
+    """A page cut at the byte cap says so when the page cache gives it again (control: the first read, fetched)."""
+    from App_Function_Libraries.DB.research_store import ResearchStore
+    store = ResearchStore(tmp_path / "cache.db", secrets=[])
+    fetcher = PageFetcher(FetchSettings(allow_private_addresses=True, max_bytes=300_000))
+    first = load_page(web.url("faults/huge"), fetcher, cache=store, cache_ttl=3600)
+    again = load_page(web.url("faults/huge"), fetcher, cache=store, cache_ttl=3600)
+    assert not first.from_cache and first.warning.startswith("cut at 300,000 bytes")
+    assert again.from_cache and again.text == first.text and again.warning == first.warning
+
+
 def test_each_kind_of_problem_has_its_field_and_error_is_the_one_line(web):
     cut = read(web, "faults/huge", max_bytes=300_000)
     broken = read(web, "faults/server-error")

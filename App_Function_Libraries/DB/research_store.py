@@ -9,7 +9,7 @@ Tables (schema component "research", see MIGRATIONS):
 - citations: each citation of a report with the quote that supports it
 - report_chats: questions asked about a report and their answers from its own sources (Research/report_chat.py)
 - pages: the page cache shared with the fetcher (requested URL, final URL, status, content hash, title,
-  text, content type, fetched at)
+  text, content type, its caveat (warning: cut at the byte cap, a wrong charset), fetched at)
 
 Saving a ResearchResult is one transaction: a reader (or a crash) sees all of it or none of it. Secrets are
 scrubbed before anything is written (see redact.py). Times are epoch seconds (float), as in ResearchResult.
@@ -63,6 +63,11 @@ EXCHANGE_ANSWER_MIGRATION = """
     ALTER TABLE report_chats ADD COLUMN extra TEXT NOT NULL DEFAULT '';
     """
 _EXCHANGE_EXTRA = ("status", "sources", "unanswered", "closest")
+
+# A cached page keeps its caveat: read again from the cache, a page cut at the byte cap still says so
+PAGE_WARNING_MIGRATION = """
+    ALTER TABLE pages ADD COLUMN warning TEXT NOT NULL DEFAULT '';
+    """
 
 MIGRATIONS = [
     """
@@ -146,6 +151,7 @@ MIGRATIONS = [
     RUNS_MIGRATION,  # schema 4: durable runs and watchlists (DB/run_schema.py, DB/run_store.py)
     CITATION_EVIDENCE_MIGRATION,  # schema 5: each citation's verdict and passage
     EXCHANGE_ANSWER_MIGRATION,  # schema 6: an exchange's answer record
+    PAGE_WARNING_MIGRATION,  # schema 7: a cached page's warning
 ]
 
 
@@ -186,7 +192,8 @@ _EXTRA_RESULT_FIELDS = ("stage_failures", "answer_status", "unanswered_parts", "
                         "budget_reached")
 _RESULT_FIELDS = {f.name for f in fields(ResearchResult)} - set(_EXTRA_RESULT_FIELDS)
 # the page cache's columns: a records.Page keyed by the URL that was asked for (its outcome fields are not kept)
-_PAGE_COLUMNS = ("url", "final_url", "status", "content_hash", "title", "text", "content_type", "fetched_at")
+_PAGE_COLUMNS = ("url", "final_url", "status", "content_hash", "title", "text", "content_type", "warning",
+                 "fetched_at")
 
 
 @dataclass

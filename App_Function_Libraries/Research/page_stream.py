@@ -92,7 +92,8 @@ def _cache_get(cache: PageCache | None, url: str, ttl: float) -> Page | None:
     if record is None or not record.text:
         return None
     return Page(url=url, final_url=record.final_url or url, status=record.status, title=record.title,
-                text=record.text, content_hash=record.content_hash or content_hash(record.text), from_cache=True)
+                text=record.text, content_hash=record.content_hash or content_hash(record.text),
+                warning=record.warning, from_cache=True)
 
 
 def _cache_put(cache: PageCache | None, page: Page) -> None:
