@@ -143,8 +143,16 @@ def test_how_often_asks_for_a_frequency_not_any_number():
     # controls: "for more" and "see" in a sentence about the subject
     ("For more than a century, scientists have seen bees as pollinators.", False),
     ("Bees see ultraviolet light, which guides them to nectar.", False),
+    # an entry of a reference list
+    ('Frisch, Karl (1967), "The Dance Language of Bees", Harvard University Press, ISBN 978-0-674-19051-0', True),
+    ("Ruttner, F. Biogeography of the honey bee. Apidologie. doi:10.1051/apido:19880101.", True),
+    ('"Honey bee dances". Archived from the original on 2 March 2012.', True),
+    ("Bee Informed Partnership, survey results. Retrieved 3 May 2015.", True),
+    # controls: the same words in a sentence about the subject
+    ("The swarm was retrieved on 3 May 2015 from a chimney in Leeds.", False),
+    ("The ISBN system was introduced in 1970 for books.", False),
 ])
-def test_a_pointer_to_another_page_is_not_quoted(sentence, meta):
+def test_a_pointer_to_another_page_or_a_reference_is_not_quoted(sentence, meta):
     from App_Function_Libraries.Retrieval.quotable import is_meta
     assert is_meta(sentence) is meta
 

@@ -72,7 +72,9 @@ def reads_as_sentence(sentence: str) -> bool:
 # on its own as one:
 #  7. not a meta-sentence: one about the page itself rather than its subject ("The method presented above …",
 #     "In this article we …", "Here, we offer another …", "see below", "the following example"), nor a pointer
-#     to another page ("For details of individual countries see …", "See also …", "Main article: …");
+#     to another page ("For details of individual countries see …", "See also …", "Main article: …"), nor an
+#     entry of a reference list (it holds an ISBN, ISSN or DOI, "Retrieved 3 May 2015" or "Archived from the
+#     original");
 #  8. not opening with a pronoun whose referent is in a sentence the reader does not see ("It …", "This
 #     implies …", "These are …", "He was …"): such a sentence is quoted only with the sentence before it;
 #  9. no Markdown, code or TeX shown raw: emphasis marks and link syntax become their text, inline code its
@@ -88,6 +90,9 @@ _META = re.compile(
     r"^\W*(?:for\s+(?:(?:more|further)\s+)?(?:details|information)\b[^.]{0,80}?,?\s+see\b|for\s+more\s*,\s*see\b|"
     r"see\s+also\b|"
     r"main\s+articles?\s*:)|"
+    r"\b(?-i:ISBN|ISSN)(?:-1[03])?:?\s*[\dX]|\bdoi\s*:\s*10\.\d|\bdoi\.org/10\.|"
+    r"(?:^|[.,]\s+)(?-i:Retrieved)\s+(?:on\s+)?(?:\d{1,2}\s+(?-i:[A-Z])|(?-i:[A-Z])[a-z]+\.?\s+\d|\d{4}-\d\d-\d\d)|"
+    r"\b(?-i:Archived from the original)\b|"
     r"^\W*(?:here|in this \w+|below|above)\s*,?\s+(?:we|i|you)\b|"
     r"\b(?:we|i)\s+(?:will|shall|now|offer|present|show|discuss|describe|consider|look|introduce|explain|"
     r"review|begin|start|turn|focus|give|provide)\b|\blet(?:'s|\s+us)\b",
