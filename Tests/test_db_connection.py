@@ -50,7 +50,7 @@ def test_settings_paths_are_used_and_stores_share_one_file(make_settings, tmp_pa
     research.count_reports()
     db = open_database(tmp_path / "quarry.db")
     versions = dict(db.execute("SELECT component, version FROM schema_versions").fetchall())
-    assert versions == {"notes": 1, "research": 6}
+    assert versions == {"notes": 1, "research": 7}
 
 
 def test_write_transaction_rolls_back_on_error(tmp_path):

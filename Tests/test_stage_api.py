@@ -63,13 +63,16 @@ def test_a_page_an_older_quarry_kept_for_a_durable_run_loads(tmp_path):
     assert page == Page(**older)
 
 
-def test_the_page_cache_keeps_a_page_without_its_outcome(tmp_path):
+def test_the_page_cache_keeps_a_page_and_its_caveat_without_its_outcome(tmp_path):
+    """The warning says what the text is (cut at the byte cap, a wrong charset), so it stays with the cached text;
+    whether it came from the cache is the outcome of one read, not kept."""
     store = ResearchStore(tmp_path / "r.db", secrets=())
     store.put_page(Page(url="https://a.example/", final_url="https://a.example/x", status=200, title="A",
                         text="Bees dance.", content_hash="h", warning="cut", content_type="text/plain",
-                        fetched_at=time.time()))
+                        from_cache=True, fetched_at=time.time()))
     cached = store.get_page("https://a.example/x", 60)
-    assert (cached.url, cached.text, cached.title, cached.warning) == ("https://a.example/", "Bees dance.", "A", "")
+    assert (cached.url, cached.text, cached.title, cached.warning) == ("https://a.example/", "Bees dance.", "A", "cut")
+    assert not cached.from_cache
 
 
 def test_verifying_a_rewritten_report_again_replaces_its_notes_not_adds_to_them(make_settings):

@@ -191,7 +191,8 @@ _REPORT_JSON_FIELDS = ("uncited_sources", "timings", "llm_usage", "errors", "fol
 _EXTRA_RESULT_FIELDS = ("stage_failures", "answer_status", "unanswered_parts", "unsupported_citations", "closest",
                         "budget_reached")
 _RESULT_FIELDS = {f.name for f in fields(ResearchResult)} - set(_EXTRA_RESULT_FIELDS)
-# the page cache's columns: a records.Page keyed by the URL that was asked for (its outcome fields are not kept)
+# the page cache's columns: a records.Page keyed by the URL that was asked for, with its caveat (warning); the
+# outcome of one read (failure, from_cache) is not kept
 _PAGE_COLUMNS = ("url", "final_url", "status", "content_hash", "title", "text", "content_type", "warning",
                  "fetched_at")
 
