@@ -121,6 +121,21 @@ def test_cli_round_trip(make_settings, tmp_path, capsys):
     assert "not a date" in capsys.readouterr().err
 
 
+def test_the_printed_sources_are_the_cited_then_those_read_but_not_cited():
+    """The CLI's list under a documents answer (the round trip above cites every chunk it retrieves, so this one
+    has a chunk read but not cited)."""
+    from App_Function_Libraries.Documents.answer import format_sources
+    from App_Function_Libraries.Documents.doc_types import DocsAsked
+    from App_Function_Libraries.records import Answer, AnswerSource
+    answer = Answer("Steep it four minutes. [1]", sources=[
+        AnswerSource(1, "coffee.md", "/d/coffee.md#chunk-1", "document", cited=True),
+        AnswerSource(2, "tea.md", "/d/tea.md#chunk-3", "document", cited=False)])
+    assert format_sources(DocsAsked("How long?", answer)) == ("[1] /d/coffee.md#chunk-1\n\nRead but not cited:\n"
+                                                               "[2] /d/tea.md#chunk-3")
+    answer.sources[0].cited = False
+    assert format_sources(DocsAsked("How long?", answer)).startswith("None cited.\n\nRead but not cited:\n[1]")
+
+
 def test_a_question_the_documents_do_not_answer_is_refused_plainly(make_settings, tmp_path):
     from App_Function_Libraries.Documents.answer import NO_ANSWER
     lib = DocumentLibrary(make_settings())
