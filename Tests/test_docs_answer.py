@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from App_Function_Libraries.CLI.main import main
-from App_Function_Libraries.Documents.answer import NO_HITS
+from App_Function_Libraries.Documents.answer import NO_DOCUMENTS, NO_HITS
+from App_Function_Libraries.Documents.doc_types import SearchFilters
 from App_Function_Libraries.Documents.library import DocumentLibrary
 from Tests.support.make_pdf import write_pdf
 from Tests.support.openai_server import ScriptedLLM
@@ -81,9 +82,14 @@ def test_llm_failure_falls_back_to_extractive(make_settings, world, tmp_path):
     lib.close()
 
 
-def test_empty_library_answer(make_settings):
+def test_empty_library_answer(make_settings, tmp_path):
+    """An empty library says what to do; one with documents that match nothing says so (control)."""
     lib = DocumentLibrary(make_settings())
-    assert lib.ask("Anything?").answer.markdown == NO_HITS
+    asked = lib.ask("Anything?")
+    assert asked.answer.markdown == NO_DOCUMENTS and "docs add" in NO_DOCUMENTS
+    assert asked.answer.status == "not_answered" and not asked.answer.sources
+    lib.add([corpus(tmp_path / "files")])
+    assert lib.ask("Anything?", filters=SearchFilters(types=["docx"])).answer.markdown == NO_HITS
     lib.close()
 
 

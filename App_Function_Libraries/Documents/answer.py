@@ -21,6 +21,8 @@ from App_Function_Libraries.Retrieval.citations import CitableSource
 from App_Function_Libraries.records import Answer
 
 NO_HITS = "Nothing in your documents matches this question."
+NO_DOCUMENTS = ("There are no documents to answer from yet: add files first (`python app.py docs add PATH`, or "
+                "Add to collection in the Documents tab).")
 NO_ANSWER = "Nothing in your documents answers this question"
 CLOSEST_SHOWN = 3
 KIND = "document"

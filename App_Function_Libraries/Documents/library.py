@@ -20,13 +20,14 @@ import numpy as np
 
 from App_Function_Libraries.config import Settings, get_settings
 from App_Function_Libraries.Documents.annotate import ChunkAnnotator, PathPatterns
-from App_Function_Libraries.Documents.answer import answer_from_hits
+from App_Function_Libraries.Documents.answer import NO_DOCUMENTS, answer_from_hits
 from App_Function_Libraries.Documents.doc_types import (DocsAsked, DocumentInfo, DocumentsError, IndexMismatch,
                                                         IngestReport, SearchFilters, SearchHit)
 from App_Function_Libraries.Documents.ingest import Ingestor, Progress
 from App_Function_Libraries.Documents.node_groups import DEFAULT_GROUPS, ROOT, NodeGroup, ordered_groups
 from App_Function_Libraries.Documents.retrieve import FUSED_TOP_K, Retriever
 from App_Function_Libraries.Documents.store import DocumentStore
+from App_Function_Libraries.Retrieval.cited_answer import not_answered
 
 EMBEDDING_META = "embedding_model"
 
@@ -135,6 +136,8 @@ class DocumentLibrary:
         """A cited answer from the best chunks (LLM when configured, extractive otherwise); `parts`: the
         questions the question holds, each answered or named as not answered."""
         hits = self.search(question, group, k, filters)
+        if not hits and not self.list():  # said as what to do, not as "nothing matches"
+            return DocsAsked(question, not_answered(NO_DOCUMENTS, []))
         llm = None
         if use_llm:
             from App_Function_Libraries.LLM.registry import get_llm
