@@ -107,7 +107,8 @@ def _serve(conn, idle_seconds: float) -> None:
             resident = _resident()
             continue
         _, fn, args, memory_mb = message
-        cap.set(memory_mb)
+        peak = _peak()
+        limit = cap.set(memory_mb)
         try:
             status, value = "ok", fn(*args)
         except MemoryError:
@@ -116,6 +117,8 @@ def _serve(conn, idle_seconds: float) -> None:
             status, value = "error", _portable(exc)
         finally:
             cap.lift()
+        if status == "error" and _reached(limit, peak, memory_mb):
+            status, value = "memory", None
         grown = (_resident() - resident) // 2 ** 20
         try:
             conn.send((status, value, grown))
@@ -144,16 +147,18 @@ class _MemoryCap:
         except (ImportError, AttributeError, OSError):  # Windows; platforms without RLIMIT_AS
             self.resource = None
 
-    def set(self, memory_mb: int) -> None:
+    def set(self, memory_mb: int) -> int:
+        """The address space (bytes) the call may reach; 0 where no cap is set."""
         if not self.resource or memory_mb <= 0:
-            return
+            return 0
         limit = _address_space() + memory_mb * 2 ** 20
         if self.hard != self.resource.RLIM_INFINITY:
             limit = min(limit, self.hard)
         try:
             self.resource.setrlimit(self.resource.RLIMIT_AS, (limit, self.hard))
         except (ValueError, OSError):
-            pass
+            return 0
+        return limit
 
     def lift(self) -> None:
         if self.resource:
@@ -161,6 +166,31 @@ class _MemoryCap:
                 self.resource.setrlimit(self.resource.RLIMIT_AS, (self.soft, self.hard))
             except (ValueError, OSError):
                 pass
+
+
+def _reached(limit: int, peak_before: int, memory_mb: int) -> bool:
+    """Whether the call's address space came up to its cap. A C library whose allocation fails under the cap
+    does not always raise MemoryError (fontconfig, under a PDF renderer, ended in "SystemError: error return
+    without exception set"): an error from a call that grew to within an eighth of its allowance (at least
+    16 MB) of the cap is a memory failure. Undecidable, so not one, when the worker had been that large
+    before (its peak does not move)."""
+    if not limit:
+        return False
+    peak = _peak()
+    margin = max(16, memory_mb // 8) * 2 ** 20
+    return peak > peak_before and peak >= limit - margin
+
+
+def _peak() -> int:
+    """Bytes of the largest address space this process has had (/proc/self/status VmPeak); 0 where unknown."""
+    try:
+        with open("/proc/self/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"VmPeak:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 def _address_space() -> int:

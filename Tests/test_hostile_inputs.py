@@ -73,6 +73,16 @@ def test_a_parse_over_its_memory_cap_is_stopped_and_one_under_it_runs():
     assert run_limited(parse_jobs.hold_memory, 40, limits=ParseLimits(60, memory_mb=100)) == 40
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the memory cap is RLIMIT_AS (Linux)")
+def test_a_parse_that_fails_otherwise_at_its_memory_cap_is_too_large():
+    """A C library whose malloc fails under the cap may raise something else (fontconfig under the PDF
+    renderer: SystemError); a call that reached its cap is still "needed more than N MB"."""
+    with pytest.raises(ParseTooLarge, match="needed more than 100 MB"):
+        run_limited(parse_jobs.exhaust_then_fail, limits=ParseLimits(60, memory_mb=100))
+    with pytest.raises(SystemError, match="not about memory"):  # control: the same error far from the cap
+        run_limited(parse_jobs.fail_system, "not about memory", limits=ParseLimits(60, memory_mb=100))
+
+
 def test_what_the_parse_raises_is_raised_again_and_the_worker_is_reused():
     first = run_limited(parse_jobs.pid, limits=ParseLimits(60))
     with pytest.raises(ValueError, match="not a page"):

@@ -36,3 +36,21 @@ def pid() -> int:
 
 def fail(message: str) -> None:
     raise ValueError(message)
+
+
+def exhaust_then_fail() -> None:
+    """Allocate 1 MB blocks until the memory cap stops it, then fail with some other error, as a C library
+    whose malloc failed does (fontconfig under a PDF renderer: "SystemError: error return without exception
+    set")."""
+    blocks = []
+    try:
+        while True:
+            blocks.append(bytearray(2 ** 20))
+    except MemoryError:
+        pass
+    blocks.clear()
+    raise SystemError("error return without exception set")
+
+
+def fail_system(message: str) -> None:
+    raise SystemError(message)
