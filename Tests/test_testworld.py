@@ -58,3 +58,12 @@ def test_chunked_slow_body(world):
     t = time.time()
     assert requests.get(world.url("/slow"), timeout=5).content == b"x" * 30
     assert time.time() - t >= 0.2
+
+
+def test_the_mini_web_command_shows_its_help_and_writes_no_config(tmp_path, monkeypatch, capsys):
+    from Tests.support import mini_web
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as ended:
+        mini_web.main(["--help"])
+    assert ended.value.code == 0 and "--no-llm" in capsys.readouterr().out
+    assert list(tmp_path.iterdir()) == []  # it once wrote its config to a file named "--help"

@@ -428,6 +428,16 @@ def serve(config_path: str, with_llm: bool = True) -> None:
         world.stop()
 
 
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+    parser = argparse.ArgumentParser(prog="python -m Tests.support.mini_web",
+                                     description="Serve the test world's mini web and write a Quarry config "
+                                                 "pointing at it.")
+    parser.add_argument("config", nargs="?", default="quarry-mini.txt", help="the config file to write")
+    parser.add_argument("--no-llm", action="store_true", help="no scripted research model (extractive mode)")
+    args = parser.parse_args(argv)
+    serve(args.config, with_llm=not args.no_llm)
+
+
 if __name__ == "__main__":
-    import sys
-    serve(sys.argv[1] if len(sys.argv) > 1 else "quarry-mini.txt", with_llm="--no-llm" not in sys.argv)
+    main()
