@@ -118,6 +118,20 @@ def test_a_full_stop_after_a_title_or_initial_does_not_end_the_sentence(text, se
     assert split_sentences(text) == sentences
 
 
+@pytest.mark.parametrize("text, sentences", [
+    ("He said they “make nothing on it.” Whole Foods’ deal opens a window.",
+     ["He said they “make nothing on it.”", "Whole Foods’ deal opens a window."]),
+    ("It grew fast. “Since its launch, it has become a building block.” It runs today.",
+     ["It grew fast.", "“Since its launch, it has become a building block.”", "It runs today."]),
+    ('She said "no." Then she left. (See the map.) The road ends.',
+     ['She said "no."', "Then she left.", "(See the map.)", "The road ends."]),
+])
+def test_a_sentence_ends_after_its_closing_quote_or_bracket_which_it_keeps(text, sentences):
+    """Curly quotes did not end a sentence (a quote's last words were glued to the next sentence) and a closing
+    straight quote or bracket was cut off the sentence it closes."""
+    assert split_sentences(text) == sentences
+
+
 def test_control_an_ordinary_full_stop_still_ends_it():
     assert split_sentences("The bridge opened in 1931. Traffic grew. Tolls ended in 1960.") == [
         "The bridge opened in 1931.", "Traffic grew.", "Tolls ended in 1960."]

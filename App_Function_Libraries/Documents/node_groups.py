@@ -52,10 +52,10 @@ def word_chunker(max_words: int, min_words: int | None = None, of_passages: bool
     return transform
 
 
-COARSE = NodeGroup("coarse", word_chunker(500), recipe="passages of 350-500 words, list items kept apart",
-                   annotate=True)
+COARSE = NodeGroup("coarse", word_chunker(500),
+                   recipe="passages of 350-500 words, list items kept apart, closing quotes kept", annotate=True)
 FINE = NodeGroup("fine", word_chunker(128, of_passages=True), parent="coarse",
-                 recipe="passages of 89-128 words, headings and list items kept apart")
+                 recipe="passages of 89-128 words, headings and list items kept apart, closing quotes kept")
 DEFAULT_GROUPS = (COARSE, FINE)
 
 

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import re
 
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9À-ÖØ-Þ\u0400-\u042F\u4e00-\u9fff])")
+#: a sentence ends at . ! ? (and their full-width forms) and any closing quotes or brackets after it, straight or
+#: curly, which stay with it; the space after it (group 1) is cut when a capital or a digit follows, perhaps after an
+#: opening quote or bracket
+_SENTENCE_END = re.compile(r"[.!?。！？][\"'”’»)\]]*(\s+)(?=[\"'“‘«(\[]?[A-Z0-9À-ÖØ-Þ\u0400-\u042F\u4e00-\u9fff])")
 
 
 #: a word before a full stop that does not end a sentence: a title or short form before a name ("St. Augustine",
@@ -19,7 +22,7 @@ def split_sentences(text: str) -> list[str]:
     if not text:
         return []
     out: list[str] = []
-    for part in (p.strip() for p in _SENTENCE_END.split(text)):
+    for part in (p.strip() for p in _cut(text)):
         if not part:
             continue
         if out and _ABBREVIATION.search(out[-1]):
@@ -27,6 +30,14 @@ def split_sentences(text: str) -> list[str]:
         else:
             out.append(part)
     return out
+
+
+def _cut(text: str) -> list[str]:
+    parts, start = [], 0
+    for m in _SENTENCE_END.finditer(text):
+        parts.append(text[start:m.start(1)])
+        start = m.end(1)
+    return parts + [text[start:]]
 
 
 def split_paragraphs(text: str) -> list[str]:
