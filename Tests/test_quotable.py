@@ -185,3 +185,15 @@ def test_a_list_item_in_a_passage_is_quoted_as_an_item_not_glued_to_its_neighbou
     answer = extractive_answer("At what pressure does the valve open?",
                                [CitableSource(1, "http://a.test/", "Valves", passage)])
     assert answer.startswith("The valve opens at a pressure of two bar. [1]")
+
+
+def test_a_question_in_the_source_is_not_quoted_as_a_finding():
+    """An essay's rhetorical questions ("Are there general rules for finding situations with superlinear
+    returns?") were quoted as answers; the statements around them still are (control)."""
+    from App_Function_Libraries.Retrieval.quotable import is_question
+    essay = ["Are there general rules for finding situations where bees dance more often? So who should study "
+             "the dances of bees? Bees dance more often when the nectar source is rich and close to the hive."]
+    answer = extractive_answer("When do bees dance more often?", [CitableSource(1, "http://a.test/", "Bees", essay)])
+    assert "?" not in answer
+    assert answer.startswith("Bees dance more often when the nectar source is rich and close to the hive. [1]")
+    assert is_question("Who should study the dances?”") and not is_question("“Why not?” she asked.")

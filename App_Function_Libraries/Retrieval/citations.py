@@ -17,8 +17,8 @@ from App_Function_Libraries.Retrieval.bm25 import BM25, tokenize
 from App_Function_Libraries.Retrieval.fusion import reciprocal_rank_fusion
 from App_Function_Libraries.Retrieval.passages import split_sentences
 from App_Function_Libraries.Retrieval.quotable import (INLINE_TAGS, answer_shape, asked_for, is_meta,
-                                                       item_reads_whole, needs_previous, plain_text,
-                                                       quotable_line, reads_as_sentence)
+                                                       is_question, item_reads_whole, needs_previous,
+                                                       plain_text, quotable_line, reads_as_sentence)
 from App_Function_Libraries.records import Citation, Source
 
 # [1]  [1, 3]  [1-3]  [1–3]  [1,2, 5-6]  [1000]   (not [^1] footnotes, not [text](links)); a number of any
@@ -275,7 +275,8 @@ def quote_candidates(sources: list[CitableSource]) -> list[tuple[str, int]]:
                 item = quotable_line(line)
                 if item is not None:
                     text = plain_text(item[1])
-                    if text and item_reads_whole(text) and not gives_orders(text) and not is_meta(text):
+                    if text and item_reads_whole(text) and not gives_orders(text) and not is_meta(text) \
+                            and not is_question(text):
                         whole.append((text, src.n))
                     continue
                 _sentences(line, src.n, whole, broken)
@@ -286,7 +287,7 @@ def _sentences(line: str, n: int, whole: list, broken: list) -> None:
     previous = ""  # the last sentence of the line that could be quoted on its own
     for raw in split_sentences(line):
         s = plain_text(raw)
-        if s is None or len(s.split()) < 4 or gives_orders(s) or is_meta(s):
+        if s is None or len(s.split()) < 4 or gives_orders(s) or is_meta(s) or is_question(s):
             previous = ""
             continue
         if needs_previous(s):

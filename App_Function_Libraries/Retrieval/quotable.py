@@ -74,7 +74,8 @@ def reads_as_sentence(sentence: str) -> bool:
 #     "In this article we …", "Here, we offer another …", "see below", "the following example"), nor a pointer
 #     to another page ("For details of individual countries see …", "See also …", "Main article: …"), nor an
 #     entry of a reference list (it holds an ISBN, ISSN or DOI, "Retrieved 3 May 2015" or "Archived from the
-#     original");
+#     original"); nor a question ("Are there general rules for finding such situations?"): it asks, it does
+#     not state;
 #  8. not opening with a pronoun whose referent is in a sentence the reader does not see ("It …", "This
 #     implies …", "These are …", "He was …"): such a sentence is quoted only with the sentence before it;
 #  9. no Markdown, code or TeX shown raw: emphasis marks and link syntax become their text, inline code its
@@ -112,6 +113,14 @@ _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|we|We|our|Our|my|My|us)\b")
 def is_meta(sentence: str) -> bool:
     """True when the sentence is about the page itself, not its subject (rule 7)."""
     return bool(_META.search(sentence))
+
+
+_QUESTION_END = re.compile(r"[?？][\"'”’)\]]*$")
+
+
+def is_question(sentence: str) -> bool:
+    """True when the sentence asks rather than states: it ends with a question mark (rule 7)."""
+    return bool(_QUESTION_END.search(sentence.strip()))
 
 
 def needs_previous(sentence: str) -> bool:
