@@ -115,6 +115,20 @@ def test_the_lead_is_the_definition_and_no_meta_or_dangling_sentence_is_quoted(p
     assert not re.search(r"(^|[-\n]\s*)It is also", out.markdown)  # only ever with the sentence before it
 
 
+QUARRYLITE = [("Quarrylite", "Quarrylite is for everyone who reads. Quarrylite is an open source research assistant "
+               "that quotes the pages it read for every sentence of its answers.")]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_the_lead_definition_names_what_the_subject_is(path, make_settings):
+    """ "Haystack is for everyone looking to build natural language apps" led an answer to "What is Haystack?"
+    ahead of "Haystack is the open source Python framework …": both open "X is", one names what X is."""
+    out = path("What is Quarrylite?", QUARRYLITE, make_settings)
+    assert first_cited(out.markdown).startswith("Quarrylite is an open source research assistant")
+    assert core.is_definition("Quarrylite", "Quarrylite is for everyone who reads.")  # a definition, but weaker
+    assert not core.is_definition("Quarrylite", "Quarrylite is for everyone who reads.", names_kind=True)
+
+
 @pytest.mark.parametrize("path", PATHS)
 def test_markdown_code_and_tex_are_never_shown_raw_and_quotes_are_one_line(path, make_settings):
     out = path("How does sourdough bread rise?", MARKUP, make_settings)

@@ -37,7 +37,8 @@ Extractive writer. The lead is the one text that best answers the question by it
 (Retrieval/quotable.asked_for): for "what is X" a definition of X ("X is …", "X refers to …"), for "when" a
 date, for "how often" a frequency ("every day", "twice a week"), for "how many/much" a number, for "who" a
 name, for "where" a place; among the LEAD_POOL most relevant texts that clear the floor, the most relevant
-that pinpoints the answer, else the most relevant with that shape, else the most relevant. Then the supporting
+that pinpoints the answer, else, for "what is X", the most relevant definition that names what X is ("X is a
+framework …", not "X is for everyone …"), else the most relevant with that shape, else the most relevant. Then the supporting
 texts, best ranked first: for a question of one part, texts that clear the floor and texts within
 SUPPORT_MARGIN below it by their own words, the sentence before not counted (on the question's topic, not
 enough to answer it on their own, but the evidence a reader wants beside the lead: how the dance shows
@@ -197,14 +198,21 @@ def definition_subject(question: str) -> str:
     return x if len(x.split()) <= 5 and not re.search(r"\b(?:of|in|for|by|to|that|which)\b", x, re.I) else ""
 
 
-def is_definition(subject: str, text: str) -> bool:
+#: a defining verb that names what the subject is: "is a …", "are the …", "is one of …", "refers to …"
+_NAMES_KIND = re.compile(r"\b(?:(?:is|are|was|were)\s+(?:a|an|the|one|any)\b|refers?\s+to|means?|denotes?|"
+                         r"is\s+defined\s+as)", re.IGNORECASE)
+
+
+def is_definition(subject: str, text: str, names_kind: bool = False) -> bool:
     """The text defines the subject: it opens with the subject (after an article, or a field such as "In
-    mathematics,"), an optional aside in brackets or commas, then a defining verb ("is", "refers to" …)."""
+    mathematics,"), an optional aside in brackets or commas, then a defining verb ("is", "refers to" …); with
+    names_kind, one that names what the subject is ("is a framework", not "is for everyone")."""
     words = [re.escape(fold(w)) + r"(?:e?s)?" for w in re.findall(r"\w+", subject.lower())]
     if not words:
         return False
+    verb = _NAMES_KIND if names_kind else _DEFINES
     pattern = (r"^\W*(?:in\s+[^,]{1,40},\s*)?(?:(?:a|an|the)\s+)?" + r"\W+".join(words)
-               + r"\W*(?:\([^)]{0,80}\)\s*)?(?:,[^,]{0,80},\s*)?" + _DEFINES.pattern)
+               + r"\W*(?:\([^)]{0,80}\)\s*)?(?:,[^,]{0,80},\s*)?" + verb.pattern)
     return bool(re.match(pattern, text, re.IGNORECASE))
 
 
@@ -264,11 +272,14 @@ def closest_texts(ranked: list[Pick], sources: list[CitableSource]) -> list[tupl
 
 
 def choose_lead(question: str, cleared: list[Pick]) -> Pick | None:
-    """Of the LEAD_POOL most relevant texts, the most relevant that pinpoints the answer, else the most
-    relevant that has the answer's shape, else the most relevant one."""
+    """Of the LEAD_POOL most relevant texts, the most relevant that pinpoints the answer, else (for "what is X")
+    the most relevant definition naming what X is, else the most relevant that has the answer's shape, else the
+    most relevant one."""
     pool = sorted(cleared, key=lambda p: -p.score)[:LEAD_POOL]
+    subject = definition_subject(question)
     return next((p for p in pool if pinpoints(question, p.text)),
-                next((p for p in pool if shape_fits(question, p.text)), pool[0] if pool else None))
+                next((p for p in pool if subject and is_definition(subject, p.text, names_kind=True)),
+                     next((p for p in pool if shape_fits(question, p.text)), pool[0] if pool else None)))
 
 
 def draft(question: str, sources: list[CitableSource], embedder=None, parts: list[str] | None = None,
