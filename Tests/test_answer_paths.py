@@ -129,6 +129,23 @@ def test_the_lead_definition_names_what_the_subject_is(path, make_settings):
     assert not core.is_definition("Quarrylite", "Quarrylite is for everyone who reads.", names_kind=True)
 
 
+JOURNAL = [("Beekeeping Journal", "Honey bees dance to show their nest mates where the food is. We watched our honey "
+             "bees dance to show where the food is, hour after hour, all through the summer.")]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_quote_in_another_voice_keeps_its_citation(path, make_settings):
+    """A first-person text is quoted with its source named, “…” (Beekeeping Journal) [1]; the name in brackets
+    (in Documents "Beekeeping Journal.md (chunk-1)") must not be read as a sentence of its own that carries the
+    citation, leaving the quote uncited and marked not supported."""
+    out = path("How do honey bees show where the food is?", JOURNAL, make_settings)
+    voiced = [s for s, _ in cited_sentences(out.markdown) if "We watched" in s]
+    assert voiced and re.fullmatch(r"“We watched[^”]*” \(Beekeeping Journal(\.md \(chunk-1\))?\)", voiced[0])
+    assert not [s for s, _ in cited_sentences(out.markdown) if s.startswith("(")]
+    held = [c for c in out.citations if "We watched" in c.sentence]
+    assert held and "We watched our honey bees dance" in held[0].quote
+
+
 @pytest.mark.parametrize("path", PATHS)
 def test_markdown_code_and_tex_are_never_shown_raw_and_quotes_are_one_line(path, make_settings):
     out = path("How does sourdough bread rise?", MARKUP, make_settings)

@@ -15,9 +15,14 @@ _ABBREVIATION = re.compile(r"(?:^|\s)(?:St|Sts|Dr|Mr|Mrs|Ms|Mme|Prof|Rev|Fr|Gen|
                            r"Pres|Jr|Sr|Mt|Ft|No|Nos|Vol|vs|cf|ca|approx|e\.g|i\.e|(?:[A-Z]\.)*[A-Z])\.$")
 
 
+#: a bracketed aside with no sentence end of its own, perhaps cited, after a sentence: its source's name after a
+#: quote ("“We value it.” (Notes.md (chunk-3)) [2]") or a reference ("(Smith 2010)"); it belongs to that sentence
+_ASIDE = re.compile(r"^\((?:[^()]|\([^()]*\))+(?<![.!?。！？])\)(?:\s*\[[\d,;\s–—-]+\])*$")
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of a paragraph (a light rule-based splitter): a full stop after a title, a short form or an
-    initial (`_ABBREVIATION`) does not end a sentence."""
+    initial (`_ABBREVIATION`) does not end a sentence, and a bracketed aside after one (`_ASIDE`) is part of it."""
     text = " ".join(text.split())
     if not text:
         return []
@@ -25,7 +30,7 @@ def split_sentences(text: str) -> list[str]:
     for part in (p.strip() for p in _cut(text)):
         if not part:
             continue
-        if out and _ABBREVIATION.search(out[-1]):
+        if out and (_ABBREVIATION.search(out[-1]) or _ASIDE.match(part)):
             out[-1] = f"{out[-1]} {part}"
         else:
             out.append(part)
