@@ -29,6 +29,8 @@ def embedder():
     ("How many first downs did the Harriers have?", "downs"),  # the phrase's last word, up to its verb
     ("How many species of comb jelly are known?", "species"),  # up to a preposition
     ("How many same-sex couples or partnerships were there?", "couples"),  # up to a conjunction
+    ("How many tasks per second does the framework handle?", "tasks"),  # up to a rate's unit
+    ("How many times a day do bees dance?", "times"),
     ("How much did the bridge cost?", ""),  # "did" counts nothing named
     ("When did the bridge open?", ""),
 ])
@@ -41,6 +43,8 @@ def test_the_counted_noun_of_a_question(question, noun):
     ("How many points did the Harriers score?", "The Harriers scored on a 9-play, 71-yard drive.", False),
     ("How many people lived there?", "About 2 million people lived there by 1900.", True),  # a number's words
     ("How many people lived there?", "It had 2 large harbours and many people.", False),  # control: too far
+    ("How many tasks per second does the framework handle?", "It serves 9,000 async tasks per second.", True),
+    ("How many tasks per second does the framework handle?", "It polls for ready tasks every two seconds.", False),
     (STORY_QUESTION, "It was a single story called Salt and Iron.", True),
     (STORY_QUESTION, 'It gave off a gas he named "dephlogisticated air".', True),
     (STORY_QUESTION, "Year twelve is known as lower sixth.", False),  # no name follows the naming word

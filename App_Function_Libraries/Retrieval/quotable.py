@@ -204,9 +204,10 @@ def asked_for(question: str) -> str:
 
 
 _COUNTED = re.compile(r"\bhow\s+(?:many|much)\s+(.*)", re.IGNORECASE)
-#: where the counted phrase of "how many …" ends: a verb, a preposition, a conjunction
+#: where the counted phrase of "how many …" ends: a verb, a preposition, a conjunction, the unit of a rate ("how
+#: many tasks per second", "how many times a day")
 _COUNTED_END = frozenset("""did does do is are was were has have had can could will would should may might must
-of in on at for from by with to that there and or""".split())
+of in on at for from by with to that there and or per a an every each""".split())
 COUNTED_PHRASE = 5  # words at most
 _ASKS_NAME = re.compile(r"\b(?:names?|named|call|called|known\s+as|term)\b", re.IGNORECASE)
 #: a naming word and the name it gives, quoted or capitalised: "a story called Children of Earth"
