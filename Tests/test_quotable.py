@@ -197,3 +197,19 @@ def test_a_question_in_the_source_is_not_quoted_as_a_finding():
     assert "?" not in answer
     assert answer.startswith("Bees dance more often when the nectar source is rich and close to the hive. [1]")
     assert is_question("Who should study the dances?”") and not is_question("“Why not?” she asked.")
+
+
+def test_a_name_that_opens_a_sentence_answers_who():
+    """'Askar has released the code.' names someone though its only capitalised word opens it: the texts write
+    "Askar" capitalised inside a sentence and never in lower case. "Bees" opening a sentence is no name: the
+    texts also write "bees" (control)."""
+    from App_Function_Libraries.Retrieval.quotable import known_names
+    texts = ["The flaw was reported by the developer Ammar Askar in a blog post.",
+             "Askar has released the attack code that crashes the servers.",
+             "Bees dance to show the way to food. Honey Bees are insects.", "The bees fly home at dusk."]
+    names = known_names(texts)
+    assert {"Ammar", "Askar"} <= names and "Bees" not in names and "The" not in names
+    question = "Who released the attack code?"
+    assert answer_shape(question, texts[1], None, names) == 2
+    assert answer_shape(question, texts[1]) == 1  # without the texts' names: no name in it
+    assert answer_shape("Who dances?", "Bees dance to show the way to food.", None, names) == 1

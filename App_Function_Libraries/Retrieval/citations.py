@@ -17,8 +17,9 @@ from App_Function_Libraries.Retrieval.bm25 import BM25, tokenize
 from App_Function_Libraries.Retrieval.fusion import reciprocal_rank_fusion
 from App_Function_Libraries.Retrieval.passages import split_sentences
 from App_Function_Libraries.Retrieval.quotable import (INLINE_TAGS, answer_shape, asked_for, is_meta,
-                                                       is_question, item_reads_whole, needs_previous,
-                                                       plain_text, quotable_line, reads_as_sentence)
+                                                       is_question, item_reads_whole, known_names,
+                                                       needs_previous, plain_text, quotable_line,
+                                                       reads_as_sentence)
 from App_Function_Libraries.records import Citation, Source
 
 # [1]  [1, 3]  [1-3]  [1–3]  [1,2, 5-6]  [1000]   (not [^1] footnotes, not [text](links)); a number of any
@@ -254,7 +255,8 @@ def rank_sentences(question: str, sources: list[CitableSource], embedder=None,
     if dense is not None:
         rankings.append(sorted(related, key=lambda i: -dense[i]))
     kind = asked_for(question)
-    shape = {i: answer_shape(question, texts[i], kind) for i in related}
+    names = known_names(texts) if kind in ("who", "where") else frozenset()
+    shape = {i: answer_shape(question, texts[i], kind, names) for i in related}
     if kind:  # a question whose form says what it asks for (when, how many, who, where)
         rankings.append(sorted(related, key=lambda i: (-shape[i], -(dense[i] if dense is not None else lexical[i]))))
     fused = sorted(reciprocal_rank_fusion(rankings), key=lambda pair: (-round(pair[1], 9), -shape[int(pair[0])]))

@@ -59,7 +59,8 @@ from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, Citab
                                                         format_group, parse_group, quote_text, rank_sentences,
                                                         sentence_before)
 from App_Function_Libraries.Retrieval.quotable import (answer_shape, asked_for, asks_name, counted_noun,
-                                                       counted_words, first_person, gives_name, repeats_title)
+                                                       counted_words, first_person, gives_name, known_names,
+                                                       repeats_title)
 from App_Function_Libraries.Retrieval.verifier import fold, verify, words_of
 from App_Function_Libraries.records import Answer, AnswerSource, NotUsed
 
@@ -150,12 +151,13 @@ def relevance(question: str, texts: list[str], titles: list[str] | None = None,
         covered = [c + CONTEXT_WEIGHT * max(0.0, w - c) for c, w in zip(covered, widened)]
     similarities = similarities or [None] * len(texts)
     kind = asked_for(question)
+    names = known_names(texts) if kind in ("who", "where") else frozenset()
     stated = {m.lower() for m in _STATED_NUMBER.findall(question)}
     before = before or [""] * len(texts)
     out = []
     for text, title, prior, cov, sim in zip(texts, titles, before, covered, similarities):
         score = cov if sim is None else (1 - SIMILARITY_WEIGHT) * cov + SIMILARITY_WEIGHT * sim
-        if kind and answer_shape(question, text, kind) != 2:
+        if kind and answer_shape(question, text, kind, names) != 2:
             score -= FORM_PENALTY
         if stated - {m.lower() for m in _STATED_NUMBER.findall(f"{text} {title} {prior}")}:
             score -= NUMBER_PENALTY
@@ -216,13 +218,14 @@ def is_definition(subject: str, text: str, names_kind: bool = False) -> bool:
     return bool(re.match(pattern, text, re.IGNORECASE))
 
 
-def shape_fits(question: str, text: str) -> bool:
-    """The text has what the question's form asks for (see the module docstring)."""
+def shape_fits(question: str, text: str, names: frozenset[str] = frozenset()) -> bool:
+    """The text has what the question's form asks for (see the module docstring; `names`: quotable.known_names
+    of the texts it is among)."""
     subject = definition_subject(question)
     if subject:
         return is_definition(subject, text)
     kind = asked_for(question)
-    return bool(kind) and answer_shape(question, text, kind) == 2
+    return bool(kind) and answer_shape(question, text, kind, names) == 2
 
 
 def pinpoints(question: str, text: str) -> bool:
@@ -271,15 +274,15 @@ def closest_texts(ranked: list[Pick], sources: list[CitableSource]) -> list[tupl
     return out
 
 
-def choose_lead(question: str, cleared: list[Pick]) -> Pick | None:
+def choose_lead(question: str, cleared: list[Pick], names: frozenset[str] = frozenset()) -> Pick | None:
     """Of the LEAD_POOL most relevant texts, the most relevant that pinpoints the answer, else (for "what is X")
     the most relevant definition naming what X is, else the most relevant that has the answer's shape, else the
-    most relevant one."""
+    most relevant one. `names`: quotable.known_names of all the texts."""
     pool = sorted(cleared, key=lambda p: -p.score)[:LEAD_POOL]
     subject = definition_subject(question)
     return next((p for p in pool if pinpoints(question, p.text)),
                 next((p for p in pool if subject and is_definition(subject, p.text, names_kind=True)),
-                     next((p for p in pool if shape_fits(question, p.text)), pool[0] if pool else None)))
+                     next((p for p in pool if shape_fits(question, p.text, names)), pool[0] if pool else None)))
 
 
 def draft(question: str, sources: list[CitableSource], embedder=None, parts: list[str] | None = None,
@@ -301,7 +304,7 @@ def draft(question: str, sources: list[CitableSource], embedder=None, parts: lis
         question = part or question
     if not cleared:
         return Draft(None, closest=closest_texts(ranked, sources))
-    lead = choose_lead(question, cleared)
+    lead = choose_lead(question, cleared, known_names([p.text for p in ranked]))
     used = [set(tokenize(lead.text))]
     budget = [budget_words - len(lead.text.split())]
     if not by_part:

@@ -20,8 +20,8 @@ A sentence that only repeats its source's title (a PDF's or a page's heading kep
 notes: calibrating the bee dance.") reads as a sentence but says nothing the title does not: `repeats_title`.
 
 `answer_shape` says whether a sentence has what the question asks for: a year or date for "when", a number
-for "how many/much/long…", a name for "who", a place for "where", and, for any question, words the question
-does not already have. Sentences that merely repeat the question's words rank below those that add to them.
+for "how many/much/long…", a name for "who", a place for "where" (a capitalised word after the first, or a first
+word the texts use as a name, `known_names`), and, for any question, words the question does not already have. Sentences that merely repeat the question's words rank below those that add to them.
 `counted_noun`/`counted_words` and `asks_name`/`gives_name` say what "how many N" counts and whether a question
 asks for a name, for the answer core's `pinpoints`.
 """
@@ -252,9 +252,29 @@ def repeats_title(sentence: str, title: str) -> bool:
     return bool(words) and words <= set(tokenize(title))
 
 
-def answer_shape(question: str, sentence: str, kind: str | None = None) -> int:
+_WORD = re.compile(r"[^\W\d_][\w'-]*")
+
+
+def known_names(texts: list[str]) -> frozenset[str]:
+    """Words the texts use as names: capitalised inside a sentence ("researcher Ammar Askar said") and never
+    written in lower case. A sentence's first word is capitalised whatever it is; it is a name when it is one of
+    these ("Askar has released …"), not when the texts also write it in lower case ("Bees dance …")."""
+    capitalised: set[str] = set()
+    lower: set[str] = set()
+    for text in texts:
+        for i, m in enumerate(_WORD.finditer(text)):
+            word = m.group(0)
+            if word.islower():
+                lower.add(word)
+            elif i and word[0].isupper() and text[m.start() - 2:m.start() - 1] not in ".!?:":
+                capitalised.add(word)
+    return frozenset(w for w in capitalised if w.lower() not in lower)
+
+
+def answer_shape(question: str, sentence: str, kind: str | None = None, names: frozenset[str] = frozenset()) -> int:
     """2: the sentence has what the question asks for and adds to the question's words; 1: it adds at least
-    three content words the question does not have; 0: it mostly repeats the question."""
+    three content words the question does not have; 0: it mostly repeats the question. `names` (known_names of
+    the texts the sentence is among) says when a sentence's first word is a name."""
     kind = asked_for(question) if kind is None else kind
     asked = set(tokenize(question))
     new = [w for w in tokenize(sentence) if w not in asked]
@@ -270,6 +290,9 @@ def answer_shape(question: str, sentence: str, kind: str | None = None) -> int:
     elif kind == "often":
         hit = _FREQUENCY.search(sentence)
     else:
-        names = {w.strip(".,;:!?\"'()[]").lower() for w in sentence.split()[1:] if w[:1].isupper()}
-        hit = bool(names - asked - {""})
+        words = sentence.split()
+        first = [words[0].strip(".,;:!?\"'()[]“”‘’")] if words else []
+        named = {w.strip(".,;:!?\"'()[]").lower() for w in words[1:] if w[:1].isupper()}
+        named |= {w.lower() for w in first if w in names}
+        hit = bool(named - asked - {""})
     return 2 if hit else 1
