@@ -146,6 +146,55 @@ def test_a_quote_in_another_voice_keeps_its_citation(path, make_settings):
     assert held and "We watched our honey bees dance" in held[0].quote
 
 
+DEAL = [("Acme deals", "Acme Corporation bought the messaging app Chatterly for two billion dollars. Analysts "
+         "said that Acme Corporation overpaid for the messaging app Chatterly.")]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_an_answer_without_the_kind_asked_for_says_so(path, make_settings):
+    """"When did Facebook buy WhatsApp?" was answered with the price and no date, as if it answered the question;
+    the answer stands (its text clears the floor) and says what it lacks. Control: asked for an amount, which
+    the same text gives, it says nothing of the kind."""
+    out = path("When did Acme buy Chatterly?", DEAL, make_settings)
+    assert out.status == "answered" and "Chatterly" in first_cited(out.markdown)
+    assert "*The question asks when; none of the quoted texts gives a year or a date.*" in out.markdown
+    control = path("How much did Acme pay for Chatterly?", DEAL, make_settings)
+    assert control.status == "answered" and "The question asks" not in control.markdown
+
+
+@pytest.mark.parametrize("report_format", ["full", "short", "bullets", "table"])
+def test_every_report_format_says_what_the_answer_lacks(report_format, make_settings):
+    settings = make_settings({"research": {"use_embeddings": "false", "report_format": report_format}})
+    sources = [Source("Acme deals", "http://site0.test/page", passages=[Passage(DEAL[0][1])], notes=DEAL[0][1],
+                      fetched=True, content_hash="h0")]
+    result = ResearchResult("When did Acme buy Chatterly?", sources=sources)
+    run = Run(result, Services(settings=settings), ResearchParams.from_settings(settings, use_llm=False,
+                                                                              use_cache=False), None, None)
+    stage_number(run, run.result.sources)
+    stage_report(run)
+    assert result.report_markdown.rstrip().endswith(
+        "*The question asks when; none of the quoted texts gives a year or a date.*")
+
+
+CHATTERLY = "Chatterly runs on phones and tablets in forty countries. Chatterly sends messages that vanish."
+
+
+@pytest.mark.parametrize("question, text, line", [
+    ("What is Chatterly?", CHATTERLY, "The question asks what “Chatterly” is; none of the quoted texts defines it."),
+    ("Who founded Chatterly?", "Two students founded Chatterly in their dorm room.",
+     "The question asks for a name; none of the quoted texts gives one."),
+    ("How often does Chatterly send messages?", CHATTERLY,
+     "The question asks how often; none of the quoted texts says."),
+    ("When did Chatterly start to send messages?", CHATTERLY,
+     "The question asks when; none of the quoted texts gives a year or a date."),
+])
+def test_what_an_answer_lacks_is_named_by_the_question_s_form(question, text, line):
+    d = core.draft(question, [CitableSource(1, "http://a.test/", "Apps", [text])])
+    assert d.lead is not None and d.missing == line
+    assert core.missing_note(question, [core.Pick("Chatterly is an app that Ada Lovelace founded in 2014 and "
+                                                  "that sends messages every day.", 1)]) == ""  # control
+
+
 @pytest.mark.parametrize("path", PATHS)
 def test_markdown_code_and_tex_are_never_shown_raw_and_quotes_are_one_line(path, make_settings):
     out = path("How does sourdough bread rise?", MARKUP, make_settings)

@@ -279,17 +279,17 @@ def _render_brief(d: core.Draft, report_format: str, titles: dict[int, str]) -> 
     picks = _lead_once(d)
     if report_format == "short":  # one paragraph: the lead, a sentence per part answered, the parts not
         picks = picks[:SHORT_SENTENCES]
-        note = core.unanswered_note(d.unanswered)
+        note = core.unanswered_note(d.unanswered, d.missing)
         return " ".join([core.quoted(p.text, p.n, titles.get(p.n, "")) for p in picks] + ([note] if note else []))
     if report_format == "table":
         rows = ["| Part of the question | Finding |", "|---|---|"]
         rows += [f"| {_cell(p.heading or 'Answer')} | {_cell(core.quoted(p.text, p.n, titles.get(p.n, '')))} |"
                  for p in picks]
         rows += [f"| {_cell(part)} | *not answered by the sources* |" for part in d.unanswered]
-        return "\n".join(rows)
+        return "\n".join(rows) + (f"\n\n*{d.missing}*" if d.missing else "")
     if report_format == "bullets":
         lines = [f"- {core.quoted(p.text, p.n, titles.get(p.n, ''))}" for p in picks]
-        note = core.unanswered_note(d.unanswered)
+        note = core.unanswered_note(d.unanswered, d.missing)
         return "\n".join(lines) + (f"\n\n{note}" if note else "")
     return core.render_bullets(d, titles)
 

@@ -59,8 +59,8 @@ from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, Citab
                                                         format_group, parse_group, quote_text, rank_sentences,
                                                         sentence_before)
 from App_Function_Libraries.Retrieval.quotable import (answer_shape, asked_for, asks_name, counted_noun,
-                                                       counted_words, first_person, gives_name, known_names,
-                                                       repeats_title)
+                                                       counted_words, first_person, gives_name, has_kind,
+                                                       known_names, repeats_title)
 from App_Function_Libraries.Retrieval.verifier import fold, verify, words_of
 from App_Function_Libraries.records import Answer, AnswerSource, NotUsed
 
@@ -100,6 +100,7 @@ class Draft:
     lead: Pick | None
     picks: list[Pick] = field(default_factory=list)
     unanswered: list[str] = field(default_factory=list)  # sub-questions nothing answers
+    missing: str = ""  # what the question asks for that none of the quoted texts gives (`missing_note`)
     closest: list[tuple[str, float, str]] = field(default_factory=list)  # (where, score, text) when none
 
 
@@ -304,15 +305,43 @@ def draft(question: str, sources: list[CitableSource], embedder=None, parts: lis
         question = part or question
     if not cleared:
         return Draft(None, closest=closest_texts(ranked, sources))
-    lead = choose_lead(question, cleared, known_names([p.text for p in ranked]))
+    lead = choose_lead(question, cleared, known_names(texts_of(ranked)))
     used = [set(tokenize(lead.text))]
     budget = [budget_words - len(lead.text.split())]
     if not by_part:
         supporting = [p for p in ranked if p.score >= floor or p.alone >= floor - SUPPORT_MARGIN]
-        return Draft(lead, _take(supporting, single - 1, used, budget, lead))
+        picks = _take(supporting, single - 1, used, budget, lead)
+        return Draft(lead, picks, missing=missing_note(question, [lead, *picks], known_names(texts_of(ranked))))
     used = []  # under its sub-question the lead may stand again: each answered part keeps its heading
     picks = [p for part, mine in by_part.items() for p in _take(mine, per_part, used, budget, None)]
     return Draft(lead, picks, [part for part, mine in by_part.items() if not mine])
+
+
+def texts_of(picks: list[Pick]) -> list[str]:
+    return [p.text for p in picks]
+
+
+#: what an answer says when none of its quoted texts holds the kind of answer the question asks for
+MISSING = {"when": "The question asks when; none of the quoted texts gives a year or a date.",
+           "number": "The question asks for a number; none of the quoted texts gives one.",
+           "often": "The question asks how often; none of the quoted texts says.",
+           "who": "The question asks for a name; none of the quoted texts gives one.",
+           "where": "The question asks where; none of the quoted texts names a place.",
+           "definition": "The question asks what “{subject}” is; none of the quoted texts defines it."}
+
+
+def missing_note(question: str, picks: list[Pick], names: frozenset[str] = frozenset()) -> str:
+    """MISSING's line for the kind of answer the question asks for (a definition for "what is X", else
+    quotable.asked_for) when none of the picked texts holds it; '' when one does or the form asks for no kind.
+    The answer stands (its texts cleared the floor); the line says what it lacks."""
+    subject = definition_subject(question)
+    if subject:
+        found = any(is_definition(subject, p.text) for p in picks)
+        return "" if found else MISSING["definition"].format(subject=subject)
+    kind = asked_for(question)
+    if not kind or any(has_kind(question, p.text, kind, names) for p in picks):
+        return ""
+    return MISSING[kind]
 
 
 def _take(candidates: list[Pick], limit: int, used: list[set[str]], budget: list[int],
@@ -352,8 +381,11 @@ def not_answered_markdown(statement: str, closest: list[tuple[str, float, str]],
     return "\n".join(lines)
 
 
-def unanswered_note(parts: list[str]) -> str:
-    return "*Not answered by the sources: " + "; ".join(f"“{p}”" for p in parts) + ".*" if parts else ""
+def unanswered_note(parts: list[str], missing: str = "") -> str:
+    """The notes under an answer: the parts of the question not answered, what the answer lacks (Draft.missing)."""
+    notes = ["*Not answered by the sources: " + "; ".join(f"“{p}”" for p in parts) + ".*"] if parts else []
+    notes += [f"*{missing}*"] if missing else []
+    return " ".join(notes)
 
 
 def render_bullets(d: Draft, titles: dict[int, str] | None = None) -> str:
@@ -368,8 +400,8 @@ def render_bullets(d: Draft, titles: dict[int, str] | None = None) -> str:
         elif d.picks:
             lines.append("")
         lines += [f"- {quoted(p.text, p.n, titles.get(p.n, ''))}" for p in d.picks if p.heading == heading]
-    if d.unanswered:
-        lines += ["", unanswered_note(d.unanswered)]
+    if d.unanswered or d.missing:
+        lines += ["", unanswered_note(d.unanswered, d.missing)]
     return "\n".join(lines)
 
 

@@ -282,17 +282,21 @@ def answer_shape(question: str, sentence: str, kind: str | None = None, names: f
         return 0
     if not kind:
         return 1
+    return 2 if has_kind(question, sentence, kind, names) else 1
+
+
+def has_kind(question: str, sentence: str, kind: str, names: frozenset[str] = frozenset()) -> bool:
+    """The sentence holds the kind of answer asked for (asked_for): a year or month for "when", a number the
+    question does not state for "number", a frequency for "often", else a name the question does not have."""
     if kind == "when":
-        hit = _YEAR.search(sentence) or _MONTH.search(sentence)
-    elif kind == "number":  # a count or amount: a date's day and year do not answer "how many"
+        return bool(_YEAR.search(sentence) or _MONTH.search(sentence))
+    if kind == "number":  # a count or amount: a date's day and year do not answer "how many"
         stated = set(re.findall(r"\d[\d,.]*", question))
-        hit = any(m.group(0) not in stated for m in _NUMBER.finditer(_DATE.sub(" ", sentence)))
-    elif kind == "often":
-        hit = _FREQUENCY.search(sentence)
-    else:
-        words = sentence.split()
-        first = [words[0].strip(".,;:!?\"'()[]“”‘’")] if words else []
-        named = {w.strip(".,;:!?\"'()[]").lower() for w in words[1:] if w[:1].isupper()}
-        named |= {w.lower() for w in first if w in names}
-        hit = bool(named - asked - {""})
-    return 2 if hit else 1
+        return any(m.group(0) not in stated for m in _NUMBER.finditer(_DATE.sub(" ", sentence)))
+    if kind == "often":
+        return bool(_FREQUENCY.search(sentence))
+    words = sentence.split()
+    first = [words[0].strip(".,;:!?\"'()[]“”‘’")] if words else []
+    named = {w.strip(".,;:!?\"'()[]").lower() for w in words[1:] if w[:1].isupper()}
+    named |= {w.lower() for w in first if w in names}
+    return bool(named - set(tokenize(question)) - {""})
