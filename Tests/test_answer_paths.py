@@ -180,9 +180,8 @@ CHATTERLY = "Chatterly runs on phones and tablets in forty countries. Chatterly 
 
 
 @pytest.mark.parametrize("question, text, line", [
-    ("What is Chatterly?", CHATTERLY, "The question asks what “Chatterly” is; none of the quoted texts defines it."),
     ("Who founded Chatterly?", "Two students founded Chatterly in their dorm room.",
-     "The question asks for a name; none of the quoted texts gives one."),
+     "The question asks who; none of the quoted texts gives a name."),
     ("How often does Chatterly send messages?", CHATTERLY,
      "The question asks how often; none of the quoted texts says."),
     ("When did Chatterly start to send messages?", CHATTERLY,
@@ -193,6 +192,19 @@ def test_what_an_answer_lacks_is_named_by_the_question_s_form(question, text, li
     assert d.lead is not None and d.missing == line
     assert core.missing_note(question, [core.Pick("Chatterly is an app that Ada Lovelace founded in 2014 and "
                                                   "that sends messages every day.", 1)]) == ""  # control
+
+
+@pytest.mark.parametrize("question, text", [
+    ("When was the first reference to immunity?", "Thucydides noted in Athens in 430 BC that survivors were immune."),
+    ("When did the dynasty end?", "The dynasty ended within five years of the founder's death."),
+    ("How many empires used it?", "Dozens of empires used it over the centuries."),
+    ("What is Chatterly?", "Public-Private Chatterly (PPC) sends messages that vanish."),  # no line for "what is"
+])
+def test_no_line_says_an_answer_lacks_what_it_may_give_in_another_form(question, text):
+    """The line is a claim about the answer: not made where a text may give the date or number in a form the
+    shape rules do not read (on SQuAD questions asked of their pages, such forms drew the line on 24 of 325
+    answered "when" questions)."""
+    assert core.missing_note(question, [core.Pick(text, 1)]) == ""
 
 
 @pytest.mark.parametrize("path", PATHS)

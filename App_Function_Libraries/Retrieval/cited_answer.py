@@ -59,8 +59,8 @@ from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, Citab
                                                         format_group, parse_group, quote_text, rank_sentences,
                                                         sentence_before)
 from App_Function_Libraries.Retrieval.quotable import (answer_shape, asked_for, asks_name, counted_noun,
-                                                       counted_words, first_person, gives_name, has_kind,
-                                                       known_names, repeats_title)
+                                                       counted_words, first_person, gives_name, known_names,
+                                                       may_give, repeats_title)
 from App_Function_Libraries.Retrieval.verifier import fold, verify, words_of
 from App_Function_Libraries.records import Answer, AnswerSource, NotUsed
 
@@ -325,21 +325,17 @@ def texts_of(picks: list[Pick]) -> list[str]:
 MISSING = {"when": "The question asks when; none of the quoted texts gives a year or a date.",
            "number": "The question asks for a number; none of the quoted texts gives one.",
            "often": "The question asks how often; none of the quoted texts says.",
-           "who": "The question asks for a name; none of the quoted texts gives one.",
-           "where": "The question asks where; none of the quoted texts names a place.",
-           "definition": "The question asks what “{subject}” is; none of the quoted texts defines it."}
+           "who": "The question asks who; none of the quoted texts gives a name.",
+           "where": "The question asks where; none of the quoted texts names a place."}
 
 
 def missing_note(question: str, picks: list[Pick], names: frozenset[str] = frozenset()) -> str:
-    """MISSING's line for the kind of answer the question asks for (a definition for "what is X", else
-    quotable.asked_for) when none of the picked texts holds it; '' when one does or the form asks for no kind.
-    The answer stands (its texts cleared the floor); the line says what it lacks."""
-    subject = definition_subject(question)
-    if subject:
-        found = any(is_definition(subject, p.text) for p in picks)
-        return "" if found else MISSING["definition"].format(subject=subject)
+    """MISSING's line for the kind of answer the question's form asks for (quotable.asked_for) when none of
+    the picked texts may hold it (quotable.may_give); '' when one may, or the form asks for no kind. The answer
+    stands (its texts cleared the floor); the line says what it lacks. Not said of definitions: a text may
+    define X in forms `is_definition` does not read ("Public-Private Partnering (PPP) is …")."""
     kind = asked_for(question)
-    if not kind or any(has_kind(question, p.text, kind, names) for p in picks):
+    if not kind or any(may_give(question, p.text, kind, names) for p in picks):
         return ""
     return MISSING[kind]
 

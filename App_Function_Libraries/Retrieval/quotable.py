@@ -195,8 +195,19 @@ _ASKS = (
 )
 
 
+#: a question opening with a "when" clause that asks something else: "When a cell eats a pathogen, what does it
+#: become?", "When rock buckles upwards it creates what?" (group 1: what it asks)
+#: (a "when" question puts a verb after "when": "When did …", "When was …")
+_WHEN_CLAUSE = re.compile(r"^\s*when\s+(?!(?:is|are|was|were|did|does|do|will|would|can|could|has|have|had|should|"
+                          r"shall|may|might|must)\b).*?\b((?:what|who|whom|whose|which|where|how|why)\b.*)$",
+                          re.IGNORECASE)
+
+
 def asked_for(question: str) -> str:
     """'when', 'often', 'number', 'who', 'where', or '' when the question's form does not say."""
+    clause = _WHEN_CLAUSE.match(question)
+    if clause:
+        question = clause.group(1)
     for kind, pattern in _ASKS:
         if pattern.search(question):
             return kind
@@ -300,3 +311,27 @@ def has_kind(question: str, sentence: str, kind: str, names: frozenset[str] = fr
     named = {w.strip(".,;:!?\"'()[]").lower() for w in words[1:] if w[:1].isupper()}
     named |= {w.lower() for w in first if w in names}
     return bool(named - set(tokenize(question)) - {""})
+
+
+#: words that may say when or how many in a form `has_kind` does not read ("in 430 BC", "within five years", "in
+#: the spring", "several", "dozens"): an answer holding one is not said to lack a date or a number
+_MAY_SAY_WHEN = re.compile(r"\d|\b(?:centur(?:y|ies)|decades?|years?|months?|weeks?|days?|hours?|era|ages?|ago|"
+                           r"spring|summer|autumn|fall|winter|season|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
+                           r"today|yesterday|tomorrow|morning|evening|night|dawn|dusk|noon|midnight|annually|"
+                           r"reign|war|dynasty|period)\b", re.IGNORECASE)
+_MAY_SAY_AMOUNT = re.compile(r"\b(?:several|dozens|few|many|numerous|single|multiple|both|none|no|all|hundreds|"
+                             r"thousands|millions|billions|countless|various|some|most|half|twice|once|double|"
+                             r"triple)\b", re.IGNORECASE)
+
+
+def may_give(question: str, sentence: str, kind: str, names: frozenset[str] = frozenset()) -> bool:
+    """Leniently, whether the sentence may hold the kind of answer asked for: `has_kind`, or for "when" any
+    figure or time word, for "number" any quantifier. An answer is said to lack the kind only when none of its
+    texts may hold it, so the line that says so is not said of an answer in a form has_kind misses."""
+    if has_kind(question, sentence, kind, names):
+        return True
+    if kind == "when":
+        return bool(_MAY_SAY_WHEN.search(sentence) or _MONTH.search(sentence))
+    if kind == "number":
+        return bool(_MAY_SAY_AMOUNT.search(sentence))
+    return False
