@@ -38,12 +38,13 @@ Extractive writer. The lead is the one text that best answers the question by it
 date, for "how often" a frequency ("every day", "twice a week"), for "how many/much" a number, for "who" a
 name, for "where" a place; among the LEAD_POOL most relevant texts that clear the floor, the most relevant
 that pinpoints the answer, else, for "what is X", the most relevant definition that names what X is ("X is a
-framework …", not "X is for everyone …"), else the most relevant with that shape, else the most relevant. Then the supporting
-texts, best ranked first: for a question of one part, texts that clear the floor and texts within
-SUPPORT_MARGIN below it by their own words, the sentence before not counted (on the question's topic, not
-enough to answer it on their own, but the evidence a reader wants beside the lead: how the dance shows
+framework …", not "X is for everyone …"), else the most relevant with that shape, else the most relevant.
+Then the supporting texts, best ranked first: for a question of one part, texts that clear the floor and texts
+within SUPPORT_MARGIN below it by their own words, the sentence before not counted (on the question's topic,
+not enough to answer it on their own, but the evidence a reader wants beside the lead: how the dance shows
 direction, after the sentence that names the dance); under each sub-question only texts that clear the floor
-for that sub-question.
+for that sub-question. When none of a one-part answer's texts may hold the kind of answer the question's form
+asks for (quotable.may_give), a line under it says so (`missing_note`, MISSING).
 
 The verifier (Retrieval/verifier.py) gives every cited sentence its evidence and a verdict.
 """
@@ -305,20 +306,17 @@ def draft(question: str, sources: list[CitableSource], embedder=None, parts: lis
         question = part or question
     if not cleared:
         return Draft(None, closest=closest_texts(ranked, sources))
-    lead = choose_lead(question, cleared, known_names(texts_of(ranked)))
+    names = known_names([p.text for p in ranked])
+    lead = choose_lead(question, cleared, names)
     used = [set(tokenize(lead.text))]
     budget = [budget_words - len(lead.text.split())]
     if not by_part:
         supporting = [p for p in ranked if p.score >= floor or p.alone >= floor - SUPPORT_MARGIN]
         picks = _take(supporting, single - 1, used, budget, lead)
-        return Draft(lead, picks, missing=missing_note(question, [lead, *picks], known_names(texts_of(ranked))))
+        return Draft(lead, picks, missing=missing_note(question, [lead, *picks], names))
     used = []  # under its sub-question the lead may stand again: each answered part keeps its heading
     picks = [p for part, mine in by_part.items() for p in _take(mine, per_part, used, budget, None)]
     return Draft(lead, picks, [part for part, mine in by_part.items() if not mine])
-
-
-def texts_of(picks: list[Pick]) -> list[str]:
-    return [p.text for p in picks]
 
 
 #: what an answer says when none of its quoted texts holds the kind of answer the question asks for

@@ -6,7 +6,8 @@ import re
 #: a sentence ends at . ! ? (and their full-width forms) and any closing quotes or brackets after it, straight or
 #: curly, which stay with it; the space after it (group 1) is cut when a capital or a digit follows, perhaps after an
 #: opening quote or bracket
-_SENTENCE_END = re.compile(r"[.!?。！？][\"'”’»)\]]*(\s+)(?=[\"'“‘«(\[]?[A-Z0-9À-ÖØ-Þ\u0400-\u042F\u4e00-\u9fff])")
+_SENTENCE_END = re.compile(r"[.!?。！？][\"'”’»)\]]*(\s+)"
+                           r"(?=[\"'“‘«(\[]?[A-Z0-9À-ÖØ-Þ\u0400-\u042F\u4e00-\u9fff])")
 
 
 #: a word before a full stop that does not end a sentence: a title or short form before a name ("St. Augustine",

@@ -19,9 +19,11 @@ sentences. The rule, each part a sign of text that lost something:
 A sentence that only repeats its source's title (a PDF's or a page's heading kept as a line of its text, "Field
 notes: calibrating the bee dance.") reads as a sentence but says nothing the title does not: `repeats_title`.
 
-`answer_shape` says whether a sentence has what the question asks for: a year or date for "when", a number
-for "how many/much/long…", a name for "who", a place for "where" (a capitalised word after the first, or a first
-word the texts use as a name, `known_names`), and, for any question, words the question does not already have. Sentences that merely repeat the question's words rank below those that add to them.
+`answer_shape` says whether a sentence has what the question asks for (`has_kind`): a year or date for "when",
+a number for "how many/much/long…", a name for "who", a place for "where" (a capitalised word after the first,
+or a first word the texts use as a name, `known_names`), and, for any question, words the question does not
+already have. Sentences that merely repeat the question's words rank below those that add to them. `may_give`
+is the lenient form an answer is checked with before it is said to lack the kind asked for.
 `counted_noun`/`counted_words` and `asks_name`/`gives_name` say what "how many N" counts and whether a question
 asks for a name, for the answer core's `pinpoints`.
 """
