@@ -186,6 +186,8 @@ CHATTERLY = "Chatterly runs on phones and tablets in forty countries. Chatterly 
      "The question asks how often; none of the quoted texts says."),
     ("When did Chatterly start to send messages?", CHATTERLY,
      "The question asks when; none of the quoted texts gives a year or a date."),
+    ("When did Acme buy Chatterly?", "Acme bought Chatterly for $19 billion, 40% more than it paid for Snapline.",
+     "The question asks when; none of the quoted texts gives a year or a date."),  # money is no time
 ])
 def test_what_an_answer_lacks_is_named_by_the_question_s_form(question, text, line):
     d = core.draft(question, [CitableSource(1, "http://a.test/", "Apps", [text])])
