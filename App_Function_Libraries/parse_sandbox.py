@@ -9,7 +9,8 @@ documents and `python app.py extract` parse in a child process instead:
 The call runs `fn(*args)` in a worker; a worker that has not answered by the deadline is killed (SIGKILL),
 and ParseTimeout is raised. In the worker the address space may grow by at most `memory_mb` during the call
 (RLIMIT_AS, where the platform has it): a parse that needs more gets a MemoryError there, which is
-ParseTooLarge here. `fn` must be a module-level function (it is sent by name), its arguments and result
+ParseTooLarge here (so is any other error from a call that came up to its cap: a C library whose allocation
+fails may raise something else). `fn` must be a module-level function (it is sent by name), its arguments and result
 picklable; an exception it raises is raised here again. Workers are spawned (never forked: the parent has
 threads, perhaps torch), stay warm for the next call and exit after IDLE_SECONDS without work, or when the
 parent goes away; one that a call left much larger (freed heap stays resident) is replaced.

@@ -332,8 +332,9 @@ _MAY_SAY_AMOUNT = re.compile(r"\b(?:several|dozens|few|many|numerous|single|mult
 
 def may_give(question: str, sentence: str, kind: str, names: frozenset[str] = frozenset()) -> bool:
     """Leniently, whether the sentence may hold the kind of answer asked for: `has_kind`, or for "when" any
-    figure (not money or a share) or time word, for "number" any quantifier. An answer is said to lack the kind only when none of its
-    texts may hold it, so the line that says so is not said of an answer in a form has_kind misses."""
+    figure (not money or a share) or time word, for "number" any quantifier. An answer is said to lack the kind
+    only when none of its texts may hold it, so the line that says so is not said of an answer in a form has_kind
+    misses."""
     if has_kind(question, sentence, kind, names):
         return True
     if kind == "when":
