@@ -206,9 +206,11 @@ def test_a_name_that_opens_a_sentence_answers_who():
     from App_Function_Libraries.Retrieval.quotable import known_names
     texts = ["The flaw was reported by the developer Ammar Askar in a blog post.",
              "Askar has released the attack code that crashes the servers.",
-             "Bees dance to show the way to food. Honey Bees are insects.", "The bees fly home at dusk."]
+             "Bees dance to show the way to food. Honey Bees are insects.", "The bees fly home at dusk.",
+             "The keeper said “no.” Swarms left the hive."]
     names = known_names(texts)
     assert {"Ammar", "Askar"} <= names and "Bees" not in names and "The" not in names
+    assert "Swarms" not in names  # it opens a sentence after a closing quote
     question = "Who released the attack code?"
     assert answer_shape(question, texts[1], None, names) == 2
     assert answer_shape(question, texts[1]) == 1  # without the texts' names: no name in it

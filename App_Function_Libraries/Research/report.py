@@ -286,7 +286,8 @@ def _render_brief(d: core.Draft, report_format: str, titles: dict[int, str]) -> 
         rows += [f"| {_cell(p.heading or 'Answer')} | {_cell(core.quoted(p.text, p.n, titles.get(p.n, '')))} |"
                  for p in picks]
         rows += [f"| {_cell(part)} | *not answered by the sources* |" for part in d.unanswered]
-        return "\n".join(rows) + (f"\n\n*{d.missing}*" if d.missing else "")
+        note = core.unanswered_note([], d.missing)
+        return "\n".join(rows) + (f"\n\n{note}" if note else "")
     if report_format == "bullets":
         lines = [f"- {core.quoted(p.text, p.n, titles.get(p.n, ''))}" for p in picks]
         note = core.unanswered_note(d.unanswered, d.missing)

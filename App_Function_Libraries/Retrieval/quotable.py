@@ -266,6 +266,8 @@ def repeats_title(sentence: str, title: str) -> bool:
 
 
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
+#: what comes before a sentence's first word: the end of the sentence before it, perhaps with closing quotes
+_AFTER_END = re.compile(r"[.!?:][\"'”’)\]]*\s*[\"'“‘(\[]?$")
 
 
 def known_names(texts: list[str]) -> frozenset[str]:
@@ -279,7 +281,7 @@ def known_names(texts: list[str]) -> frozenset[str]:
             word = m.group(0)
             if word.islower():
                 lower.add(word)
-            elif i and word[0].isupper() and text[m.start() - 2:m.start() - 1] not in ".!?:":
+            elif i and word[0].isupper() and not _AFTER_END.search(text[max(0, m.start() - 6):m.start()]):
                 capitalised.add(word)
     return frozenset(w for w in capitalised if w.lower() not in lower)
 
