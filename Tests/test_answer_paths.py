@@ -146,6 +146,25 @@ def test_a_quote_in_another_voice_keeps_its_citation(path, make_settings):
     assert held and "We watched our honey bees dance" in held[0].quote
 
 
+SPOKEN = [("Hive report", '"We lost half of our honey bee colonies to the mites this winter." A beekeeper said that. '
+           '"I counted the honey bee colonies twice," the beekeeper Lena Morr wrote in her spring letter to the '
+           'honey bee colonies association.')]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_text_in_its_own_quotation_marks_gets_no_second_pair(path, make_settings):
+    """A sentence that is a quotation already was shown as “"We lost …"”: it keeps its own marks, one pair, with
+    its source named; reported speech ('"I counted …," Lena Morr wrote') is the writer's voice, not wrapped."""
+    out = path("How many honey bee colonies did the beekeepers lose to the mites?", SPOKEN, make_settings)
+    said = [s for s, _ in cited_sentences(out.markdown)]
+    lost = [s for s in said if "We lost half" in s]
+    assert lost and re.fullmatch(r'"We lost half[^"“”]*" \(Hive report(\.md \(chunk-1\))?\)', lost[0]), said
+    assert not [s for s in said if "“\"" in s or "\"”" in s]
+    assert all(not s.startswith("“") for s in said if "Lena Morr" in s)
+    held = [c for c in out.citations if "We lost half" in c.sentence]
+    assert held and held[0].verdict == "supported" and "We lost half of our honey bee colonies" in held[0].quote
+
+
 DEAL = [("Acme deals", "Acme Corporation bought the messaging app Chatterly for two billion dollars. Analysts "
          "said that Acme Corporation overpaid for the messaging app Chatterly.")]
 

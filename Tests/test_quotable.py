@@ -3,6 +3,7 @@ import pytest
 
 from App_Function_Libraries.Retrieval.cited_answer import extractive
 from App_Function_Libraries.Retrieval.citations import CitableSource, rank_sentences
+from App_Function_Libraries.Retrieval import quotable
 from App_Function_Libraries.Retrieval.quotable import answer_shape, asked_for, reads_as_sentence
 
 def extractive_answer(question, sources):
@@ -228,3 +229,18 @@ def test_a_when_clause_does_not_make_a_when_question(question, kind):
     """ "When X happens, what …?" asks what; taken as "when", a text without a date lost 0.1 (on the 696 SQuAD
     questions opening with "when" asked of their pages, 5 more lead with their answer and 1 fewer)."""
     assert asked_for(question) == kind
+
+
+@pytest.mark.parametrize("sentence, voiced, quotation", [
+    ('"I thought a lot before writing this post," the developer wrote in a blog post.', False, False),
+    ("We watched the bees dance all summer.", True, False),
+    ('"On the one hand I don\'t want to expose thousands of servers."', False, True),
+    ("“We lost half of our colonies this winter.”", False, True),
+    ('"We can," he said, "and we will."', False, False),
+    ('He said "no" and we left.', True, False),
+])
+def test_words_inside_quotation_marks_are_another_s_voice(sentence, voiced, quotation):
+    """first_person looks outside the sentence's own quotation marks; is_quotation is a sentence that is one
+    quotation whole (control: two quoted parts with a reporting clause between them are not)."""
+    assert quotable.first_person(sentence) is voiced
+    assert quotable.is_quotation(sentence) is quotation

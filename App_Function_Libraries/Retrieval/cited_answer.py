@@ -60,8 +60,8 @@ from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, Citab
                                                         format_group, parse_group, quote_text, rank_sentences,
                                                         sentence_before)
 from App_Function_Libraries.Retrieval.quotable import (answer_shape, asked_for, asks_name, counted_noun,
-                                                       counted_words, first_person, gives_name, known_names,
-                                                       may_give, repeats_title)
+                                                       counted_words, first_person, gives_name, is_quotation,
+                                                       known_names, may_give, repeats_title)
 from App_Function_Libraries.Retrieval.verifier import fold, verify, words_of
 from App_Function_Libraries.records import Answer, AnswerSource, NotUsed
 
@@ -354,11 +354,14 @@ def _take(candidates: list[Pick], limit: int, used: list[set[str]], budget: list
 
 def quoted(text: str, n: int, title: str = "") -> str:
     """A source's text as the answer shows it, cited: in quotation marks, its source named, when it speaks
-    as I/we (another voice than the answer's)."""
+    as I/we (another voice than the answer's); its source named when it is a quotation already, in the
+    source's own quotation marks (never a second pair around them)."""
     body = quote_text(text).rstrip()
+    named = f" ({title})" if title else ""
     if first_person(text):
-        named = f" ({title})" if title else ""
         return f"“{body}”{named} [{n}]"
+    if is_quotation(body):
+        return f"{body}{named} [{n}]"
     return f"{body} [{n}]"
 
 

@@ -156,9 +156,20 @@ def quotable_line(line: str) -> tuple[str, str] | None:
     return None
 
 
+_QUOTED_SPAN = re.compile(r'"[^"]*"|“[^”]*”')
+
+
 def first_person(sentence: str) -> bool:
-    """True when the sentence speaks as I/we: quoted, it must be marked as a quote (not the report's voice)."""
-    return bool(_FIRST_PERSON.search(sentence))
+    """True when the sentence speaks as I/we: quoted, it must be marked as a quote (not the report's voice).
+    Words inside its own quotation marks are another's, reported: '"I thought a lot," Askar wrote' is not."""
+    return bool(_FIRST_PERSON.search(_QUOTED_SPAN.sub(" ", sentence)))
+
+
+def is_quotation(sentence: str) -> bool:
+    """True when the whole sentence is one quotation, in its own quotation marks ('"On the one hand I …"'):
+    another's words, with no reporting clause saying whose."""
+    text = sentence.strip()
+    return bool(re.fullmatch(r'"[^"]+"|“[^“”]+”', text))
 
 
 def item_reads_whole(text: str) -> bool:
