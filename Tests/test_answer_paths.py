@@ -247,6 +247,22 @@ def test_list_items_are_quotable_as_what_they_are(path, make_settings):
     assert "+ Added" not in out.markdown
 
 
+KIT = [("Paper crane guide", "Paper cranes are folded from one square sheet of origami paper.\nWhat you need for a "
+        "paper crane:\n- Origami paper\n- Bone folder\n- Ruler\n- Tweezers\nFold the origami paper in half along "
+        "both diagonals first.")]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_list_of_short_items_is_quoted_whole_under_its_lead_in(path, make_settings):
+    """A "What you'll need:" list of one- and two-word items was never quoted (each item too short to quote
+    alone); it is quoted as one text, its lead-in then its items, verified against the source."""
+    out = path("What do you need for a paper crane?", KIT, make_settings)
+    listed = "What you need for a paper crane: Origami paper; Bone folder; Ruler; Tweezers"
+    assert listed in out.markdown, out.markdown
+    held = [c for c in out.citations if listed in c.sentence]
+    assert held and held[0].verdict == "supported" and "Bone folder" in held[0].quote
+
+
 @pytest.mark.parametrize("path", PATHS)
 def test_every_quote_holds_its_cited_sentence_and_is_marked_supported(path, make_settings):
     out = path("What is a Hermitian matrix?", HERMITIAN, make_settings)

@@ -140,6 +140,20 @@ def test_node_groups_parents_and_custom_group(library, tmp_path):
     lib2.close()
 
 
+def test_a_changed_reader_reads_again_only_its_own_file_type(library, tmp_path, monkeypatch):
+    """A change to the HTML reader (readers.READER_CHANGES) makes HTML documents indexed before it be read
+    again on the next add; documents of every other type are left alone (no re-embedding of a whole library)."""
+    from App_Function_Libraries.Documents import readers
+    make_corpus(tmp_path / "corpus")
+    monkeypatch.setattr(readers, "READER_CHANGES", {})
+    monkeypatch.setattr("App_Function_Libraries.Documents.ingest.READER_CHANGES", {})
+    library.add([tmp_path / "corpus"])
+    monkeypatch.undo()
+    again = library.add([tmp_path / "corpus"])
+    assert [Path(d.path).name for d in again.replaced] == ["page.html"] and len(again.unchanged) == 5
+    assert library.add([tmp_path / "corpus"]).replaced == []  # and once read again, it stays
+
+
 def test_contextual_and_path_annotation(make_settings, world, tmp_path, patterns_file):
     llm = ScriptedLLM(default="This passage comes from the zeppelin maintenance logbook of the airfield.")
     llm.install(world)

@@ -244,3 +244,17 @@ def test_words_inside_quotation_marks_are_another_s_voice(sentence, voiced, quot
     quotation whole (control: two quoted parts with a reporting clause between them are not)."""
     assert quotable.first_person(sentence) is voiced
     assert quotable.is_quotation(sentence) is quotation
+
+
+def test_a_list_of_short_items_is_one_quotable_text_and_long_items_stay_apart():
+    from App_Function_Libraries.Retrieval.citations import quote_candidates
+    short = "Ingredients for the glaze:\n- Sugar\n- Lemon juice\n- Butter\nWhisk them together until smooth."
+    texts = [t for t, _n in quote_candidates([CitableSource(1, "u", "Glaze", [short])])]
+    assert "Ingredients for the glaze: Sugar; Lemon juice; Butter" in texts
+    # control: items that read whole on their own are quoted one by one, never joined
+    long = ("Release notes:\n- Added the ocelot mob to jungle biomes\n- Added granite and diorite blocks")
+    texts = [t for t, _n in quote_candidates([CitableSource(1, "u", "Notes", [long])])]
+    assert "Added the ocelot mob to jungle biomes" in texts and not [t for t in texts if ";" in t]
+    # a list after a line that does not introduce it (no colon) is joined without that line
+    bare = "The glaze is quick to make.\n- Caster sugar\n- Lemon juice\n- Butter"
+    assert "Caster sugar; Lemon juice; Butter" in [t for t, _n in quote_candidates([CitableSource(1, "u", "G", [bare])])]

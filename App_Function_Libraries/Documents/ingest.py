@@ -1,8 +1,9 @@
 """Adding files and folders to the index: read, split into node groups, annotate, embed, store.
 
 A file is skipped (with its reason recorded) when it cannot be read; the batch goes on. A file whose
-content hash and index recipe (node groups, annotation model, path context, embedding model) are those
-already stored is left alone; a changed one replaces its earlier version. Each file is read in a parse worker
+content hash and index recipe (node groups, annotation model, path context, embedding model, what changed in
+its type's reader: readers.READER_CHANGES) are those already stored is left alone; a changed one replaces its
+earlier version. Each file is read in a parse worker
 under [documents] parse_timeout_seconds and parse_memory_mb, so a hostile file is skipped like any unreadable one.
 """
 from __future__ import annotations
@@ -19,7 +20,8 @@ from App_Function_Libraries.Documents.doc_types import (DocumentInfo, IngestRepo
                                                         UnreadableFile)
 from App_Function_Libraries.Documents.node_groups import NodeDraft, NodeGroup, NodeGroupError, build_nodes
 from App_Function_Libraries.config import DocumentSettings
-from App_Function_Libraries.Documents.readers import file_type_of, read_bytes, read_document_limited
+from App_Function_Libraries.Documents.readers import (READER_CHANGES, file_type_of, read_bytes,
+                                                      read_document_limited)
 from App_Function_Libraries.Documents.store import DocumentStore, NewDocument, index_text
 
 Progress = Callable[[int, int, str], None]  # (files done, files in all, current path)
@@ -89,10 +91,12 @@ class Ingestor:
             progress(len(files), len(files), "")
         return report
 
-    def recipe(self, path_context: str) -> str:
+    def recipe(self, path_context: str, file_type: str | None = None) -> str:
         data = {"groups": [(g.name, g.parent, g.recipe, g.annotate) for g in self.groups],
                 "annotation": self.annotator.model_label if self.annotator else "",
                 "path_context": path_context, "embeddings": self.embedding_label}
+        if READER_CHANGES.get(file_type or ""):  # only then: other types' recipes stay as they were
+            data["reader"] = READER_CHANGES[file_type]
         return hashlib.sha1(json.dumps(data, sort_keys=True).encode("utf-8")).hexdigest()
 
     def _one(self, path: Path, report: IngestReport) -> None:
@@ -104,7 +108,7 @@ class Ingestor:
             return
         digest = content_hash(data)
         path_context = self.patterns.context_for(path)
-        recipe = self.recipe(path_context)
+        recipe = self.recipe(path_context, file_type_of(path))
         if existing and existing.content_hash == digest and self.store.recipe_of(existing.id) == recipe:
             report.unchanged.append(str(path))
             return

@@ -34,6 +34,11 @@ MAX_DOCX_XML_BYTES = 100_000_000
 _WORD_NS = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 
 
+#: what changed in a reader since it was first written: a document of that type indexed before is read again
+#: on its next add (part of its index recipe, Documents/ingest.py), others are left alone
+READER_CHANGES = {"html": "list items the extractor left bare marked as items"}
+
+
 def file_type_of(path: Path) -> str | None:
     """The reader type for a path (txt, md, rst, html, pdf, docx), or None when unsupported."""
     return SUPPORTED_SUFFIXES.get(path.suffix.lower())

@@ -267,22 +267,48 @@ def rank_sentences(question: str, sources: list[CitableSource], embedder=None,
 def quote_candidates(sources: list[CitableSource]) -> list[tuple[str, int]]:
     """(text, source n) of every text an extractive answer may quote (Retrieval/quotable.py rules 1-10):
     sentences that read as sentences (only when none does, the others), list items and table rows as what
-    they are; no orders, no meta-sentences, no raw markup; a sentence opening with a pronoun only together
-    with the sentence before it."""
+    they are, a list whose items are too short to quote alone as one text under its lead-in (`_whole_list`);
+    no orders, no meta-sentences, no raw markup; a sentence opening with a pronoun only together with the
+    sentence before it."""
     whole: list[tuple[str, int]] = []
     broken: list[tuple[str, int]] = []
     for src in sources:
         for passage in src.passages:
-            for line in passage.splitlines():
+            lead, run = "", []
+            for line in passage.splitlines() + [""]:
                 item = quotable_line(line)
+                if item is not None and item[0] == "item":
+                    run.append(item[1])
+                elif run:
+                    _whole_list(lead, run, src.n, whole)
+                    run = []
                 if item is not None:
-                    text = plain_text(item[1])
-                    if text and item_reads_whole(text) and not gives_orders(text) and not is_meta(text) \
-                            and not is_question(text):
-                        whole.append((text, src.n))
+                    _item(item[1], src.n, whole)
                     continue
+                lead = line.strip()
                 _sentences(line, src.n, whole, broken)
     return whole or broken
+
+
+LIST_ITEMS_MAX = 12  # a list quoted whole shows at most this many items, then "…"
+
+
+def _item(raw: str, n: int, whole: list) -> None:
+    text = plain_text(raw)
+    if text and item_reads_whole(text) and not gives_orders(text) and not is_meta(text) and not is_question(text):
+        whole.append((text, n))
+
+
+def _whole_list(lead: str, items: list[str], n: int, whole: list) -> None:
+    """A list of two or more items, some too short to quote alone ("Cloche", "Ruler"), quoted as one text: the
+    line before it when that line introduces it (ends with a colon), then its items joined by semicolons
+    ("What You'll Need: Cloche; Planter saucer, small shallow dish; …")."""
+    texts = [plain_text(i) or "" for i in items]
+    if len(texts) < 2 or all(len(t.split()) >= 3 for t in texts) or not all(texts):
+        return
+    intro = lead if lead.endswith(":") and len(lead.split()) <= 12 else ""
+    shown = "; ".join(texts[:LIST_ITEMS_MAX]) + (" …" if len(texts) > LIST_ITEMS_MAX else "")
+    _item(f"{intro} {shown}".strip(), n, whole)
 
 
 def _sentences(line: str, n: int, whole: list, broken: list) -> None:

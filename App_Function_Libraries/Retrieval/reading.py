@@ -183,6 +183,7 @@ def _trafilatura_text(html: str, url: str | None) -> str:
             return ""
         lead = standfirst(tree) if RECOVER_STANDFIRST else ("", "")
         prune_page_chrome(tree)
+        items = list_items(tree)
         out = trafilatura.extract(tree, url=url, include_comments=False, include_tables=True,
                                   output_format="txt", deduplicate=False, config=_trafilatura_config())
     except Exception:  # noqa: BLE001 - a parser crash on hostile HTML falls back, never stops the run
@@ -190,7 +191,30 @@ def _trafilatura_text(html: str, url: str | None) -> str:
     text = normalize_paragraphs(out or "", lines_are_paragraphs=True)
     if not text:
         return ""
-    return "\n\n".join(with_standfirst(drop_boilerplate_paragraphs(text.split("\n\n")), lead))
+    paragraphs = with_standfirst(drop_boilerplate_paragraphs(text.split("\n\n")), lead)
+    return "\n\n".join(mark_list_items(paragraphs, items))
+
+
+_MARKED = re.compile(r"^(?:[-+*•·▪]|\d{1,3}[.)])\s")
+_INNER_END = re.compile(r"[.!?][\"'”’)\]]*\s+\S")
+
+
+def list_items(tree) -> frozenset[str]:
+    """The text of each list item of the page (white space collapsed) that holds no list of its own and at
+    most one sentence: the items `mark_list_items` may mark."""
+    found = set()
+    for li in tree.iter("li"):
+        text = " ".join(li.text_content().split())
+        if text and not li.xpath(".//ul|.//ol") and not _INNER_END.search(text):
+            found.add(text)
+    return frozenset(found)
+
+
+def mark_list_items(paragraphs: list[str], items: frozenset[str]) -> list[str]:
+    """Each paragraph that is a list item of the page marked as one ("- Cloche"), where the extractor gave it
+    as a paragraph of its own without its mark (some pages' lists come out so): a list stays a list, and its
+    short items can be quoted together under their lead-in (Retrieval/citations.quote_candidates)."""
+    return [f"- {p}" if p in items and not _MARKED.match(p) else p for p in paragraphs]
 
 
 @lru_cache(maxsize=1)
@@ -215,9 +239,9 @@ def _fallback_text(html: str) -> str:
     for tag in soup(list(FALLBACK_DROP_TAGS)):
         tag.decompose()
     root = soup.find("main") or soup.find("article") or soup.body or soup
-    blocks = [" ".join(el.get_text(" ").split()) for el in root.find_all(list(FALLBACK_BLOCK_TAGS))
-              if not el.find(list(FALLBACK_BLOCK_TAGS))]
-    blocks = [b for b in blocks if len(b.split()) >= MIN_FALLBACK_WORDS]
+    found = [el for el in root.find_all(list(FALLBACK_BLOCK_TAGS)) if not el.find(list(FALLBACK_BLOCK_TAGS))]
+    blocks = [("- " if el.name == "li" else "") + " ".join(el.get_text(" ").split()) for el in found
+              if len(el.get_text(" ").split()) >= MIN_FALLBACK_WORDS]
     if not blocks:
         blocks = [" ".join(root.get_text(" ").split())]
     return normalize_paragraphs("\n\n".join(blocks))
