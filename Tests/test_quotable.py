@@ -152,6 +152,9 @@ def test_how_often_asks_for_a_frequency_not_any_number():
     # controls: the same words in a sentence about the subject
     ("The swarm was retrieved on 3 May 2015 from a chimney in Leeds.", False),
     ("The ISBN system was introduced in 1970 for books.", False),
+    # someone else's words, quoted: about their post, not this page (the Ars Technica page's key sentence)
+    ('"I thought a lot before writing this post," developer Ammar Askar wrote after reporting the bug.', False),
+    ("I thought a lot before writing this post, but the bug is real.", True),  # control: the page's own words
 ])
 def test_a_pointer_to_another_page_or_a_reference_is_not_quoted(sentence, meta):
     from App_Function_Libraries.Retrieval.quotable import is_meta

@@ -109,12 +109,14 @@ _MD_CODE = re.compile(r"`([^`]*)`")
 _LIST_ITEM = re.compile(r"^\s*(?:[-+*•·▪]|\d{1,3}[.)])\s+(?=\S)")
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
+_QUOTED_SPAN = re.compile(r'"[^"]*"|“[^”]*”')  # a quotation inside a sentence: someone else's words
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|we|We|our|Our|my|My|us)\b")
 
 
 def is_meta(sentence: str) -> bool:
-    """True when the sentence is about the page itself, not its subject (rule 7)."""
-    return bool(_META.search(sentence))
+    """True when the sentence is about the page itself, not its subject (rule 7). Words inside its quotation
+    marks are someone else's ('"I thought a lot before writing this post," Askar wrote' is about his post)."""
+    return bool(_META.search(_QUOTED_SPAN.sub(" ", sentence)))
 
 
 _QUESTION_END = re.compile(r"[?？][\"'”’)\]]*$")
@@ -154,9 +156,6 @@ def quotable_line(line: str) -> tuple[str, str] | None:
         text = line[m.end():].strip()
         return ("item", text) if text else None
     return None
-
-
-_QUOTED_SPAN = re.compile(r'"[^"]*"|“[^”]*”')
 
 
 def first_person(sentence: str) -> bool:
