@@ -2,7 +2,7 @@
 import pytest
 
 from App_Function_Libraries.Retrieval.cited_answer import extractive
-from App_Function_Libraries.Retrieval.citations import CitableSource, rank_sentences
+from App_Function_Libraries.Retrieval.citations import CitableSource, quote_candidates, rank_sentences
 from App_Function_Libraries.Retrieval import quotable
 from App_Function_Libraries.Retrieval.quotable import answer_shape, asked_for, reads_as_sentence
 
@@ -250,7 +250,6 @@ def test_words_inside_quotation_marks_are_another_s_voice(sentence, voiced, quot
 
 
 def test_a_list_of_short_items_is_one_quotable_text_and_long_items_stay_apart():
-    from App_Function_Libraries.Retrieval.citations import quote_candidates
     short = "Ingredients for the glaze:\n- Sugar\n- Lemon juice\n- Butter\nWhisk them together until smooth."
     texts = [t for t, _n in quote_candidates([CitableSource(1, "u", "Glaze", [short])])]
     assert "Ingredients for the glaze: Sugar; Lemon juice; Butter" in texts
@@ -261,3 +260,22 @@ def test_a_list_of_short_items_is_one_quotable_text_and_long_items_stay_apart():
     # a list after a line that does not introduce it (no colon) is joined without that line
     bare = "The glaze is quick to make.\n- Caster sugar\n- Lemon juice\n- Butter"
     assert "Caster sugar; Lemon juice; Butter" in [t for t, _n in quote_candidates([CitableSource(1, "u", "G", [bare])])]
+
+
+@pytest.mark.parametrize("sentence, needs", [
+    ("A decent one costs between $600 and $800, plus the price of a monitor.", True),
+    ("The first one was built in 1902 near the harbour.", True),
+    ("Another one opened across the river two years later.", True),
+    ("It sports more horsepower than any console before it.", True),
+    # controls: "one" as a number or in "one of", and a sentence that names its own subject
+    ("One of the towers fell in the storm of 1703.", False),
+    ("A one-day course teaches the basics of beekeeping.", False),
+    ("The Xbox One X costs $500 at launch.", False),
+])
+def test_a_sentence_whose_subject_stands_for_one_said_before_comes_with_it(sentence, needs):
+    """A real review's "A decent one costs between $600 and $800 …" led an answer about the console's price,
+    its "one" (a gaming PC, in the sentence before) unseen; it is quoted only with that sentence now."""
+    assert quotable.needs_previous(sentence) is needs
+    before = "If price is no concern, consider a gaming PC. "
+    texts = [t for t, _n in quote_candidates([CitableSource(1, "u", "Review", [before + sentence])])]
+    assert (sentence in texts) is not needs

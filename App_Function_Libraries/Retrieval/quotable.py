@@ -79,7 +79,8 @@ def reads_as_sentence(sentence: str) -> bool:
 #     original"); nor a question ("Are there general rules for finding such situations?"): it asks, it does
 #     not state;
 #  8. not opening with a pronoun whose referent is in a sentence the reader does not see ("It …", "This
-#     implies …", "These are …", "He was …"): such a sentence is quoted only with the sentence before it;
+#     implies …", "These are …", "He was …", "A decent one costs …"): such a sentence is quoted only with the
+#     sentence before it;
 #  9. no Markdown, code or TeX shown raw: emphasis marks and link syntax become their text, inline code its
 #     text; a sentence holding TeX (`\[`, `\(`, `$$`) or a code fence is left out;
 # 10. a list item ("+ Added …", "- …", "1. …") or a table row ("| a | b |") is quoted as what it is: the item's
@@ -100,8 +101,9 @@ _META = re.compile(
     r"\b(?:we|i)\s+(?:will|shall|now|offer|present|show|discuss|describe|consider|look|introduce|explain|"
     r"review|begin|start|turn|focus|give|provide)\b|\blet(?:'s|\s+us)\b",
     re.IGNORECASE)
-_PRONOUN_OPENER = re.compile(r"^\W*(?:it|this|these|that|those|they|he|she|such|them|its|their|his|her|"
-                             r"thus|hence|therefore|however|also|moreover|furthermore)\b", re.IGNORECASE)
+_PRONOUN_OPENER = re.compile(r"^\W*(?:(?:it|this|these|that|those|they|he|she|such|them|its|their|his|her|"
+                             r"thus|hence|therefore|however|also|moreover|furthermore)\b|"
+                             r"(?:a|an|the|another)\s+(?-i:(?:[a-z]+\s+)?ones?\s+(?!of\b)[a-z]))", re.IGNORECASE)
 _RAW_MARKUP = re.compile(r"\\[\[\(]|\$\$|```|\\(?:frac|sum|int|mathbf|begin|end|left|right)\b")
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _MD_EMPHASIS = re.compile(r"(\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w))")
@@ -128,7 +130,8 @@ def is_question(sentence: str) -> bool:
 
 
 def needs_previous(sentence: str) -> bool:
-    """True when the sentence opens with a pronoun or link word whose referent is in the sentence before (8)."""
+    """True when the sentence opens with a pronoun or link word whose referent is in the sentence before (8),
+    "one" standing for a thing named there among them ("A decent one costs $600", after "… a gaming PC.")."""
     return bool(_PRONOUN_OPENER.match(sentence))
 
 
