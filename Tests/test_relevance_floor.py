@@ -202,3 +202,20 @@ def test_second_and_first_are_not_stated_numbers(word, stated, monkeypatch):
     with_penalty = core.relevance(question, text)[0]
     monkeypatch.setattr(core, "NUMBER_PENALTY", 0.0)
     assert (core.relevance(question, text)[0] - with_penalty > 0.05) is stated
+
+
+STARTER = [CitableSource(1, "http://s.test/", "Sourdough starter care", [
+    "A sourdough starter stays alive when it is fed equal weights of flour and water every day. Bakers keep "
+    "the jar at room temperature between feeds."])]
+
+
+@pytest.mark.parametrize("question", ["How do you keep a sourdough starter alive?",
+                                      "How can I keep my sourdough starter alive?"])
+def test_the_askers_own_pronouns_are_not_what_a_question_asks_about(question, embedder):
+    """"you", "I", "my" of a how-to question name the asker, not the topic: a text is not marked down for not
+    saying "you" (the sourdough sentence scored below "How does a sourdough starter stay alive?" only for that)."""
+    plain = "How does one keep a sourdough starter alive?"
+    assert core.question_terms(question) == core.question_terms(plain)
+    d = core.draft(question, STARTER, embedder)
+    assert d.lead is not None and "fed equal weights of flour and water" in d.lead.text
+    assert d.lead.score >= core.RELEVANCE_FLOOR + 0.02

@@ -7,7 +7,8 @@ Relevance floor. A quotable text (Retrieval/quotable.py) answers a question only
 RELEVANCE_FLOOR. Its relevance is the mean of two measures, less a penalty:
   - how much of what the question asks about the text holds (`coverage`): the share of the question's terms
     (content words, plurals, -ing and -ed folded; a name of several words, "Karl von Frisch", is one term; the
-    words that only frame the question, like "year", "name", "many", left out) that the text holds, each term
+    words that only frame the question, like "year", "name", "many", and the asker's own "you", "my", "we" of
+    "How do you …?", left out) that the text holds, each term
     weighted by its rarity among all the texts the answer may quote (idf = ln(1 + N / (1 + df))); a term no
     text holds (it may be said in other words) weighs as much as the average held term; a text's words include
     its source's title, since a page's title names what its sentences and list items are about, and, at
@@ -83,7 +84,8 @@ NOT_ANSWERED = "The sources do not answer this question"
 # words that frame a question rather than name what it is about
 FRAME_WORDS = frozenset("""year years date day month century decade name names named called call many much long
 number amount percentage percent kind type types sort way ways used use happen happened mean means meant
-term word one ones first often need needs needed""".split())
+term word one ones first often need needs needed
+me my mine we our ours you your yours""".split())  # the asker's own pronouns: how-to questions' "do you", "can I"
 
 
 @dataclass
