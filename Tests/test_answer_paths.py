@@ -263,6 +263,32 @@ def test_a_list_of_short_items_is_quoted_whole_under_its_lead_in(path, make_sett
     assert held and held[0].verdict == "supported" and "Bone folder" in held[0].quote
 
 
+CACTUS = [("How to pot a cactus", "Potting a cactus takes ten minutes and a pair of thick leather gloves.\nStep 1\n"
+           "Choose a clay pot with a drainage hole slightly wider than the cactus itself.\nStep 2\nFill the pot "
+           "halfway with gritty cactus soil mixed with coarse sand.\nStep 3\nLower the cactus into the pot while "
+           "wearing the gloves, then fill around it with more soil.\nStep 4\nWait a week before watering the "
+           "cactus so that its roots can heal.")]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_how_to_question_is_answered_by_its_steps_in_order(path, make_settings):
+    """"How do you build a terrarium?" on a real how-to page quoted care tips, and its steps (each after a line
+    "Step N") without their labels, in order of relevance. The steps come with their labels, in their order,
+    the first one leading; verified against the source."""
+    out = path("How do you pot a cactus?", CACTUS, make_settings)
+    said = [s for s, _ in cited_sentences(out.markdown)]
+    steps = [s for s in said if s.startswith("Step ")]
+    assert said[0].startswith("Step 1: Choose a clay pot"), said
+    assert [s.split(":")[0] for s in steps] == ["Step 1", "Step 2", "Step 3", "Step 4"]
+    assert all(c.verdict == "supported" for c in out.citations if c.sentence.startswith("Step "))
+
+
+def test_control_a_question_that_is_no_how_to_keeps_the_order_of_relevance(make_settings):
+    """Asked how long to wait, not how to pot it: the step that answers leads, not the first one."""
+    out = web("How long should you wait before watering a potted cactus?", CACTUS, make_settings)
+    assert first_cited(out.markdown).startswith("Step 4: Wait a week before watering")
+
+
 @pytest.mark.parametrize("path", PATHS)
 def test_every_quote_holds_its_cited_sentence_and_is_marked_supported(path, make_settings):
     out = path("What is a Hermitian matrix?", HERMITIAN, make_settings)

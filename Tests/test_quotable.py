@@ -279,3 +279,13 @@ def test_a_sentence_whose_subject_stands_for_one_said_before_comes_with_it(sente
     before = "If price is no concern, consider a gaming PC. "
     texts = [t for t, _n in quote_candidates([CitableSource(1, "u", "Review", [before + sentence])])]
     assert (sentence in texts) is not needs
+
+
+def test_a_step_is_quoted_with_its_label_and_only_its_first_sentence_carries_it():
+    text = "Step 3\nLower the cactus into the pot with gloves on. Then fill around it with soil.\nStep 4\n\nWait a week."
+    texts = [t for t, _n in quote_candidates([CitableSource(1, "u", "Cactus", [text])])]
+    assert texts[:2] == ["Step 3: Lower the cactus into the pot with gloves on.", "Then fill around it with soil."]
+    assert not [t for t in texts if "Step 4" in t]  # its sentence is too short to quote: the label goes with it
+    assert quotable.step_label("STEP 12:") == "Step 12" and quotable.step_label("Step 3 of the plan") == ""
+    assert quotable.asks_how_to("How do I repot a cactus?") and quotable.asks_how_to("how to repot a cactus")
+    assert not quotable.asks_how_to("How did the cactus reach Europe?")  # control: a question about events

@@ -19,7 +19,7 @@ from App_Function_Libraries.Retrieval.passages import split_sentences
 from App_Function_Libraries.Retrieval.quotable import (INLINE_TAGS, answer_shape, asked_for, is_meta,
                                                        is_question, item_reads_whole, known_names,
                                                        needs_previous, plain_text, quotable_line,
-                                                       reads_as_sentence)
+                                                       reads_as_sentence, step_label)
 from App_Function_Libraries.records import Citation, Source
 
 # [1]  [1, 3]  [1-3]  [1–3]  [1,2, 5-6]  [1000]   (not [^1] footnotes, not [text](links)); a number of any
@@ -274,7 +274,7 @@ def quote_candidates(sources: list[CitableSource]) -> list[tuple[str, int]]:
     broken: list[tuple[str, int]] = []
     for src in sources:
         for passage in src.passages:
-            lead, run = "", []
+            lead, run, label = "", [], ""
             for line in passage.splitlines() + [""]:
                 item = quotable_line(line)
                 if item is not None and item[0] == "item":
@@ -286,7 +286,11 @@ def quote_candidates(sources: list[CitableSource]) -> list[tuple[str, int]]:
                     _item(item[1], src.n, whole)
                     continue
                 lead = line.strip()
-                _sentences(line, src.n, whole, broken)
+                if step_label(line):
+                    label = step_label(line)  # the step's sentence is on the next line of text
+                elif lead:
+                    _sentences(line, src.n, whole, broken, label)
+                    label = ""
     return whole or broken
 
 
@@ -311,13 +315,17 @@ def _whole_list(lead: str, items: list[str], n: int, whole: list) -> None:
     _item(f"{intro} {shown}".strip(), n, whole)
 
 
-def _sentences(line: str, n: int, whole: list, broken: list) -> None:
+def _sentences(line: str, n: int, whole: list, broken: list, label: str = "") -> None:
+    """The line's sentences that may be quoted; its first one with `label` ("Step 3: …"), a step's label on the
+    line before it."""
     previous = ""  # the last sentence of the line that could be quoted on its own
-    for raw in split_sentences(line):
+    for i, raw in enumerate(split_sentences(line)):
         s = plain_text(raw)
         if s is None or len(s.split()) < 4 or gives_orders(s) or is_meta(s) or is_question(s):
             previous = ""
             continue
+        if label and i == 0:
+            s = f"{label}: {s}"
         if needs_previous(s):
             if not previous:
                 continue

@@ -39,7 +39,9 @@ Extractive writer. The lead is the one text that best answers the question by it
 date, for "how often" a frequency ("every day", "twice a week"), for "how many/much" a number, for "who" a
 name, for "where" a place; among the LEAD_POOL most relevant texts that clear the floor, the most relevant
 that pinpoints the answer, else, for "what is X", the most relevant definition that names what X is ("X is a
-framework …", not "X is for everyone …"), else the most relevant with that shape, else the most relevant.
+framework …", not "X is for everyone …"), else the most relevant with that shape, else the most relevant. For
+a how-to question ("How do I …", "How to …") whose texts include steps ("Step 2: …", quotable rule 11), the
+steps of the how-to with the most relevant step are the answer, in their order (`in_step_order`).
 Then the supporting texts, best ranked first: for a question of one part, texts that clear the floor and texts
 within SUPPORT_MARGIN below it by their own words, the sentence before not counted (on the question's topic,
 not enough to answer it on their own, but the evidence a reader wants beside the lead: how the dance shows
@@ -60,9 +62,10 @@ from App_Function_Libraries.Retrieval.bm25 import tokenize
 from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, CitableSource, cited_sentences,
                                                         format_group, parse_group, quote_text, rank_sentences,
                                                         sentence_before)
-from App_Function_Libraries.Retrieval.quotable import (answer_shape, asked_for, asks_name, counted_noun,
-                                                       counted_words, first_person, gives_name, is_quotation,
-                                                       known_names, may_give, repeats_title)
+from App_Function_Libraries.Retrieval.quotable import (answer_shape, asked_for, asks_how_to, asks_name,
+                                                       counted_noun, counted_words, definition_subject,
+                                                       first_person, gives_name, is_definition, is_quotation,
+                                                       known_names, may_give, repeats_title, step_number)
 from App_Function_Libraries.Retrieval.verifier import fold, verify, words_of
 from App_Function_Libraries.records import Answer, AnswerSource, NotUsed
 
@@ -189,39 +192,6 @@ def floor_words(embedder) -> str:
 
 # ---------------------------------------------------------------- the extractive writer
 
-_DEFINITION_Q = re.compile(r"^\s*(?:what\s+(?:is|are|was|were)\s+(?:an?\s+)?|define\s+|what\s+does\s+)"
-                           r"(?P<x>[^?]+?)(?:\s+mean)?\s*\??\s*$", re.IGNORECASE)
-_DEFINES = re.compile(r"\b(?:is|are|was|were|refers?\s+to|means?|denotes?|is\s+defined\s+as|is\s+called)\b",
-                      re.IGNORECASE)
-
-
-def definition_subject(question: str) -> str:
-    """X of "what is X?" when X is a short name (no "of", at most five words), else ''."""
-    m = _DEFINITION_Q.match(question)
-    if not m:
-        return ""
-    x = m.group("x").strip()
-    return x if len(x.split()) <= 5 and not re.search(r"\b(?:of|in|for|by|to|that|which)\b", x, re.I) else ""
-
-
-#: a defining verb that names what the subject is: "is a …", "are the …", "is one of …", "refers to …"
-_NAMES_KIND = re.compile(r"\b(?:(?:is|are|was|were)\s+(?:a|an|the|one|any)\b|refers?\s+to|means?|denotes?|"
-                         r"is\s+defined\s+as)", re.IGNORECASE)
-
-
-def is_definition(subject: str, text: str, names_kind: bool = False) -> bool:
-    """The text defines the subject: it opens with the subject (after an article, or a field such as "In
-    mathematics,"), an optional aside in brackets or commas, then a defining verb ("is", "refers to" …); with
-    names_kind, one that names what the subject is ("is a framework", not "is for everyone")."""
-    words = [re.escape(fold(w)) + r"(?:e?s)?" for w in re.findall(r"\w+", subject.lower())]
-    if not words:
-        return False
-    verb = _NAMES_KIND if names_kind else _DEFINES
-    pattern = (r"^\W*(?:in\s+[^,]{1,40},\s*)?(?:(?:a|an|the)\s+)?" + r"\W+".join(words)
-               + r"\W*(?:\([^)]{0,80}\)\s*)?(?:,[^,]{0,80},\s*)?" + verb.pattern)
-    return bool(re.match(pattern, text, re.IGNORECASE))
-
-
 def shape_fits(question: str, text: str, names: frozenset[str] = frozenset()) -> bool:
     """The text has what the question's form asks for (see the module docstring; `names`: quotable.known_names
     of the texts it is among)."""
@@ -281,12 +251,30 @@ def closest_texts(ranked: list[Pick], sources: list[CitableSource]) -> list[tupl
 def choose_lead(question: str, cleared: list[Pick], names: frozenset[str] = frozenset()) -> Pick | None:
     """Of the LEAD_POOL most relevant texts, the most relevant that pinpoints the answer, else (for "what is X")
     the most relevant definition naming what X is, else the most relevant that has the answer's shape, else the
-    most relevant one. `names`: quotable.known_names of all the texts."""
+    most relevant one (a how-to's steps may go before it: `in_step_order`). `names`: quotable.known_names of
+    all the texts."""
     pool = sorted(cleared, key=lambda p: -p.score)[:LEAD_POOL]
     subject = definition_subject(question)
     return next((p for p in pool if pinpoints(question, p.text)),
                 next((p for p in pool if subject and is_definition(subject, p.text, names_kind=True)),
                      next((p for p in pool if shape_fits(question, p.text, names)), pool[0] if pool else None)))
+
+
+def in_step_order(lead: Pick, supporting: list[Pick], ranked: list[Pick], cleared: list[Pick],
+                  sources: list[CitableSource]) -> tuple[Pick, list[Pick]]:
+    """For a how-to question: every step ("Step 2: …") of the document of the most relevant step among the lead
+    and the supporting texts, in their order, then the other supporting texts. A document is a source's address
+    without its #fragment (a library's chunks of one file are one); one of its texts must clear the floor, and
+    then its steps are the answer together, each as relevant as the how-to it belongs to."""
+    doc = {s.n: s.url.split("#", 1)[0] for s in sources}
+    steps = [p for p in [lead, *supporting] if step_number(p.text) is not None]
+    home = doc.get(max(steps, key=lambda p: p.score).n) if steps else None
+    if home is None or not any(doc.get(p.n) == home for p in cleared):
+        return lead, supporting
+    mine = sorted({p.text: p for p in ranked if step_number(p.text) is not None and doc.get(p.n) == home}.values(),
+                  key=lambda p: step_number(p.text))
+    taken = {p.text for p in mine}
+    return mine[0], mine[1:] + [p for p in [lead, *supporting] if p.text not in taken]
 
 
 def draft(question: str, sources: list[CitableSource], embedder=None, parts: list[str] | None = None,
@@ -310,10 +298,12 @@ def draft(question: str, sources: list[CitableSource], embedder=None, parts: lis
         return Draft(None, closest=closest_texts(ranked, sources))
     names = known_names([p.text for p in ranked])
     lead = choose_lead(question, cleared, names)
+    supporting = [p for p in ranked if p.score >= floor or p.alone >= floor - SUPPORT_MARGIN]
+    if asks_how_to(question) and not by_part:
+        lead, supporting = in_step_order(lead, supporting, ranked, cleared, sources)
     used = [set(tokenize(lead.text))]
     budget = [budget_words - len(lead.text.split())]
     if not by_part:
-        supporting = [p for p in ranked if p.score >= floor or p.alone >= floor - SUPPORT_MARGIN]
         picks = _take(supporting, single - 1, used, budget, lead)
         return Draft(lead, picks, missing=missing_note(question, [lead, *picks], names))
     used = []  # under its sub-question the lead may stand again: each answered part keeps its heading

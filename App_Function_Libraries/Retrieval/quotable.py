@@ -84,7 +84,9 @@ def reads_as_sentence(sentence: str) -> bool:
 #  9. no Markdown, code or TeX shown raw: emphasis marks and link syntax become their text, inline code its
 #     text; a sentence holding TeX (`\[`, `\(`, `$$`) or a code fence is left out;
 # 10. a list item ("+ Added …", "- …", "1. …") or a table row ("| a | b |") is quoted as what it is: the item's
-#     text, or the row's cells joined by " — ", even without a full stop (`quotable_line`).
+#     text, or the row's cells joined by " — ", even without a full stop (`quotable_line`);
+# 11. a step of a how-to, the sentence after a line that is only its label ("Step 3"), is quoted with its label:
+#     "Step 3: Insert your plant into the hole." (`step_label`, `step_number`).
 
 _META = re.compile(
     r"\b(?:this|the present|the following|the next|the previous|the above|the below)\s+(?:article|section|page|"
@@ -159,6 +161,31 @@ def quotable_line(line: str) -> tuple[str, str] | None:
         text = line[m.end():].strip()
         return ("item", text) if text else None
     return None
+
+
+_STEP_LABEL = re.compile(r"^\W*((?:step|stage|phase)\s+\d{1,2})\W*$", re.IGNORECASE)
+_STEP = re.compile(r"^(?:step|stage|phase)\s+(\d{1,2}):\s", re.IGNORECASE)
+_HOW_TO = re.compile(r"^\W*how\s+(?:do|does|can|could|should|would|will|must|might)\s+(?:i|you|we|one|people|"
+                     r"someone|they)\b|^\W*how\s+to\b|\bwhat\s+(?:are\s+)?the\s+steps\b|\bsteps?\s+(?:to|for)\b",
+                     re.IGNORECASE)
+
+
+def step_label(line: str) -> str:
+    """"Step 3" for a line that is only a step's label ("Step 3", "STEP 3:"), else '' (rule 11)."""
+    m = _STEP_LABEL.match(line)
+    return " ".join(m.group(1).split()).capitalize() if m else ""
+
+
+def step_number(text: str) -> int | None:
+    """The number of a quoted step ("Step 3: Insert …" -> 3), else None."""
+    m = _STEP.match(text)
+    return int(m.group(1)) if m else None
+
+
+def asks_how_to(question: str) -> bool:
+    """True when the question asks how to do something ("How do I …", "How can you …", "How to …", "What are the
+    steps …"): the steps of a how-to answer it, in their order."""
+    return bool(_HOW_TO.search(question))
 
 
 def first_person(sentence: str) -> bool:
@@ -358,3 +385,39 @@ def may_give(question: str, sentence: str, kind: str, names: frozenset[str] = fr
     if kind == "number":
         return bool(_MAY_SAY_AMOUNT.search(sentence))
     return False
+
+
+# ---------------------------------------------------------------- definitions ("what is X")
+
+_DEFINITION_Q = re.compile(r"^\s*(?:what\s+(?:is|are|was|were)\s+(?:an?\s+)?|define\s+|what\s+does\s+)"
+                           r"(?P<x>[^?]+?)(?:\s+mean)?\s*\??\s*$", re.IGNORECASE)
+_DEFINES = re.compile(r"\b(?:is|are|was|were|refers?\s+to|means?|denotes?|is\s+defined\s+as|is\s+called)\b",
+                      re.IGNORECASE)
+
+
+def definition_subject(question: str) -> str:
+    """X of "what is X?" when X is a short name (no "of", at most five words), else ''."""
+    m = _DEFINITION_Q.match(question)
+    if not m:
+        return ""
+    x = m.group("x").strip()
+    return x if len(x.split()) <= 5 and not re.search(r"\b(?:of|in|for|by|to|that|which)\b", x, re.I) else ""
+
+
+#: a defining verb that names what the subject is: "is a …", "are the …", "is one of …", "refers to …"
+_NAMES_KIND = re.compile(r"\b(?:(?:is|are|was|were)\s+(?:a|an|the|one|any)\b|refers?\s+to|means?|denotes?|"
+                         r"is\s+defined\s+as)", re.IGNORECASE)
+
+
+def is_definition(subject: str, text: str, names_kind: bool = False) -> bool:
+    """The text defines the subject: it opens with the subject (after an article, or a field such as "In
+    mathematics,"), an optional aside in brackets or commas, then a defining verb ("is", "refers to" …); with
+    names_kind, one that names what the subject is ("is a framework", not "is for everyone")."""
+    from App_Function_Libraries.Retrieval.verifier import fold  # the verifier imports this module
+    words = [re.escape(fold(w)) + r"(?:e?s)?" for w in re.findall(r"\w+", subject.lower())]
+    if not words:
+        return False
+    verb = _NAMES_KIND if names_kind else _DEFINES
+    pattern = (r"^\W*(?:in\s+[^,]{1,40},\s*)?(?:(?:a|an|the)\s+)?" + r"\W+".join(words)
+               + r"\W*(?:\([^)]{0,80}\)\s*)?(?:,[^,]{0,80},\s*)?" + verb.pattern)
+    return bool(re.match(pattern, text, re.IGNORECASE))
