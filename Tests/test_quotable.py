@@ -286,6 +286,9 @@ def test_a_step_is_quoted_with_its_label_and_only_its_first_sentence_carries_it(
     texts = [t for t, _n in quote_candidates([CitableSource(1, "u", "Cactus", [text])])]
     assert texts[:2] == ["Step 3: Lower the cactus into the pot with gloves on.", "Then fill around it with soil."]
     assert not [t for t in texts if "Step 4" in t]  # its sentence is too short to quote: the label goes with it
+    listed = "Step 5\n- Gloves\n- Soil\nThe cactus grows slowly in the shade of the porch."
+    texts = [t for t, _n in quote_candidates([CitableSource(1, "u", "Cactus", [listed])])]
+    assert "The cactus grows slowly in the shade of the porch." in texts  # the label stayed with its list
     assert quotable.step_label("STEP 12:") == "Step 12" and quotable.step_label("Step 3 of the plan") == ""
     assert quotable.asks_how_to("How do I repot a cactus?") and quotable.asks_how_to("how to repot a cactus")
     assert not quotable.asks_how_to("How did the cactus reach Europe?")  # control: a question about events

@@ -216,6 +216,7 @@ def test_the_askers_own_pronouns_are_not_what_a_question_asks_about(question, em
     saying "you" (the sourdough sentence scored below "How does a sourdough starter stay alive?" only for that)."""
     plain = "How does one keep a sourdough starter alive?"
     assert core.question_terms(question) == core.question_terms(plain)
+    assert frozenset({"mine"}) in core.question_terms("Where is the deepest gold mine?")  # a noun, kept
     d = core.draft(question, STARTER, embedder)
     assert d.lead is not None and "fed equal weights of flour and water" in d.lead.text
     assert d.lead.score >= core.RELEVANCE_FLOOR + 0.02

@@ -284,6 +284,7 @@ def quote_candidates(sources: list[CitableSource]) -> list[tuple[str, int]]:
                     run = []
                 if item is not None:
                     _item(item[1], src.n, whole)
+                    label = ""  # a step's label goes with the sentence right after it, not one after a list
                     continue
                 lead = line.strip()
                 if step_label(line):

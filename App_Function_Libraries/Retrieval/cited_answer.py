@@ -88,7 +88,7 @@ NOT_ANSWERED = "The sources do not answer this question"
 FRAME_WORDS = frozenset("""year years date day month century decade name names named called call many much long
 number amount percentage percent kind type types sort way ways used use happen happened mean means meant
 term word one ones first often need needs needed
-me my mine we our ours you your yours""".split())  # the asker's own pronouns: how-to questions' "do you", "can I"
+me my we our you your yours""".split())  # the asker's own pronouns: how-to questions' "do you", "can I"
 
 
 @dataclass
