@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from App_Function_Libraries.Retrieval.bm25 import tokenize
-from App_Function_Libraries.Retrieval.verifier import fold_plural
+from App_Function_Libraries.Retrieval.quotable import fold_plural
 from App_Function_Libraries.records import Source
 from App_Function_Libraries.Research.subqueries import dedupe_queries, normalize_query
 

@@ -387,6 +387,26 @@ def may_give(question: str, sentence: str, kind: str, names: frozenset[str] = fr
     return False
 
 
+# ---------------------------------------------------------------- word forms (the verifier's too)
+
+def fold_plural(word: str) -> str:
+    """A crude plural fold, so "bees" meets "bee" and "colonies" meets "colony" (not a linguistic stemmer)."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def fold(word: str) -> str:
+    """fold_plural, and -ing/-ed forms too ("steeping" meets "steep")."""
+    if len(word) > 5 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 4 and word.endswith("ed") and not word.endswith("eed"):
+        return word[:-2]
+    return fold_plural(word)
+
+
 # ---------------------------------------------------------------- definitions ("what is X")
 
 _DEFINITION_Q = re.compile(r"^\s*(?:what\s+(?:is|are|was|were)\s+(?:an?\s+)?|define\s+|what\s+does\s+)"
@@ -413,7 +433,6 @@ def is_definition(subject: str, text: str, names_kind: bool = False) -> bool:
     """The text defines the subject: it opens with the subject (after an article, or a field such as "In
     mathematics,"), an optional aside in brackets or commas, then a defining verb ("is", "refers to" …); with
     names_kind, one that names what the subject is ("is a framework", not "is for everyone")."""
-    from App_Function_Libraries.Retrieval.verifier import fold  # the verifier imports this module
     words = [re.escape(fold(w)) + r"(?:e?s)?" for w in re.findall(r"\w+", subject.lower())]
     if not words:
         return False

@@ -17,29 +17,11 @@ from App_Function_Libraries.Retrieval.bm25 import tokenize
 from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, UNSUPPORTED_MARK, CitableSource,
                                                         CitationCheck, best_passages, clean_citation_groups,
                                                         cited_sentences)
-from App_Function_Libraries.Retrieval.quotable import INLINE_TAGS
+from App_Function_Libraries.Retrieval.quotable import INLINE_TAGS, fold
 from App_Function_Libraries.records import Citation
 
 SUPPORTED_SHARE, PARTLY_SHARE = 0.8, 0.5
 SUPPORTED, PARTLY, NOT_SUPPORTED = "supported", "partly supported", "not supported"
-
-
-def fold_plural(word: str) -> str:
-    """A crude plural fold, so "bees" meets "bee" and "colonies" meets "colony" (not a linguistic stemmer)."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
-def fold(word: str) -> str:
-    """fold_plural, and -ing/-ed forms too ("steeping" meets "steep")."""
-    if len(word) > 5 and word.endswith("ing"):
-        return word[:-3]
-    if len(word) > 4 and word.endswith("ed") and not word.endswith("eed"):
-        return word[:-2]
-    return fold_plural(word)
 
 
 def words_of(text: str) -> set[str]:
