@@ -292,3 +292,18 @@ def test_a_step_is_quoted_with_its_label_and_only_its_first_sentence_carries_it(
     assert quotable.step_label("STEP 12:") == "Step 12" and quotable.step_label("Step 3 of the plan") == ""
     assert quotable.asks_how_to("How do I repot a cactus?") and quotable.asks_how_to("how to repot a cactus")
     assert not quotable.asks_how_to("How did the cactus reach Europe?")  # control: a question about events
+
+
+def test_a_lead_in_at_a_passage_boundary_stays_with_what_it_introduces():
+    """The eHow page's "What You'll Need:" closed one passage and its list opened the next, so the list was
+    quoted without it, and a "Step 7" label at a passage's end lost its step."""
+    from App_Function_Libraries.Retrieval.passages import split_passages
+    prose = " ".join(["Terrariums keep their own moisture and need little care."] * 11)  # 99 words: the next
+    more = " ".join(["Moss likes the damp air under the glass of a closed jar."] * 8)  # line makes 100
+    passages = split_passages(f"{prose}\n\nWhat you need:\n\n- Glass jar\n\n- Moss\n\n{more}", 100, 200)
+    assert [p for p in passages if "What you need:\n- Glass jar" in p], passages
+    passages = split_passages(f"{prose}\n\nStep 7\n\nPlace the jar in bright shade.\n\n{more}", 100, 200)
+    assert [p for p in passages if "Step 7\nPlace the jar" in p], passages
+    # control: a passage still closes after a sentence once it has its words
+    passages = split_passages(f"{prose}\n\nThe jar stays shut.\n\n{more}", 100, 200)
+    assert len(passages) == 2 and passages[0].endswith("The jar stays shut.")

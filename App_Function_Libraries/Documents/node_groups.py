@@ -53,9 +53,11 @@ def word_chunker(max_words: int, min_words: int | None = None, of_passages: bool
 
 
 COARSE = NodeGroup("coarse", word_chunker(500),
-                   recipe="passages of 350-500 words, list items kept apart, closing quotes kept", annotate=True)
+                   recipe="passages of 350-500 words, list items kept apart, closing quotes kept, "
+                          "lead-ins kept with what they introduce", annotate=True)
 FINE = NodeGroup("fine", word_chunker(128, of_passages=True), parent="coarse",
-                 recipe="passages of 89-128 words, headings and list items kept apart, closing quotes kept")
+                 recipe="passages of 89-128 words, headings and list items kept apart, closing quotes kept, "
+                        "lead-ins kept with what they introduce")
 DEFAULT_GROUPS = (COARSE, FINE)
 
 

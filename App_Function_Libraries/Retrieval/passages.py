@@ -59,7 +59,8 @@ def split_paragraphs(text: str) -> list[str]:
 def split_passages(text: str, min_words: int = 100, max_words: int = 200) -> list[str]:
     """Passages of about min_words..max_words words. Paragraphs are kept whole when they fit; short ones
     are joined with their neighbours; long ones are cut between sentences (a sentence longer than
-    max_words is cut between words)."""
+    max_words is cut between words). A line that introduces what follows it (a heading, "Step 3", "What
+    you'll need:") stays in the passage of what it introduces."""
     units: list[str] = []
     for para in split_paragraphs(text):
         if len(para.split()) <= max_words:
@@ -78,11 +79,12 @@ def split_passages(text: str, min_words: int = 100, max_words: int = 200) -> lis
     for unit in units:
         n = len(unit.split())
         if current and count + n > max_words:
+            carried = [current.pop()] if len(current) > 1 and _introduces(current[-1]) else []
             passages.append(_join(current))
-            current, count = [], 0
+            current, count = carried, sum(len(u.split()) for u in carried)
         current.append(unit)
         count += n
-        if count >= min_words:
+        if count >= min_words and not _introduces(unit):
             passages.append(_join(current))
             current, count = [], 0
     if current:
@@ -94,6 +96,12 @@ def split_passages(text: str, min_words: int = 100, max_words: int = 200) -> lis
 
 
 _ENDS_SENTENCE = re.compile(r"[.!?。！？:;][\"'”’)\]]*$")
+
+
+def _introduces(unit: str) -> bool:
+    """A short line that introduces what follows: a heading or label (no sentence end) or a lead-in ending
+    with a colon."""
+    return len(unit.split()) <= 12 and (unit.rstrip().endswith(":") or not _ENDS_SENTENCE.search(unit))
 
 
 #: a unit that is a line of its own kind: a list item ("- …", "+ …", "1. …") or a table row ("| … |")
