@@ -131,3 +131,11 @@ def test_the_fold_keeps_a_passage_heading_on_its_own_line_and_its_links_unpadded
         assert "food " + QUOTE not in fold
     assert '<div class="evidence">' in page and re.search(r'<p class="sources" id="wiki-source-1">.*?<a href', page)
     assert ".sources a" in CITE_CSS and ".evidence a" in CITE_CSS
+
+
+def test_a_quoted_list_opens_the_page_at_its_words_without_its_list_marks():
+    """A list quoted whole has its page's "- " marks in its quote; a browser's page text has no such marks (they
+    are drawn), so a #:~:text= fragment holding them would find nothing."""
+    from App_Function_Libraries.DB.markdown_html import text_fragment_link
+    link = text_fragment_link("https://howto.example/terrarium", "What You'll Need:\n- Cloche\n- Ruler\n1. Moss")
+    assert link == "https://howto.example/terrarium#:~:text=What%20You%27ll%20Need%3A%20Cloche%20Ruler%20Moss"
