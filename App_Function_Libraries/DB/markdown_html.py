@@ -24,6 +24,7 @@ from typing import Callable
 from urllib.parse import quote as url_quote, urlsplit, urlunsplit
 
 from App_Function_Libraries.Retrieval.citations import CITATION_GROUP_RE, parse_group
+from App_Function_Libraries.Retrieval.quotable import LIST_MARK
 
 # a source number -> (href, title) of its link, or None when the number names no source
 Cite = Callable[[int], "tuple[str, str] | None"]
@@ -196,7 +197,6 @@ def marked_passage(passage: str, quote: str) -> str:
 
 
 FRAGMENT_WORDS = 4  # words at each end of a quote in a #:~:text= link
-_LIST_MARK = re.compile(r"(?m)^\s*(?:[-+*•·▪]|\d{1,3}[.)])\s+")
 
 
 def text_fragment_link(url: str, quote: str) -> str:
@@ -204,7 +204,7 @@ def text_fragment_link(url: str, quote: str) -> str:
     address itself for anything else (a PDF, a local file)."""
     if not _web_address(url) or url.lower().split("?")[0].endswith(".pdf"):
         return url
-    words = _LIST_MARK.sub("", quote).split()  # a page shows its list marks, they are not in its text
+    words = LIST_MARK.sub("", quote).split()  # a page shows its list marks, they are not in its text
     if not words:
         return url
     enc = lambda t: url_quote(t, safe="")  # noqa: E731 - "-" and "," must be escaped inside a text directive

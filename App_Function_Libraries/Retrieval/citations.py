@@ -286,9 +286,9 @@ def quote_candidates(sources: list[CitableSource]) -> list[tuple[str, int]]:
                     _item(item[1], src.n, whole)
                     label = ""  # a step's label goes with the sentence right after it, not one after a list
                     continue
-                lead = line.strip()
-                if step_label(line):
-                    label = step_label(line)  # the step's sentence is on the next line of text
+                lead, step = line.strip(), step_label(line)
+                if step:
+                    label = step  # the step's sentence is on the next line of text
                 elif lead:
                     _sentences(line, src.n, whole, broken, label)
                     label = ""

@@ -110,7 +110,8 @@ _RAW_MARKUP = re.compile(r"\\[\[\(]|\$\$|```|\\(?:frac|sum|int|mathbf|begin|end|
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _MD_EMPHASIS = re.compile(r"(\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w))")
 _MD_CODE = re.compile(r"`([^`]*)`")
-_LIST_ITEM = re.compile(r"^\s*(?:[-+*•·▪]|\d{1,3}[.)])\s+(?=\S)")
+#: a list item's mark at a line's start ("- ", "+ ", "• ", "1. ", "2) "), with the space after it
+LIST_MARK = re.compile(r"^\s*(?:[-+*•·▪]|\d{1,3}[.)])\s+(?=\S)", re.MULTILINE)
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
 _QUOTED_SPAN = re.compile(r'"[^"]*"|“[^”]*”')  # a quotation inside a sentence: someone else's words
@@ -156,7 +157,7 @@ def quotable_line(line: str) -> tuple[str, str] | None:
             return None
         cells = [c.strip() for c in line.strip().strip("|").split("|") if c.strip()]
         return ("row", " — ".join(cells)) if len(cells) >= 2 else None
-    m = _LIST_ITEM.match(line)
+    m = LIST_MARK.match(line)
     if m:
         text = line[m.end():].strip()
         return ("item", text) if text else None
@@ -198,7 +199,7 @@ def is_quotation(sentence: str) -> bool:
     """True when the whole sentence is one quotation, in its own quotation marks ('"On the one hand I …"'):
     another's words, with no reporting clause saying whose."""
     text = sentence.strip()
-    return bool(re.fullmatch(r'"[^"]+"|“[^“”]+”', text))
+    return bool(_QUOTED_SPAN.fullmatch(text))
 
 
 def item_reads_whole(text: str) -> bool:

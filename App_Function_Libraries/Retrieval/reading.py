@@ -27,6 +27,7 @@ from App_Function_Libraries.errors import QuarryError
 from App_Function_Libraries.valid_unicode import valid_unicode
 from App_Function_Libraries.Retrieval.boilerplate import (drop_boilerplate_paragraphs, prune_page_chrome,
                                                           standfirst, with_standfirst)
+from App_Function_Libraries.Retrieval.quotable import LIST_MARK
 
 PARSER_MODULES = ("trafilatura", "pypdf", "bs4", "lxml.html", "charset_normalizer")  # a parse worker's imports
 HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -195,7 +196,6 @@ def _trafilatura_text(html: str, url: str | None) -> str:
     return "\n\n".join(mark_list_items(paragraphs, items))
 
 
-_MARKED = re.compile(r"^(?:[-+*•·▪]|\d{1,3}[.)])\s")
 _INNER_END = re.compile(r"[.!?][\"'”’)\]]*\s+\S")
 
 
@@ -214,7 +214,7 @@ def mark_list_items(paragraphs: list[str], items: frozenset[str]) -> list[str]:
     """Each paragraph that is a list item of the page marked as one ("- Cloche"), where the extractor gave it
     as a paragraph of its own without its mark (some pages' lists come out so): a list stays a list, and its
     short items can be quoted together under their lead-in (Retrieval/citations.quote_candidates)."""
-    return [f"- {p}" if p in items and not _MARKED.match(p) else p for p in paragraphs]
+    return [f"- {p}" if p in items and not LIST_MARK.match(p) else p for p in paragraphs]
 
 
 @lru_cache(maxsize=1)
