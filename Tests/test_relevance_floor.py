@@ -220,3 +220,24 @@ def test_the_askers_own_pronouns_are_not_what_a_question_asks_about(question, em
     d = core.draft(question, STARTER, embedder)
     assert d.lead is not None and "fed equal weights of flour and water" in d.lead.text
     assert d.lead.score >= core.RELEVANCE_FLOOR + 0.02
+
+
+TOWNS = [CitableSource(1, "http://t.test/water", "Two towns and one river", [
+    "The towns of Alder and Brook have argued over the river's water since the dam was built. "
+    "Mediation between the two towns is led by Judge Elena Vasquez, who has met both councils twice. "
+    "Farmers on both sides say the summer was the driest in thirty years."])]
+
+
+def test_the_forms_of_one_word_meet(embedder, monkeypatch):
+    """ "mediating" in the question is "Mediation" in the text: one word's forms are one term (word stems), so
+    the sentence that answers holds every term the question asks about. Control: with the crude -ing/-ed/plural
+    fold the words were compared by before, it did not."""
+    from App_Function_Libraries.Retrieval import quotable, verifier
+    question = "Who is mediating between the two towns?"
+    answer = TOWNS[0].passages[0].split(". ")[1]
+    assert core.coverage(question, [answer]) == [pytest.approx(1.0)]
+    d = core.draft(question, TOWNS, embedder)
+    assert d.lead is not None and d.lead.text.startswith("Mediation between the two towns is led by Judge Elena")
+    assert d.lead.score >= core.RELEVANCE_FLOOR + 0.1
+    monkeypatch.setattr(verifier, "stem", quotable.fold)
+    assert core.coverage(question, [answer])[0] < 0.9

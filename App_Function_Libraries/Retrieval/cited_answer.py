@@ -6,7 +6,7 @@ every answer numbers its sources 1..k without gaps, cited first (`number_gapless
 Relevance floor. A quotable text (Retrieval/quotable.py) answers a question only when its relevance reaches
 RELEVANCE_FLOOR. Its relevance is the mean of two measures, less a penalty:
   - how much of what the question asks about the text holds (`coverage`): the share of the question's terms
-    (content words, plurals, -ing and -ed folded; a name of several words, "Karl von Frisch", is one term; the
+    (content words compared as stems, so "mediating" meets "mediation" (quotable.stem); a name of several words, "Karl von Frisch", is one term; the
     words that only frame the question, like "year", "name", "many", and the asker's own "you", "my", "we" of
     "How do you …?", left out) that the text holds, each term
     weighted by its rarity among all the texts the answer may quote (idf = ln(1 + N / (1 + df))); a term no
@@ -56,6 +56,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable
 
 from App_Function_Libraries.Retrieval.bm25 import tokenize
@@ -65,8 +66,8 @@ from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, Citab
 from App_Function_Libraries.Retrieval.quotable import (answer_shape, asked_for, asks_how_to, asks_name,
                                                        counted_noun, counted_words, definition_subject,
                                                        first_person, gives_name, is_definition, is_quotation,
-                                                       known_names, may_give, repeats_title, step_number)
-from App_Function_Libraries.Retrieval.verifier import fold, verify, words_of
+                                                       known_names, may_give, repeats_title, stem, step_number)
+from App_Function_Libraries.Retrieval.verifier import verify, words_of
 from App_Function_Libraries.records import Answer, AnswerSource, NotUsed
 
 RELEVANCE_FLOOR = 0.53  # with an embedding model: the mean of coverage and similarity, less the penalty
@@ -84,7 +85,7 @@ CLOSEST_SHOWN = 3
 LEAD_POOL = 8  # the lead is chosen among the most relevant texts that clear the floor
 
 NOT_ANSWERED = "The sources do not answer this question"
-# words that frame a question rather than name what it is about
+# words that frame a question rather than name what it is about (compared as stems: `frame_words`)
 FRAME_WORDS = frozenset("""year years date day month century decade name names named called call many much long
 number amount percentage percent kind type types sort way ways used use happen happened mean means meant
 term word one ones first often need needs needed
@@ -123,9 +124,15 @@ def question_terms(question: str) -> list[frozenset[str]]:
     names = [n for n in names if len(n) > 1]
     named = set().union(*names) if names else set()
     words = words_of(question)
-    singles = (words - FRAME_WORDS - named) or (words - named)
+    singles = (words - frame_words() - named) or (words - named)
     terms = names + [frozenset([w]) for w in sorted(singles)]
     return terms or [frozenset([w]) for w in sorted(words)]
+
+
+@lru_cache(maxsize=1)
+def frame_words() -> frozenset[str]:
+    """FRAME_WORDS as the stems a question's words are compared as (verifier.words_of)."""
+    return frozenset(stem(w) for w in FRAME_WORDS)
 
 
 def coverage(question: str, texts: list[str]) -> list[float]:
@@ -209,7 +216,7 @@ def pinpoints(question: str, text: str) -> bool:
     Evidence of an answer, not proof: "how many points" may be met by the points of another team."""
     noun = counted_noun(question)
     if noun:
-        return fold(noun) in {fold(w) for w in counted_words(text)}
+        return stem(noun) in {stem(w) for w in counted_words(text)}
     return asks_name(question) and gives_name(text)
 
 

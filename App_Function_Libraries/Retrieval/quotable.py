@@ -30,6 +30,8 @@ asks for a name, for the answer core's `pinpoints`.
 from __future__ import annotations
 
 import re
+import threading
+from functools import lru_cache
 
 from App_Function_Libraries.Retrieval.bm25 import tokenize
 
@@ -399,8 +401,31 @@ def fold_plural(word: str) -> str:
     return word
 
 
+def stem(word: str) -> str:
+    """The word's stem (the Snowball English stemmer), so the forms of one word meet: "mediating" and
+    "mediation", "provides" and "provided", "retiring" and "retirements". How a question's terms meet a text's
+    words (cited_answer.coverage) and how the verifier counts a sentence's words in its quote."""
+    return _stem(word) if word.isalpha() else word
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    with _STEMMER_LOCK:  # a Snowball stemmer keeps the word it works on in itself: one thread at a time
+        return _stemmer().stemWord(word)
+
+
+_STEMMER_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    import snowballstemmer
+    return snowballstemmer.stemmer("english")
+
+
 def fold(word: str) -> str:
-    """fold_plural, and -ing/-ed forms too ("steeping" meets "steep")."""
+    """fold_plural, and -ing/-ed forms too ("steeping" meets "steep"): a cruder `stem` whose forms a pattern
+    can be built from (definition_subject's "(?:e?s)?")."""
     if len(word) > 5 and word.endswith("ing"):
         return word[:-3]
     if len(word) > 4 and word.endswith("ed") and not word.endswith("eed"):

@@ -17,7 +17,7 @@ from App_Function_Libraries.Retrieval.bm25 import tokenize
 from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, UNSUPPORTED_MARK, CitableSource,
                                                         CitationCheck, best_passages, clean_citation_groups,
                                                         cited_sentences)
-from App_Function_Libraries.Retrieval.quotable import INLINE_TAGS, fold
+from App_Function_Libraries.Retrieval.quotable import INLINE_TAGS, stem
 from App_Function_Libraries.records import Citation
 
 SUPPORTED_SHARE, PARTLY_SHARE = 0.8, 0.5
@@ -25,7 +25,7 @@ SUPPORTED, PARTLY, NOT_SUPPORTED = "supported", "partly supported", "not support
 
 
 def words_of(text: str) -> set[str]:
-    return {fold(t) for t in tokenize(text) if len(t) > 1}
+    return {stem(t) for t in tokenize(text) if len(t) > 1}
 
 
 def _norm(text: str) -> str:
