@@ -283,6 +283,30 @@ def test_a_how_to_question_is_answered_by_its_steps_in_order(path, make_settings
     assert all(c.verdict == "supported" for c in out.citations if c.sentence.startswith("Step "))
 
 
+TEA = [("How to brew tea", "Brewing tea takes five minutes and a clean pot.\nLoose leaf tea\n"
+        "1. Boil fresh water in a kettle until it bubbles hard.\n2. Warm the teapot by rinsing it with a little hot "
+        "water.\n3. Add one spoon of loose leaves for each cup to the pot.\n4. Pour the water over the leaves and "
+        "let them steep for four minutes.\nTea bags\n1. Heat the water in a kettle until it just boils.\n2. Put "
+        "one tea bag in each cup you want to fill.\n3. Pour the water over the bag and let it steep for three "
+        "minutes.")]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_numbered_list_is_a_how_to_s_steps(path, make_settings):
+    """A how-to's steps are most often a numbered list ("1. …", as the page reader gives an <ol>): its items keep
+    their numbers and answer a how-to question in their order, the first one leading though it shares no word
+    with the question ("Boil fresh water …"), and only the steps of its own list: not the tea-bag method's
+    steps 1-3 that follow on the same page."""
+    out = path("How do you brew loose leaf tea?", TEA, make_settings)
+    said = [s for s, _ in cited_sentences(out.markdown)]
+    assert said[0].startswith("Boil fresh water in a kettle"), said
+    numbered = [line for line in out.markdown.splitlines() if line[:1].isdigit()]  # one numbered list, no bullets
+    assert [line.split(".")[0] for line in numbered] == ["1", "2", "3", "4"], out.markdown
+    assert numbered[0].startswith("1. Boil fresh water") and numbered[3].startswith("4. Pour the water over the leaves")
+    assert not any("tea bag" in s or "Heat the water" in s for s in said), said
+    assert all(c.verdict == "supported" for c in out.citations)
+
+
 def test_control_a_question_that_is_no_how_to_keeps_the_order_of_relevance(make_settings):
     """Asked how long to wait, not how to pot it: the step that answers leads, not the first one."""
     out = web("How long should you wait before watering a potted cactus?", CACTUS, make_settings)

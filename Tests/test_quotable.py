@@ -307,3 +307,11 @@ def test_a_lead_in_at_a_passage_boundary_stays_with_what_it_introduces():
     # control: a passage still closes after a sentence once it has its words
     passages = split_passages(f"{prose}\n\nThe jar stays shut.\n\n{more}", 100, 200)
     assert len(passages) == 2 and passages[0].endswith("The jar stays shut.")
+
+
+def test_a_steps_number_is_not_the_number_a_question_asks_for():
+    """ "How many cups …?": "2. Warm the teapot with hot water." holds a number only as its place in a list."""
+    from App_Function_Libraries.Retrieval.quotable import answer_shape
+    question = "How many cups of water does the teapot need?"
+    assert answer_shape(question, "2. Warm the teapot by rinsing it with hot water.") == 1
+    assert answer_shape(question, "Warm the teapot by rinsing it with 2 cups of hot water.") == 2  # control

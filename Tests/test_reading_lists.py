@@ -35,3 +35,30 @@ def test_a_real_how_to_page_keeps_its_list_of_what_you_need():
     paragraphs = text.split("\n\n")
     start = paragraphs.index("What You'll Need:")
     assert paragraphs[start + 1] == "- Cloche" and paragraphs[start + 4] == "- Ruler"
+
+
+STEPS = """<html><head><title>How to brew tea</title></head><body><article><h1>How to brew tea</h1>
+<p>Brewing tea is simple if you follow a few steps carefully and patiently.</p>
+<ol><li>Boil fresh water in a kettle until it reaches a rolling boil.</li>
+<li>Warm the teapot by rinsing it with a little <b>hot</b> water.</li></ol>
+<p>Then, after a short pause for the pot to warm through, go on with the tea itself.</p>
+<ol start="3"><li>Add one teaspoon of loose tea per cup to the pot.</li>
+<li value="7">Pour the water over the leaves and steep for four minutes.</li></ol>
+<p>You will need these things for it, all of them easy to find:</p>
+<ul><li>A kettle that holds a litre of water</li><li>A teapot with a lid that fits well</li></ul>
+</article></body></html>"""
+
+
+@pytest.mark.parametrize("reader", ["trafilatura", "fallback"])
+def test_a_numbered_list_keeps_its_numbers(reader, monkeypatch):
+    """An <ol>'s items come out of text extraction as "- …", like any list's: they keep the numbers the page
+    shows (its `start`, an item's `value`), so a how-to's steps are read as steps; a <ul>'s items stay "- "."""
+    from App_Function_Libraries.Retrieval import reading
+    if reader == "fallback":
+        monkeypatch.setattr(reading, "_trafilatura_text", lambda html, url: "")
+    paragraphs = extract_html(STEPS)[1].split("\n\n")
+    assert "1. Boil fresh water in a kettle until it reaches a rolling boil." in paragraphs
+    assert "2. Warm the teapot by rinsing it with a little hot water." in paragraphs
+    assert "3. Add one teaspoon of loose tea per cup to the pot." in paragraphs
+    assert "7. Pour the water over the leaves and steep for four minutes." in paragraphs
+    assert "- A kettle that holds a litre of water" in paragraphs

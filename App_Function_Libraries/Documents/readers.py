@@ -36,7 +36,7 @@ _WORD_NS = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 
 #: what changed in a reader since it was first written: a document of that type indexed before is read again
 #: on its next add (part of its index recipe, Documents/ingest.py), others are left alone
-READER_CHANGES = {"html": "list items the extractor left bare marked as items"}
+READER_CHANGES = {"html": "list items the extractor left bare marked as items; numbered items keep their numbers"}
 
 
 def file_type_of(path: Path) -> str | None:

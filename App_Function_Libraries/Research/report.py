@@ -289,7 +289,7 @@ def _render_brief(d: core.Draft, report_format: str, titles: dict[int, str]) -> 
         note = core.unanswered_note([], d.missing)
         return "\n".join(rows) + (f"\n\n{note}" if note else "")
     if report_format == "bullets":
-        lines = [f"- {core.quoted(p.text, p.n, titles.get(p.n, ''))}" for p in picks]
+        lines = [core.bullet(core.quoted(p.text, p.n, titles.get(p.n, ''))) for p in picks]
         note = core.unanswered_note(d.unanswered, d.missing)
         return "\n".join(lines) + (f"\n\n{note}" if note else "")
     return core.render_bullets(d, titles)

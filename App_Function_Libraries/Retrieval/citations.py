@@ -17,7 +17,7 @@ from App_Function_Libraries.Retrieval.bm25 import BM25, tokenize
 from App_Function_Libraries.Retrieval.fusion import reciprocal_rank_fusion
 from App_Function_Libraries.Retrieval.passages import split_sentences
 from App_Function_Libraries.Retrieval.quotable import (INLINE_TAGS, answer_shape, asked_for, is_meta,
-                                                       is_question, item_reads_whole, known_names,
+                                                       is_question, item_reads_whole, known_names, list_number,
                                                        needs_previous, plain_text, quotable_line,
                                                        reads_as_sentence, step_label)
 from App_Function_Libraries.records import Citation, Source
@@ -283,7 +283,7 @@ def quote_candidates(sources: list[CitableSource]) -> list[tuple[str, int]]:
                     _whole_list(lead, run, src.n, whole)
                     run = []
                 if item is not None:
-                    _item(item[1], src.n, whole)
+                    _item(item[1], src.n, whole, list_number(line))
                     label = ""  # a step's label goes with the sentence right after it, not one after a list
                     continue
                 lead, step = line.strip(), step_label(line)
@@ -298,10 +298,11 @@ def quote_candidates(sources: list[CitableSource]) -> list[tuple[str, int]]:
 LIST_ITEMS_MAX = 12  # a list quoted whole shows at most this many items, then "…"
 
 
-def _item(raw: str, n: int, whole: list) -> None:
+def _item(raw: str, n: int, whole: list, number: int | None = None) -> None:
+    """A list item or table row, quoted as what it is; an item of a numbered list with its number ("3. …")."""
     text = plain_text(raw)
     if text and item_reads_whole(text) and not gives_orders(text) and not is_meta(text) and not is_question(text):
-        whole.append((text, n))
+        whole.append((text if number is None else f"{number}. {text}", n))
 
 
 def _whole_list(lead: str, items: list[str], n: int, whole: list) -> None:

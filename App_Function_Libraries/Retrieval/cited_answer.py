@@ -61,12 +61,13 @@ from typing import Callable
 
 from App_Function_Libraries.Retrieval.bm25 import tokenize
 from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, CitableSource, cited_sentences,
-                                                        format_group, parse_group, quote_text, rank_sentences,
-                                                        sentence_before)
+                                                        format_group, parse_group, quote_candidates, quote_text,
+                                                        rank_sentences, sentence_before)
 from App_Function_Libraries.Retrieval.quotable import (answer_shape, asked_for, asks_how_to, asks_name,
                                                        counted_noun, counted_words, definition_subject,
                                                        first_person, gives_name, is_definition, is_quotation,
-                                                       known_names, may_give, repeats_title, stem, step_number)
+                                                       known_names, list_number, may_give, repeats_title, stem,
+                                                       step_number)
 from App_Function_Libraries.Retrieval.verifier import verify, words_of
 from App_Function_Libraries.records import Answer, AnswerSource, NotUsed
 
@@ -269,19 +270,43 @@ def choose_lead(question: str, cleared: list[Pick], names: frozenset[str] = froz
 
 def in_step_order(lead: Pick, supporting: list[Pick], ranked: list[Pick], cleared: list[Pick],
                   sources: list[CitableSource]) -> tuple[Pick, list[Pick]]:
-    """For a how-to question: every step ("Step 2: …") of the document of the most relevant step among the lead
-    and the supporting texts, in their order, then the other supporting texts. A document is a source's address
-    without its #fragment (a library's chunks of one file are one); one of its texts must clear the floor, and
-    then its steps are the answer together, each as relevant as the how-to it belongs to."""
+    """For a how-to question: every step ("Step 2: …", "2. …") of the sequence of the most relevant step among
+    the lead and the supporting texts, in their order (`_run_of`), then the supporting texts that are no step
+    of that document. A document is a source's address without its #fragment (a library's chunks of one file
+    are one); one of its texts must clear the floor, and then its steps are the answer together, each as
+    relevant as the most relevant of them (a step that shares no word with the question, "Boil the water.",
+    is still a step of it)."""
     doc = {s.n: s.url.split("#", 1)[0] for s in sources}
     steps = [p for p in [lead, *supporting] if step_number(p.text) is not None]
-    home = doc.get(max(steps, key=lambda p: p.score).n) if steps else None
+    best = max(steps, key=lambda p: p.score) if steps else None
+    home = doc.get(best.n) if best else None
     if home is None or not any(doc.get(p.n) == home for p in cleared):
         return lead, supporting
-    mine = sorted({p.text: p for p in ranked if step_number(p.text) is not None and doc.get(p.n) == home}.values(),
-                  key=lambda p: step_number(p.text))
+    known = {(p.text, p.n): p for p in ranked}
+    mine = [known.get((t, n)) or Pick(t, n, best.heading, best.score, best.alone)
+            for t, n in _run_of(best, [s for s in sources if doc.get(s.n) == home])]
+    other = [p for p in [lead, *supporting] if doc.get(p.n) != home or step_number(p.text) is None]
     taken = {p.text for p in mine}
-    return mine[0], mine[1:] + [p for p in [lead, *supporting] if p.text not in taken]
+    return mine[0], mine[1:] + [p for p in other if p.text not in taken]
+
+
+def _run_of(best: Pick, sources: list[CitableSource]) -> list[tuple[str, int]]:
+    """(text, source n) of the steps of the one sequence `best` belongs to, in their order: the document's steps
+    as they stand in it (its chunks by the first number of their #fragment), cut where the numbering starts
+    again (a page of two methods, each with its steps 1, 2, 3)."""
+    def chunk(s: CitableSource) -> int:
+        m = re.search(r"\d+", s.url.partition("#")[2])
+        return int(m.group(0)) if m else 0
+    runs: list[list[tuple[str, int]]] = []
+    for s in sorted(sources, key=chunk):
+        for text, n in quote_candidates([s]):
+            if step_number(text) is None:
+                continue
+            if runs and step_number(text) > step_number(runs[-1][-1][0]):
+                runs[-1].append((text, n))
+            else:
+                runs.append([(text, n)])
+    return next((run for run in runs if (best.text, best.n) in run), [(best.text, best.n)])
 
 
 def draft(question: str, sources: list[CitableSource], embedder=None, parts: list[str] | None = None,
@@ -384,6 +409,12 @@ def unanswered_note(parts: list[str], missing: str = "") -> str:
     return " ".join(notes)
 
 
+def bullet(line: str) -> str:
+    """A supporting text as a line of the answer's list: "- " before it, but an item of a numbered list (a
+    step, "2. Warm the pot.") as the numbered item it is, so a how-to's steps read as one numbered list."""
+    return line if list_number(line) is not None else f"- {line}"
+
+
 def render_bullets(d: Draft, titles: dict[int, str] | None = None) -> str:
     """The default layout: the lead on its own line, then the supporting texts as a list (by sub-question
     when there are several), then the parts not answered."""
@@ -395,7 +426,7 @@ def render_bullets(d: Draft, titles: dict[int, str] | None = None) -> str:
             lines += ["", f"### {heading}"]
         elif d.picks:
             lines.append("")
-        lines += [f"- {quoted(p.text, p.n, titles.get(p.n, ''))}" for p in d.picks if p.heading == heading]
+        lines += [bullet(quoted(p.text, p.n, titles.get(p.n, ''))) for p in d.picks if p.heading == heading]
     if d.unanswered or d.missing:
         lines += ["", unanswered_note(d.unanswered, d.missing)]
     return "\n".join(lines)

@@ -88,7 +88,8 @@ def reads_as_sentence(sentence: str) -> bool:
 # 10. a list item ("+ Added …", "- …", "1. …") or a table row ("| a | b |") is quoted as what it is: the item's
 #     text, or the row's cells joined by " — ", even without a full stop (`quotable_line`);
 # 11. a step of a how-to, the sentence after a line that is only its label ("Step 3"), is quoted with its label:
-#     "Step 3: Insert your plant into the hole." (`step_label`, `step_number`).
+#     "Step 3: Insert your plant into the hole." (`step_label`, `step_number`); an item of a numbered list keeps
+#     its number, "3. Add one teaspoon of tea per cup." (`list_number`), and is a step too.
 
 _META = re.compile(
     r"\b(?:this|the present|the following|the next|the previous|the above|the below)\s+(?:article|section|page|"
@@ -167,7 +168,8 @@ def quotable_line(line: str) -> tuple[str, str] | None:
 
 
 _STEP_LABEL = re.compile(r"^\W*((?:step|stage|phase)\s+\d{1,2})\W*$", re.IGNORECASE)
-_STEP = re.compile(r"^(?:step|stage|phase)\s+(\d{1,2}):\s", re.IGNORECASE)
+_STEP = re.compile(r"^(?:(?:step|stage|phase)\s+(\d{1,2}):|(\d{1,2})[.)])\s", re.IGNORECASE)
+_LIST_NUMBER = re.compile(r"^\s*(\d{1,2})[.)]\s+(?=\S)")
 _HOW_TO = re.compile(r"^\W*how\s+(?:do|does|can|could|should|would|will|must|might)\s+(?:i|you|we|one|people|"
                      r"someone|they)\b|^\W*how\s+to\b|\bwhat\s+(?:are\s+)?the\s+steps\b|\bsteps?\s+(?:to|for)\b",
                      re.IGNORECASE)
@@ -180,8 +182,15 @@ def step_label(line: str) -> str:
 
 
 def step_number(text: str) -> int | None:
-    """The number of a quoted step ("Step 3: Insert …" -> 3), else None."""
+    """The number of a quoted step ("Step 3: Insert …", or an item of a numbered list, "3. Add …" -> 3),
+    else None."""
     m = _STEP.match(text)
+    return int(m.group(1) or m.group(2)) if m else None
+
+
+def list_number(line: str) -> int | None:
+    """The number of a numbered list's item ("3. Add the tea." -> 3), else None."""
+    m = _LIST_NUMBER.match(line)
     return int(m.group(1)) if m else None
 
 
@@ -334,6 +343,7 @@ def answer_shape(question: str, sentence: str, kind: str | None = None, names: f
     three content words the question does not have; 0: it mostly repeats the question. `names` (known_names of
     the texts the sentence is among) says when a sentence's first word is a name."""
     kind = asked_for(question) if kind is None else kind
+    sentence = _LIST_NUMBER.sub("", sentence, count=1)  # a step's number ("2. Warm the pot.") is no answer
     asked = set(tokenize(question))
     new = [w for w in tokenize(sentence) if w not in asked]
     if len(new) < 3:

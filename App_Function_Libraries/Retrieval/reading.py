@@ -184,7 +184,7 @@ def _trafilatura_text(html: str, url: str | None) -> str:
             return ""
         lead = standfirst(tree) if RECOVER_STANDFIRST else ("", "")
         prune_page_chrome(tree)
-        items = list_items(tree)
+        items, numbered = list_items(tree), numbered_items(tree)
         out = trafilatura.extract(tree, url=url, include_comments=False, include_tables=True,
                                   output_format="txt", deduplicate=False, config=_trafilatura_config())
     except Exception:  # noqa: BLE001 - a parser crash on hostile HTML falls back, never stops the run
@@ -193,7 +193,7 @@ def _trafilatura_text(html: str, url: str | None) -> str:
     if not text:
         return ""
     paragraphs = with_standfirst(drop_boilerplate_paragraphs(text.split("\n\n")), lead)
-    return "\n\n".join(mark_list_items(paragraphs, items))
+    return "\n\n".join(mark_list_items(paragraphs, items, numbered))
 
 
 _INNER_END = re.compile(r"[.!?][\"'”’)\]]*\s+\S")
@@ -210,11 +210,41 @@ def list_items(tree) -> frozenset[str]:
     return frozenset(found)
 
 
-def mark_list_items(paragraphs: list[str], items: frozenset[str]) -> list[str]:
+def numbered_items(tree) -> dict[str, int]:
+    """The text of each item of the page's numbered lists (<ol>) that holds no list of its own (white space
+    collapsed) -> its number as the page shows it: from the list's `start`, or an item's own `value`."""
+    found: dict[str, int] = {}
+    for ol in tree.iter("ol"):
+        number = _number(ol.get("start"), 1)
+        for li in ol.iterchildren("li"):
+            number = _number(li.get("value"), number)
+            text = " ".join(li.text_content().split())
+            if text and not li.xpath(".//ul|.//ol"):
+                found.setdefault(text, number)
+            number += 1
+    return found
+
+
+def _number(value: str | None, default: int) -> int:
+    return int(value) if value and value.strip().isdigit() and len(value.strip()) <= 3 else default
+
+
+def mark_list_items(paragraphs: list[str], items: frozenset[str], numbered: dict[str, int] | None = None) -> list[str]:
     """Each paragraph that is a list item of the page marked as one ("- Cloche"), where the extractor gave it
     as a paragraph of its own without its mark (some pages' lists come out so): a list stays a list, and its
-    short items can be quoted together under their lead-in (Retrieval/citations.quote_candidates)."""
-    return [f"- {p}" if p in items and not LIST_MARK.match(p) else p for p in paragraphs]
+    short items can be quoted together under their lead-in (Retrieval/citations.quote_candidates). An item of a
+    numbered list keeps its number ("3. Add the tea."), which a text extractor gives as "- ": a step of a how-to
+    is read as the step it is (quotable rule 11)."""
+    numbered = numbered or {}
+    out = []
+    for p in paragraphs:
+        mark = LIST_MARK.match(p)
+        body = p[mark.end():] if mark else p
+        if body in numbered and (mark or p in items or body.endswith((".", "!", "?"))):
+            out.append(f"{numbered[body]}. {body}")
+        else:
+            out.append(f"- {p}" if p in items and not mark else p)
+    return out
 
 
 @lru_cache(maxsize=1)
@@ -240,11 +270,27 @@ def _fallback_text(html: str) -> str:
         tag.decompose()
     root = soup.find("main") or soup.find("article") or soup.body or soup
     found = [el for el in root.find_all(list(FALLBACK_BLOCK_TAGS)) if not el.find(list(FALLBACK_BLOCK_TAGS))]
-    blocks = [("- " if el.name == "li" else "") + " ".join(el.get_text(" ").split()) for el in found
+    blocks = [_list_mark(el) + " ".join(el.get_text(" ").split()) for el in found
               if len(el.get_text(" ").split()) >= MIN_FALLBACK_WORDS]
     if not blocks:
         blocks = [" ".join(root.get_text(" ").split())]
     return normalize_paragraphs("\n\n".join(blocks))
+
+
+def _list_mark(el) -> str:
+    """How a block of the fallback reader is marked: "- " for a list item, "3. " for an item numbered 3 (as
+    `numbered_items` counts), '' for any other block."""
+    if el.name != "li":
+        return ""
+    if el.parent is None or el.parent.name != "ol":
+        return "- "
+    number = _number(el.parent.get("start"), 1)
+    for li in el.parent.find_all("li", recursive=False):
+        number = _number(li.get("value"), number)
+        if li is el:
+            return f"{number}. "
+        number += 1
+    return "- "
 
 
 def html_title(html: str) -> str:
