@@ -6,9 +6,9 @@ every answer numbers its sources 1..k without gaps, cited first (`number_gapless
 Relevance floor. A quotable text (Retrieval/quotable.py) answers a question only when its relevance reaches
 RELEVANCE_FLOOR. Its relevance is the mean of two measures, less a penalty:
   - how much of what the question asks about the text holds (`coverage`): the share of the question's terms
-    (content words compared as stems, so "mediating" meets "mediation" (quotable.stem); a name of several words, "Karl von Frisch", is one term; the
-    words that only frame the question, like "year", "name", "many", and the asker's own "you", "my", "we" of
-    "How do you …?", left out) that the text holds, each term
+    (content words compared as stems, so "mediating" meets "mediation" (quotable.stem); a name of several
+    words, "Karl von Frisch", is one term; the words that only frame the question, like "year", "name",
+    "many", and the asker's own "you", "my", "we" of "How do you …?", left out) that the text holds, each term
     weighted by its rarity among all the texts the answer may quote (idf = ln(1 + N / (1 + df))); a term no
     text holds (it may be said in other words) weighs as much as the average held term; a text's words include
     its source's title, since a page's title names what its sentences and list items are about, and, at
