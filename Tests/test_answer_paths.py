@@ -263,6 +263,27 @@ def test_a_list_of_short_items_is_quoted_whole_under_its_lead_in(path, make_sett
     assert held and held[0].verdict == "supported" and "Bone folder" in held[0].quote
 
 
+CRANE = [("Paper crane guide", "Paper cranes are folded from one square sheet of origami paper. A paper crane is "
+          "a traditional symbol of peace and long life in Japan.\nWhat you'll need:\n- Origami paper\n- Bone "
+          "folder\n- Ruler\n- Tweezers\nFold the origami paper in half along both diagonals first.")]
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("question", ["What do you need to fold a paper crane?",
+                                      "What materials are needed to fold a paper crane?"])
+def test_a_list_of_what_is_needed_leads_an_answer_to_what_is_needed(path, question, make_settings):
+    """"What do you need to make a cloche terrarium?" on a real how-to page led with a sentence about cloches and
+    quoted the page's "What You'll Need:" list second. A list under a lead-in naming what is needed answers a
+    question asking what is needed: it leads."""
+    out = path(question, CRANE, make_settings)
+    assert first_cited(out.markdown).startswith("What you'll need: Origami paper; Bone folder"), out.markdown
+
+
+def test_control_a_list_of_what_is_needed_does_not_lead_an_answer_to_another_question(make_settings):
+    out = web("What does a paper crane stand for in Japan?", CRANE, make_settings)
+    assert first_cited(out.markdown).startswith("A paper crane is a traditional symbol of peace"), out.markdown
+
+
 CACTUS = [("How to pot a cactus", "Potting a cactus takes ten minutes and a pair of thick leather gloves.\nStep 1\n"
            "Choose a clay pot with a drainage hole slightly wider than the cactus itself.\nStep 2\nFill the pot "
            "halfway with gritty cactus soil mixed with coarse sand.\nStep 3\nLower the cactus into the pot while "

@@ -25,8 +25,9 @@ RELEVANCE_FLOOR. Its relevance is the mean of two measures, less a penalty:
     of time) that neither the text, its title nor the sentence before it holds: the text is then most likely
     about another game, year or edition;
   - the bonus, PINPOINT_BONUS, when the text states the answer the way the question asks for it
-    (`pinpoints`): a number that counts what "how many N" counts ("500 points"), or, for a question asking
-    what something is named or called, a name given by a naming word ("a story called Children of Earth").
+    (`pinpoints`): a number that counts what "how many N" counts ("500 points"), for a question asking
+    what something is named or called, a name given by a naming word ("a story called Children of Earth"), or,
+    for a question asking what is needed, a list of it ("What You'll Need: Cloche; Moss; …").
 Without an embedding model the relevance is the coverage alone, less the penalty, against LEXICAL_FLOOR.
 Below the floor a text is never presented as the answer: when nothing clears it the answer says the sources
 do not answer the question and lists the closest passages as not used; when a part of the question (a
@@ -64,6 +65,7 @@ from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, Citab
                                                         format_group, parse_group, quote_candidates, quote_text,
                                                         rank_sentences, sentence_before)
 from App_Function_Libraries.Retrieval.quotable import (answer_shape, asked_for, asks_how_to, asks_name,
+                                                       asks_what_is_needed, lists_what_is_needed,
                                                        counted_noun, counted_words, definition_subject,
                                                        first_person, gives_name, is_definition, is_quotation,
                                                        known_names, list_number, may_give, repeats_title, stem,
@@ -213,12 +215,14 @@ def shape_fits(question: str, text: str, names: frozenset[str] = frozenset()) ->
 def pinpoints(question: str, text: str) -> bool:
     """The text states the answer the way the question asks for it: for "how many N" a number that counts N
     ("500 points" for "How many points …"); for a question asking what something is named or called, a name
-    given by a naming word ("a story called Children of Earth", 'a gas he named "dephlogisticated air"').
-    Evidence of an answer, not proof: "how many points" may be met by the points of another team."""
+    given by a naming word ("a story called Children of Earth", 'a gas he named "dephlogisticated air"'); for
+    a question asking what is needed ("What do you need to …"), a list quoted under a lead-in naming what is
+    needed ("What You'll Need: Cloche; Moss; …", "Ingredients: …"). Evidence of an answer, not proof: "how many points" may be met by the points of another team."""
     noun = counted_noun(question)
     if noun:
         return stem(noun) in {stem(w) for w in counted_words(text)}
-    return asks_name(question) and gives_name(text)
+    return (asks_name(question) and gives_name(text)) or (asks_what_is_needed(question) and
+                                                           lists_what_is_needed(text))
 
 
 def candidates(question: str, sources: list[CitableSource], embedder=None, topic: str = "") -> list[Pick]:

@@ -306,6 +306,23 @@ def asks_name(question: str) -> bool:
     return bool(_ASKS_NAME.search(question))
 
 
+_NEEDED = r"(?:need|needs|needed|require|requires|required|ingredients|materials|supplies|tools|equipment)"
+_ASKS_NEEDED = re.compile(rf"^\W*(?:what|which)\b[^?]*\b{_NEEDED}\b", re.IGNORECASE)
+_LISTS_NEEDED = re.compile(rf"^[^:;]{{0,60}}\b{_NEEDED}\b[^:;]{{0,40}}:\s[^;]+;", re.IGNORECASE)
+
+
+def asks_what_is_needed(question: str) -> bool:
+    """The question asks what is needed ("What do you need to …", "Which tools are required …", "What
+    ingredients …"): a list of what is needed answers it."""
+    return bool(_ASKS_NEEDED.search(question))
+
+
+def lists_what_is_needed(text: str) -> bool:
+    """The text is a list quoted whole under a lead-in naming what is needed ("What You'll Need: Cloche; Moss;
+    …", "Ingredients: …"; citations._whole_list)."""
+    return bool(_LISTS_NEEDED.search(text))
+
+
 def gives_name(sentence: str) -> bool:
     """The sentence gives a name with a naming word: "called Children of Earth", 'named "dephlogisticated air"'."""
     return bool(_GIVES_NAME.search(sentence))
