@@ -168,3 +168,23 @@ def test_the_library_answers_with_its_own_relevance_floor(make_settings, tmp_pat
     answer = lib.ask("What is the capital of Mongolia?").answer
     assert "no chunk reaches the relevance floor" not in answer.markdown and not answer.citations
     lib.close()
+
+
+def _terrarium_hit(title: str):
+    from App_Function_Libraries.Documents.doc_types import SearchHit
+    return SearchHit(node_id=1, doc_id=1, path="/docs/notes-3.md", name="notes-3.md", file_type="md", group="fine",
+                     index=2, text="What you'll need:\n- Glass jar\n- Moss\n- Pebbles\n- Small fern\nLine the bottom of "
+                     "the jar with pebbles before anything else.", context="", page=None, title=title)
+
+
+@pytest.mark.parametrize("title, leads", [("How to build a terrarium", True), ("", False)])
+def test_a_chunk_is_read_with_its_document_s_title(title, leads):
+    """A chunk's text often does not name its topic ("What you'll need: Glass jar; Moss; …" in a file called
+    notes-3.md): its document's title does, as a web page's title does for its text. Asked what a terrarium
+    needs, the list leads; control: the same chunk with no title says nothing of terrariums."""
+    from App_Function_Libraries.Documents.answer import answer_from_hits
+    from App_Function_Libraries.Retrieval.embeddings import get_embedder
+    asked = answer_from_hits("What do you need to build a terrarium?", [_terrarium_hit(title)], None, get_embedder())
+    lead = asked.answer.markdown.splitlines()[0]
+    assert lead.startswith("What you'll need: Glass jar; Moss; Pebbles; Small fern") is leads, asked.answer.markdown
+    assert "How to build a terrarium" not in asked.answer.markdown  # read, not shown: sources keep their names

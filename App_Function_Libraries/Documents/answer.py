@@ -29,9 +29,10 @@ KIND = "document"
 
 
 def citable_sources(hits: list[SearchHit]) -> list[CitableSource]:
-    """Hit i becomes source i+1; its text is the passage a citation's quote is found in."""
-    return [CitableSource(n=i, url=h.citation_target, title=f"{h.name} ({h.location})", passages=[h.text])
-            for i, h in enumerate(hits, start=1)]
+    """Hit i becomes source i+1; its text is the passage a citation's quote is found in. Its document's title
+    says what the chunk is about, as a page's title does for its text (read for relevance, not shown)."""
+    return [CitableSource(n=i, url=h.citation_target, title=f"{h.name} ({h.location})", passages=[h.text],
+                          about=h.title) for i, h in enumerate(hits, start=1)]
 
 
 def answer_from_hits(question: str, hits: list[SearchHit], llm: LLMClient | None, embedder=None,

@@ -122,6 +122,7 @@ class SearchHit:
     bm25_rank: int | None = None  # 1-based rank in each list it appeared in
     vector_rank: int | None = None
     rerank_score: float | None = None
+    title: str = ""  # its document's title (as its reader found it: an HTML <title>, a PDF's metadata …)
 
     @property
     def location(self) -> str:

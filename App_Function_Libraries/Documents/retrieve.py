@@ -130,5 +130,5 @@ class Retriever:
                 node_id=node_id, doc_id=doc.id, path=doc.path, name=doc.name, file_type=doc.file_type,
                 group=row.group, index=row.index, text=row.text, context=row.context, page=row.page,
                 score=float(score), bm25_rank=positions.get("bm25", {}).get(node_id),
-                vector_rank=positions.get("vector", {}).get(node_id)))
+                vector_rank=positions.get("vector", {}).get(node_id), title=doc.title or ""))
         return hits

@@ -42,6 +42,7 @@ class CitableSource:
     title: str
     passages: list[str]
     content_hash: str = ""
+    about: str = ""  # what it is about besides its title (a document chunk's document title): read, not shown
 
     @classmethod
     def of(cls, source: Source) -> "CitableSource":

@@ -229,7 +229,7 @@ def candidates(question: str, sources: list[CitableSource], embedder=None, topic
     """Every text an answer may quote (of MIN_WORDS words or more, not a mere repeat of its source's title),
     best ranked first, with its relevance to the topic (default: the question)."""
     ranked = rank_sentences(question, sources, embedder, topic=topic)
-    titles = {s.n: s.title for s in sources}
+    titles = {s.n: f"{s.title} {s.about}".strip() for s in sources}  # what the texts are about
     context = sentence_before(sources)
     args = (topic or question, [t for t, *_ in ranked], [titles.get(n, "") for _t, n, *_ in ranked],
             [sim for *_, sim in ranked])
