@@ -328,6 +328,27 @@ def test_a_numbered_list_is_a_how_to_s_steps(path, make_settings):
     assert all(c.verdict == "supported" for c in out.citations)
 
 
+LONG_HOW_TO = [("How to repot an orchid", "Repotting an orchid every two years keeps its roots healthy.\n" + "\n".join(
+    f"{i}. {step}" for i, step in enumerate([
+        "Water the orchid a day before so the roots bend instead of snapping.",
+        "Ease the plant out of its old pot by squeezing the sides gently.",
+        "Shake off the old bark and rinse the roots in lukewarm water.",
+        "Cut away any roots that are brown, hollow or mushy with clean scissors.",
+        "Choose a pot only slightly larger than the healthy root mass.",
+        "Pour a layer of fresh orchid bark into the bottom of the pot.",
+        "Set the plant in the pot with the base of its leaves level with the rim.",
+        "Fill around the roots with more bark and tap the pot to settle it.",
+        "Wait a week before watering again so that cut roots can seal."], start=1)))]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_how_to_answer_gives_every_step(path, make_settings):
+    """A how-to's nine steps are its answer: all nine, not the first six an answer quotes otherwise."""
+    out = path("How do you repot an orchid?", LONG_HOW_TO, make_settings)
+    numbered = [line.split(".")[0] for line in out.markdown.splitlines() if line[:1].isdigit()]
+    assert numbered == [str(i) for i in range(1, 10)], out.markdown
+
+
 def test_control_a_question_that_is_no_how_to_keeps_the_order_of_relevance(make_settings):
     """Asked how long to wait, not how to pot it: the step that answers leads, not the first one."""
     out = web("How long should you wait before watering a potted cactus?", CACTUS, make_settings)

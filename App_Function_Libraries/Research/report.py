@@ -15,6 +15,7 @@ from App_Function_Libraries import options as option_table
 from App_Function_Libraries.LLM import prompts
 from App_Function_Libraries.LLM.base import LLMClient, LLMError
 from App_Function_Libraries.LLM.context import fit_evidence
+from App_Function_Libraries.Retrieval import answer_markdown as md
 from App_Function_Libraries.Retrieval import cited_answer as core
 from App_Function_Libraries.Retrieval import verifier
 from App_Function_Libraries.Retrieval.citations import CitableSource, CitationCheck
@@ -279,25 +280,25 @@ def _render_brief(d: core.Draft, report_format: str, titles: dict[int, str]) -> 
     picks = _lead_once(d)
     if report_format == "short":  # one paragraph: the lead, a sentence per part answered, the parts not
         picks = picks[:SHORT_SENTENCES]
-        note = core.unanswered_note(d.unanswered, d.missing)
-        return " ".join([core.quoted(p.text, p.n, titles.get(p.n, "")) for p in picks] + ([note] if note else []))
+        note = md.unanswered_note(d.unanswered, d.missing)
+        return " ".join([md.quoted(p.text, p.n, titles.get(p.n, "")) for p in picks] + ([note] if note else []))
     if report_format == "table":
         rows = ["| Part of the question | Finding |", "|---|---|"]
-        rows += [f"| {_cell(p.heading or 'Answer')} | {_cell(core.quoted(p.text, p.n, titles.get(p.n, '')))} |"
+        rows += [f"| {_cell(p.heading or 'Answer')} | {_cell(md.quoted(p.text, p.n, titles.get(p.n, '')))} |"
                  for p in picks]
         rows += [f"| {_cell(part)} | *not answered by the sources* |" for part in d.unanswered]
-        note = core.unanswered_note([], d.missing)
+        note = md.unanswered_note([], d.missing)
         return "\n".join(rows) + (f"\n\n{note}" if note else "")
     if report_format == "bullets":
-        lines = [core.bullet(core.quoted(p.text, p.n, titles.get(p.n, ''))) for p in picks]
-        note = core.unanswered_note(d.unanswered, d.missing)
+        lines = [md.bullet(md.quoted(p.text, p.n, titles.get(p.n, ''))) for p in picks]
+        note = md.unanswered_note(d.unanswered, d.missing)
         return "\n".join(lines) + (f"\n\n{note}" if note else "")
-    return core.render_bullets(d, titles)
+    return md.render_bullets(d, titles)
 
 
 def _lead_once(d: core.Draft) -> list[core.Pick]:
     """The lead, then the picks without it: under its sub-question the lead may stand again (the full layout
-    keeps that: core.render_bullets); a list or a table would repeat it. Where it stands again, the lead takes
+    keeps that: md.render_bullets); a list or a table would repeat it. Where it stands again, the lead takes
     that sub-question's heading (its table row names the part it answers)."""
     again = next((p for p in d.picks if p.text == d.lead.text), None)
     lead = dataclasses.replace(d.lead, heading=d.lead.heading or (again.heading if again else ""))

@@ -60,15 +60,15 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
 
+from App_Function_Libraries.Retrieval.answer_markdown import not_answered_markdown, render_bullets
 from App_Function_Libraries.Retrieval.bm25 import tokenize
 from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, CitableSource, cited_sentences,
-                                                        format_group, parse_group, quote_candidates, quote_text,
-                                                        rank_sentences, sentence_before)
+                                                        format_group, parse_group, quote_candidates, rank_sentences,
+                                                        sentence_before)
 from App_Function_Libraries.Retrieval.quotable import (answer_shape, asked_for, asks_how_to, asks_name,
-                                                       asks_what_is_needed, lists_what_is_needed,
-                                                       counted_noun, counted_words, definition_subject,
-                                                       first_person, gives_name, is_definition, is_quotation,
-                                                       known_names, list_number, may_give, repeats_title, stem,
+                                                       asks_what_is_needed, counted_noun, counted_words,
+                                                       definition_subject, gives_name, is_definition, known_names,
+                                                       lists_what_is_needed, may_give, repeats_title, stem,
                                                        step_number)
 from App_Function_Libraries.Retrieval.verifier import verify, words_of
 from App_Function_Libraries.records import Answer, AnswerSource, NotUsed
@@ -86,6 +86,7 @@ NEAR_CONTAINED = 0.9  # a text whose words are 90% inside another's repeats it
 MIN_WORDS = 4
 CLOSEST_SHOWN = 3
 LEAD_POOL = 8  # the lead is chosen among the most relevant texts that clear the floor
+STEPS_SHOWN = 15  # a how-to's steps shown at most (more than `single`: the steps are the answer)
 
 NOT_ANSWERED = "The sources do not answer this question"
 # words that frame a question rather than name what it is about (compared as stems: `frame_words`)
@@ -335,12 +336,15 @@ def draft(question: str, sources: list[CitableSource], embedder=None, parts: lis
     names = known_names([p.text for p in ranked])
     lead = choose_lead(question, cleared, names)
     supporting = [p for p in ranked if p.score >= floor or p.alone >= floor - SUPPORT_MARGIN]
+    limit = single - 1
     if asks_how_to(question) and not by_part:
         lead, supporting = in_step_order(lead, supporting, ranked, cleared, sources)
+        steps = sum(step_number(p.text) is not None for p in [lead, *supporting])
+        limit = max(limit, min(STEPS_SHOWN, steps) - 1)  # every step of the how-to, not the first `single`
     used = [set(tokenize(lead.text))]
     budget = [budget_words - len(lead.text.split())]
     if not by_part:
-        picks = _take(supporting, single - 1, used, budget, lead)
+        picks = _take(supporting, limit, used, budget, lead)
         return Draft(lead, picks, missing=missing_note(question, [lead, *picks], names))
     used = []  # under its sub-question the lead may stand again: each answered part keeps its heading
     picks = [p for part, mine in by_part.items() for p in _take(mine, per_part, used, budget, None)]
@@ -378,62 +382,6 @@ def _take(candidates: list[Pick], limit: int, used: list[set[str]], budget: list
             used.append(set(tokenize(p.text)))
             budget[0] -= len(p.text.split())
     return out
-
-
-def quoted(text: str, n: int, title: str = "") -> str:
-    """A source's text as the answer shows it, cited: in quotation marks, its source named, when it speaks
-    as I/we (another voice than the answer's); its source named when it is a quotation already, in the
-    source's own quotation marks (never a second pair around them)."""
-    body = quote_text(text).rstrip()
-    named = f" ({title})" if title else ""
-    if first_person(text):
-        return f"“{body}”{named} [{n}]"
-    if is_quotation(body):
-        return f"{body}{named} [{n}]"
-    return f"{body} [{n}]"
-
-
-def not_answered_markdown(statement: str, closest: list[tuple[str, float, str]], words: int = 20) -> str:
-    """An answer saying plainly that no source answers the question, then the closest passages as
-    (where, score, text), listed as not used: no [n], since nothing is cited."""
-    lines = [statement]
-    if closest:
-        lines += ["", "Closest passages, not used:"]
-    for where, score, text in closest:
-        split = " ".join(quote_text(text).split()).split()
-        lines.append(f"- {where} (relevance {score:.2f}): {' '.join(split[:words])}"
-                     f"{' …' if len(split) > words else ''}")
-    return "\n".join(lines)
-
-
-def unanswered_note(parts: list[str], missing: str = "") -> str:
-    """The notes under an answer: the parts of the question not answered, what the answer lacks (Draft.missing)."""
-    notes = ["*Not answered by the sources: " + "; ".join(f"“{p}”" for p in parts) + ".*"] if parts else []
-    notes += [f"*{missing}*"] if missing else []
-    return " ".join(notes)
-
-
-def bullet(line: str) -> str:
-    """A supporting text as a line of the answer's list: "- " before it, but an item of a numbered list (a
-    step, "2. Warm the pot.") as the numbered item it is, so a how-to's steps read as one numbered list."""
-    return line if list_number(line) is not None else f"- {line}"
-
-
-def render_bullets(d: Draft, titles: dict[int, str] | None = None) -> str:
-    """The default layout: the lead on its own line, then the supporting texts as a list (by sub-question
-    when there are several), then the parts not answered."""
-    titles = titles or {}
-    lines = [quoted(d.lead.text, d.lead.n, titles.get(d.lead.n, ""))]
-    headings = list(dict.fromkeys(p.heading for p in d.picks))
-    for heading in headings:
-        if heading:
-            lines += ["", f"### {heading}"]
-        elif d.picks:
-            lines.append("")
-        lines += [bullet(quoted(p.text, p.n, titles.get(p.n, ''))) for p in d.picks if p.heading == heading]
-    if d.unanswered or d.missing:
-        lines += ["", unanswered_note(d.unanswered, d.missing)]
-    return "\n".join(lines)
 
 
 def extractive(question: str, sources: list[CitableSource], embedder=None, parts: list[str] | None = None,
