@@ -62,3 +62,17 @@ def test_a_numbered_list_keeps_its_numbers(reader, monkeypatch):
     assert "3. Add one teaspoon of loose tea per cup to the pot." in paragraphs
     assert "7. Pour the water over the leaves and steep for four minutes." in paragraphs
     assert "- A kettle that holds a litre of water" in paragraphs
+
+
+@pytest.mark.parametrize("reader", ["trafilatura", "fallback"])
+@pytest.mark.parametrize("attribute", ["²", "-1", "1e9", "99999", "x"])
+def test_a_numbered_list_s_odd_attributes_are_not_numbers(reader, attribute, monkeypatch):
+    """A page's `start` and `value` are untrusted: one that is no number a list shows ("²" passes str.isdigit
+    but not int()) is ignored, and the page is read, its items counted from 1."""
+    from App_Function_Libraries.Retrieval import reading
+    if reader == "fallback":
+        monkeypatch.setattr(reading, "_trafilatura_text", lambda html, url: "")
+    html = STEPS.replace('<ol start="3">', f'<ol start="{attribute}">').replace('value="7"', f'value="{attribute}"')
+    paragraphs = extract_html(html)[1].split("\n\n")
+    assert "1. Add one teaspoon of loose tea per cup to the pot." in paragraphs
+    assert "2. Pour the water over the leaves and steep for four minutes." in paragraphs

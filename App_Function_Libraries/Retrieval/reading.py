@@ -226,10 +226,14 @@ def numbered_items(tree) -> dict[str, int]:
 
 
 def _number(value: str | None, default: int) -> int:
-    return int(value) if value and value.strip().isdigit() and len(value.strip()) <= 3 else default
+    """A list's `start` or an item's `value` as a number (up to three ASCII digits), else `default`: a page's
+    attribute is untrusted ("²", "-1", "1e9" are not numbers a list shows)."""
+    value = (value or "").strip()
+    return int(value) if re.fullmatch(r"[0-9]{1,3}", value) else default
 
 
-def mark_list_items(paragraphs: list[str], items: frozenset[str], numbered: dict[str, int] | None = None) -> list[str]:
+def mark_list_items(paragraphs: list[str], items: frozenset[str],
+                    numbered: dict[str, int] | None = None) -> list[str]:
     """Each paragraph that is a list item of the page marked as one ("- Cloche"), where the extractor gave it
     as a paragraph of its own without its mark (some pages' lists come out so): a list stays a list, and its
     short items can be quoted together under their lead-in (Retrieval/citations.quote_candidates). An item of a
