@@ -492,3 +492,19 @@ def test_the_json_view_of_an_answer_that_does_not_answer_carries_its_closest_pas
     answered = answer_out(WikiAsked("What is a Hermitian matrix?",
                                     wikipedia("What is a Hermitian matrix?", HERMITIAN, make_settings)))
     assert answered["closest"] == [] and all({"verdict", "passage"} <= set(c) for c in answered["citations"])
+
+
+def test_only_the_how_to_s_own_steps_lengthen_an_answer():
+    """Every step of the answering how-to is shown, however many; the steps of another page that follow them are
+    supporting texts like any other, within the answer's usual six texts (not counted as the how-to's steps)."""
+    other = [("Cactus care calendar", "Cactus care changes with the seasons.\n" + "\n".join(
+        f"Step {i}\n{text}" for i, text in enumerate([
+            "Water a potted cactus every two weeks in summer.", "Water a potted cactus once a month in autumn.",
+            "Keep a potted cactus dry and cool in winter.", "Move a potted cactus to a sunny window in spring.",
+            "Feed a potted cactus with weak fertiliser in early summer.",
+            "Check a potted cactus for pests after watering."], start=1)))]
+    sources = [CitableSource(i, f"http://site{i}.test/page", title, [text])
+               for i, (title, text) in enumerate(CACTUS + other, start=1)]
+    d = core.draft("How do you pot a cactus?", sources, None)
+    assert [p.text.split(":")[0] for p in [d.lead, *d.picks]][:4] == ["Step 1", "Step 2", "Step 3", "Step 4"]
+    assert all(p.n == 1 for p in [d.lead, *d.picks][:4]) and len([d.lead, *d.picks]) <= 6

@@ -339,7 +339,8 @@ def draft(question: str, sources: list[CitableSource], embedder=None, parts: lis
     limit = single - 1
     if asks_how_to(question) and not by_part:
         lead, supporting = in_step_order(lead, supporting, ranked, cleared, sources)
-        steps = sum(step_number(p.text) is not None for p in [lead, *supporting])
+        texts = [lead, *supporting]  # the how-to's steps first (in_step_order), then the other texts
+        steps = next((i for i, p in enumerate(texts) if step_number(p.text) is None), len(texts))
         limit = max(limit, min(STEPS_SHOWN, steps) - 1)  # every step of the how-to, not the first `single`
     used = [set(tokenize(lead.text))]
     budget = [budget_words - len(lead.text.split())]
