@@ -36,7 +36,8 @@ Per mode:
 Per question (--why prints those that fail, --details stores them all), in extractive mode, why it failed:
   answerable:   refused (said not answered, though a quotable text holds the gold answer; answer_recall still
                 counts it when that text is listed among the closest passages, not used), not_found (no
-                quotable text holds it), not_quoted (answered, the gold text not in the report), not_lead
+                quotable text holds it; gold_page says what became of the gold page: not_in_results,
+                judged_out, not_read or read), not_quoted (answered, the gold text not in the report), not_lead
                 (in the report, not its lead answer), with the gold text's rank, relevance and whether it
                 clears the floor (cited_answer.floor_for), and the lead's relevance;
   unanswerable: answered (the report answers anyway: its lead and that lead's relevance).
@@ -142,7 +143,19 @@ def score_run(result, question: qa_web.Question, gold_url: str, page_text: dict[
             "tokens": usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)}
 
 
-def explain(result, question: qa_web.Question, embedder=None, answerable: bool = True) -> dict:
+def gold_fate(result, gold_url: str) -> str:
+    """What became of the gold page in the run: not_in_results (the search never returned it), judged_out (the
+    relevance stage judged it irrelevant), not_read (selected, not read: pages_max, a failure), read."""
+    source = next((s for s in result.sources if gold_url in (s.url, s.final_url)), None)
+    if source is None:
+        return "not_in_results"
+    if not source.selected:
+        return "judged_out"
+    return "read" if source.fetched and not source.failure and not source.skipped else "not_read"
+
+
+def explain(result, question: qa_web.Question, embedder=None, answerable: bool = True,
+            gold_url: str = "") -> dict:
     """Why a question failed (see the module docstring): 'ok' or the reason, with the gold text's rank and
     relevance among the quotable texts (Retrieval/cited_answer.candidates) and the lead's."""
     from App_Function_Libraries.Research.report import citable
@@ -163,7 +176,8 @@ def explain(result, question: qa_web.Question, embedder=None, answerable: bool =
            "gold_rank": gold[0] if gold else None, "gold_score": round(gold[1].score, 3) if gold else None,
            "gold_text": gold[1].text[:160] if gold else "",
            "gold_clears": gold[1].score >= core.floor_for(embedder) if gold else None,
-           "best": [(round(p.score, 2), p.text[:100]) for p in sorted(ranked, key=lambda p: -p.score)[:3]]}
+           "best": [(round(p.score, 2), p.text[:100]) for p in sorted(ranked, key=lambda p: -p.score)[:3]],
+           "gold_page": gold_fate(result, gold_url) if gold_url else ""}
     report = result.report_markdown
     if not answerable:
         out["why"] = "ok" if out["status"] == "not_answered" and not result.citations else "answered"
@@ -184,7 +198,8 @@ def why_line(row: dict) -> str:
             f"{row['gold_text'][:90]!r}"
             if row["gold_rank"] else "")
     lead = f" lead rel={row['lead_score']}: {row['lead'][:90]!r}" if row["lead"] else ""
-    return f"  why={row['why']} q={row['question']!r} answers={row['answers'][:2]}{gold}{lead}"
+    page = f" gold page {row['gold_page']}" if row.get("gold_page") and row["why"] == "not_found" else ""
+    return f"  why={row['why']} q={row['question']!r} answers={row['answers'][:2]}{page}{gold}{lead}"
 
 
 def truly_supported(sentence: str, quote: str, page: str) -> bool:
@@ -295,7 +310,8 @@ def run_mode(mode: str, settings, questions, search, texts, unanswerable=()) -> 
         result = process_question(q.text, params, services=services)
         seconds.append(time.perf_counter() - started)
         rows.append(score_run(result, q, search.url_of_path(q.page), texts, embedder))
-        rows[-1]["explain"] = explain(result, q, embedder) if mode == "extractive" else {}
+        rows[-1]["explain"] = explain(result, q, embedder, gold_url=search.url_of_path(q.page)) \
+            if mode == "extractive" else {}
         if i % 10 == 0 or i == len(questions):
             done = rows
             print(f"  {mode}: {i}/{len(questions)} recall={sum(r['recall'] for r in done) / i:.3f} "
