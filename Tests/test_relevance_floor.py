@@ -241,3 +241,27 @@ def test_the_forms_of_one_word_meet(embedder, monkeypatch):
     assert d.lead.score >= core.RELEVANCE_FLOOR + 0.1
     monkeypatch.setattr(verifier, "stem", quotable.fold)
     assert core.coverage(question, [answer])[0] < 0.9
+
+
+MOTH = [CitableSource(1, "http://m.test/moth", "The Varga moth", [
+    "The Varga moth lives in the pine forests of the Carpathians. Its wings carry two orange eye spots. "
+    "The Varga moth was first photographed at night in 1962. The moth's discovery in 1911 is credited to the "
+    "entomologist Ilona Varga, who found it near Brasov."])]
+
+
+def test_a_noun_in_ery_meets_its_verb(embedder, monkeypatch):
+    """Snowball stems "discovered" as "discov" and "discovery" as "discoveri": the sentence that says when the
+    moth's discovery was holds every term of "When was … discovered?" and leads the answer. Control: with
+    Snowball's stems alone it does not hold them all."""
+    from App_Function_Libraries.Retrieval import quotable
+    assert quotable.stem("discovered") == quotable.stem("discoveries") == quotable.stem("discovery")
+    assert quotable.stem("history") == quotable.stem("historical")
+    assert quotable.stem("party") != quotable.stem("part")
+    question = "When was the Varga moth discovered?"
+    answer = MOTH[0].passages[0].split(". ")[-1]
+    assert core.coverage(question, [answer]) == [pytest.approx(1.0)]
+    d = core.draft(question, MOTH, embedder)
+    assert d.lead is not None and d.lead.text.startswith("The moth's discovery in 1911")
+    quotable._stem.cache_clear()
+    monkeypatch.setattr(quotable, "_stem", lambda w: quotable._stemmer().stemWord(w))
+    assert core.coverage(question, [answer])[0] < 0.9

@@ -430,15 +430,22 @@ def fold_plural(word: str) -> str:
 
 def stem(word: str) -> str:
     """The word's stem (the Snowball English stemmer), so the forms of one word meet: "mediating" and
-    "mediation", "provides" and "provided", "retiring" and "retirements". How a question's terms meet a text's
-    words (cited_answer.coverage) and how the verifier counts a sentence's words in its quote."""
+    "mediation", "provides" and "provided", "retiring" and "retirements". Snowball keeps a final "y" as "i"
+    ("discovery" gives "discoveri", "discovered" gives "discov"): a stem of six letters or more ending in "eri" or
+    "ori" (the nouns in -ery and -ory) is stemmed again without its "i", so "discovered" meets "discoveries",
+    "delivery" meets "delivered" and "history" meets "historical" ("party" stays apart from "part"). How a
+    question's terms meet a text's words (cited_answer.coverage) and how the verifier counts a sentence's words
+    in its quote."""
     return _stem(word) if word.isalpha() else word
 
 
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     with _STEMMER_LOCK:  # a Snowball stemmer keeps the word it works on in itself: one thread at a time
-        return _stemmer().stemWord(word)
+        stemmed = _stemmer().stemWord(word)
+        if len(stemmed) >= 6 and stemmed.endswith(("eri", "ori")):
+            stemmed = _stemmer().stemWord(stemmed[:-1])
+        return stemmed
 
 
 _STEMMER_LOCK = threading.Lock()
