@@ -315,3 +315,22 @@ def test_a_steps_number_is_not_the_number_a_question_asks_for():
     question = "How many cups of water does the teapot need?"
     assert answer_shape(question, "2. Warm the teapot by rinsing it with hot water.") == 1
     assert answer_shape(question, "Warm the teapot by rinsing it with 2 cups of hot water.") == 2  # control
+
+
+@pytest.mark.parametrize("sentence, needs", [
+    ("It is expected that the steady input of silt will fill the bay within a century.", False),
+    ("It was widely reported that the mill had closed for good.", False),
+    ("It is not clear whether the causeway survived the flood.", False),
+    # controls: an "it" that stands for something said before
+    ("It was built to withstand the winter storms of the bay.", True),
+    ("It is the river that floods the bay each spring.", True),
+])
+def test_an_it_that_stands_for_nothing_needs_no_sentence_before(sentence, needs):
+    """"It is expected that the continuous input of sediment into the lake will silt up the lake." answers what
+    will silt the lake up, but was read as opening with a pronoun: it could be quoted only with the sentence
+    before, and that one needed its own before it, so the answer was never quotable. An "it" standing for the
+    clause after it ("It is expected that …") refers to nothing before."""
+    assert quotable.needs_previous(sentence) is needs
+    text = ("Two rivers meet at the head of the bay. Its water is brown with the mud of the hills. " + sentence)
+    texts = [t for t, _n in quote_candidates([CitableSource(1, "u", "The bay", [text])])]
+    assert (sentence in texts) is not needs

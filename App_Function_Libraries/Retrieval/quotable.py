@@ -82,7 +82,9 @@ def reads_as_sentence(sentence: str) -> bool:
 #     not state;
 #  8. not opening with a pronoun whose referent is in a sentence the reader does not see ("It …", "This
 #     implies …", "These are …", "He was …", "A decent one costs …"): such a sentence is quoted only with the
-#     sentence before it;
+#     sentence before it; an "it" that stands for nothing, the one that opens a statement of what is expected,
+#     said or known ("It is expected that …", "It was reported that …", "It is not clear whether …"), needs
+#     no sentence before;
 #  9. no Markdown, code or TeX shown raw: emphasis marks and link syntax become their text, inline code its
 #     text; a sentence holding TeX (`\[`, `\(`, `$$`) or a code fence is left out;
 # 10. a list item ("+ Added …", "- …", "1. …") or a table row ("| a | b |") is quoted as what it is: the item's
@@ -109,6 +111,10 @@ _META = re.compile(
 _PRONOUN_OPENER = re.compile(r"^\W*(?:(?:it|this|these|that|those|they|he|she|such|them|its|their|his|her|"
                              r"thus|hence|therefore|however|also|moreover|furthermore)\b|"
                              r"(?:a|an|the|another)\s+(?-i:(?:[a-z]+\s+)?ones?\s+(?!of\b)[a-z]))", re.IGNORECASE)
+#: "It is expected that …": an "it" standing for the clause after it, not for something said before
+_EMPTY_IT = re.compile(r"^\W*it\s+(?:is|was|has\s+been|had\s+been|will\s+be|would\s+be|may\s+be|might\s+be|"
+                       r"seems|seemed|appears|appeared|remains|remained)\s+(?:not\s+)?(?:\w+ly\s+)?(?:\w+\s+)?"
+                       r"(?:that|whether|if)\b", re.IGNORECASE)
 _RAW_MARKUP = re.compile(r"\\[\[\(]|\$\$|```|\\(?:frac|sum|int|mathbf|begin|end|left|right)\b")
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _MD_EMPHASIS = re.compile(r"(\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w))")
@@ -137,8 +143,9 @@ def is_question(sentence: str) -> bool:
 
 def needs_previous(sentence: str) -> bool:
     """True when the sentence opens with a pronoun or link word whose referent is in the sentence before (8),
-    "one" standing for a thing named there among them ("A decent one costs $600", after "… a gaming PC.")."""
-    return bool(_PRONOUN_OPENER.match(sentence))
+    "one" standing for a thing named there among them ("A decent one costs $600", after "… a gaming PC."); not
+    an "it" that stands for the clause after it ("It is expected that …")."""
+    return bool(_PRONOUN_OPENER.match(sentence)) and not _EMPTY_IT.match(sentence)
 
 
 def plain_text(text: str) -> str | None:
