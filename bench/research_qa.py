@@ -309,9 +309,9 @@ def run_mode(mode: str, settings, questions, search, texts, unanswerable=()) -> 
         started = time.perf_counter()
         result = process_question(q.text, params, services=services)
         seconds.append(time.perf_counter() - started)
-        rows.append(score_run(result, q, search.url_of_path(q.page), texts, embedder))
-        rows[-1]["explain"] = explain(result, q, embedder, gold_url=search.url_of_path(q.page)) \
-            if mode == "extractive" else {}
+        gold_url = search.url_of_path(q.page)
+        rows.append(score_run(result, q, gold_url, texts, embedder))
+        rows[-1]["explain"] = explain(result, q, embedder, gold_url=gold_url) if mode == "extractive" else {}
         if i % 10 == 0 or i == len(questions):
             done = rows
             print(f"  {mode}: {i}/{len(questions)} recall={sum(r['recall'] for r in done) / i:.3f} "
