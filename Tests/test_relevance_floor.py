@@ -265,3 +265,40 @@ def test_a_noun_in_ery_meets_its_verb(embedder, monkeypatch):
     quotable._stem.cache_clear()
     monkeypatch.setattr(quotable, "_stem", lambda w: quotable._stemmer().stemWord(w))
     assert core.coverage(question, [answer])[0] < 0.9
+
+
+SCHEELE = "When did Carl Wilhelm Scheele discover oxygen?"
+OXYGEN = ["In 1877 Raoul Pictet discovered how to liquefy oxygen.", "In 1773 the Swedish chemist Scheele discovered oxygen in his pharmacy."]
+
+
+def test_a_text_without_a_name_the_question_states_is_about_someone_else():
+    """Asked when Scheele discovered oxygen, a sentence on what Pictet discovered about oxygen is about another
+    man: below the floor, while the sentence that names Scheele by his surname alone clears it. The similarities
+    are given, so the scores are exact on any CPU."""
+    scores = core.relevance(SCHEELE, OXYGEN, similarities=[0.45, 0.45])
+    assert scores[0] < core.RELEVANCE_FLOOR <= scores[1]
+
+
+def test_control_without_the_name_penalty_the_other_mans_sentence_clears_the_floor(monkeypatch):
+    monkeypatch.setattr(core, "NAME_PENALTY", 0.0)
+    assert min(core.relevance(SCHEELE, OXYGEN, similarities=[0.45, 0.45])) >= core.RELEVANCE_FLOOR
+
+
+def test_a_name_held_by_the_title_or_the_sentence_before_counts():
+    """The page's title names what its sentences are about, and so may the sentence before ("Scheele … . In 1773
+    he …"): neither text is then penalised."""
+    penalised = core.relevance(SCHEELE, OXYGEN[:1], similarities=[0.45])[0]
+    assert core.relevance(SCHEELE, OXYGEN[:1], titles=["Carl Wilhelm Scheele"], similarities=[0.45])[0] > penalised
+    assert core.relevance(SCHEELE, OXYGEN[:1], similarities=[0.45],
+                          before=["Scheele worked as an apothecary."])[0] > penalised
+
+
+@pytest.mark.parametrize("question, names", [
+    (SCHEELE, [{"carl", "wilhelm", "scheel"}]),
+    ("What job did Tesla's father have in Gospić?", [{"tesla"}, {"gospic"}]),  # the possessive; accents folded
+    ("Who is the president of ABC?", [{"abc"}]),
+    ("Where can I buy bread?", []),  # "I" is no name, nor the question's first word
+    ("what did lorenz discover?", []),  # a question in lower case states no name
+])
+def test_the_names_a_question_states(question, names):
+    assert [set(n) for n in core.question_names(question)] == names

@@ -23,7 +23,11 @@ RELEVANCE_FLOOR. Its relevance is the mean of two measures, less a penalty:
     and the text holds none; and NUMBER_PENALTY when the question states a number or ordinal ("Super Bowl
     50", "in 1984", "around 1800", "the third series"; not "first" or "second", said in many ways or a unit
     of time) that neither the text, its title nor the sentence before it holds: the text is then most likely
-    about another game, year or edition;
+    about another game, year or edition; and NAME_PENALTY when the question states a name (a run of
+    capitalised words after its first word: "Carl Wilhelm Scheele", "Tesla's", "ABC"; `question_names`) of
+    which neither the text, its title nor the sentence before it holds any word (accents aside): a text about
+    another person, place or work ("When did Carl Wilhelm Scheele discover oxygen?" against a sentence on how
+    Pictet liquefied it);
   - the bonus, PINPOINT_BONUS, when the text states the answer the way the question asks for it
     (`pinpoints`): a number that counts what "how many N" counts ("500 points"), for a question asking
     what something is named or called, a name given by a naming word ("a story called Children of Earth"), or,
@@ -56,6 +60,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
@@ -77,6 +82,7 @@ RELEVANCE_FLOOR = 0.53  # with an embedding model: the mean of coverage and simi
 LEXICAL_FLOOR = 0.5  # without one: the coverage, less the penalty
 FORM_PENALTY = 0.1
 NUMBER_PENALTY = 0.1  # the text (its title, the sentence before) lacks a number or ordinal the question states
+NAME_PENALTY = 0.05  # the text (its title, the sentence before) lacks a name the question states
 PINPOINT_BONUS = 0.05  # the text states the answer the way the question asks for it (`pinpoints`)
 SIMILARITY_WEIGHT = 0.5  # the similarity's weight against the coverage's
 CONTEXT_WEIGHT = 0.7  # a term held only by the sentence before the text counts this much
@@ -172,6 +178,7 @@ def relevance(question: str, texts: list[str], titles: list[str] | None = None,
     names = known_names(texts) if kind in ("who", "where") else frozenset()
     stated = {m.lower() for m in _STATED_NUMBER.findall(question)}
     before = before or [""] * len(texts)
+    named = question_names(question)
     out = []
     for text, title, prior, cov, sim in zip(texts, titles, before, covered, similarities):
         score = cov if sim is None else (1 - SIMILARITY_WEIGHT) * cov + SIMILARITY_WEIGHT * sim
@@ -179,6 +186,8 @@ def relevance(question: str, texts: list[str], titles: list[str] | None = None,
             score -= FORM_PENALTY
         if stated - {m.lower() for m in _STATED_NUMBER.findall(f"{text} {title} {prior}")}:
             score -= NUMBER_PENALTY
+        if named and not all(name & words_of(_folded(f"{text} {title} {prior}")) for name in named):
+            score -= NAME_PENALTY
         if pinpoints(question, text):
             score += PINPOINT_BONUS
         out.append(score)
@@ -187,6 +196,31 @@ def relevance(question: str, texts: list[str], titles: list[str] | None = None,
 
 _STATED_NUMBER = re.compile(r"\b\d(?:[\d,.]*\d)?\b|\b(?:third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|"
                             r"twelfth)\b", re.IGNORECASE)  # not "first"/"second": said many ways, or time
+
+
+_CAPITALISED = re.compile(r"[A-Z][\w'’-]*")
+
+
+def _folded(text: str) -> str:
+    """The text without accents ("Gospić" meets "Gospic")."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+def question_names(question: str) -> list[frozenset[str]]:
+    """The names a question states: its runs of capitalised words after its first word ("Carl Wilhelm Scheele",
+    "Tesla's", "ABC"), each as its words' stems; a text holds a name when it holds one of its words."""
+    words = question.split()
+    names, run = [], []
+    for word in words[1:] + [""]:
+        if _CAPITALISED.match(word) and word != "I":
+            run.append(word)
+            continue
+        if run:
+            stems = frozenset(words_of(_folded(" ".join(run))))
+            if stems:
+                names.append(stems)
+            run = []
+    return names
 
 
 def floor_for(embedder) -> float:
