@@ -302,3 +302,18 @@ def test_a_name_held_by_the_title_or_the_sentence_before_counts():
 ])
 def test_the_names_a_question_states(question, names):
     assert [set(n) for n in core.question_names(question)] == names
+
+
+@pytest.mark.parametrize("question", ["Where did France lose a war in the 1950's?",
+                                      "Where did France lose a war in the 1950s?"])
+def test_a_decade_states_its_year(question, monkeypatch):
+    """ "the 1950's" and "the 1950s" state the same number: a text saying either is not penalised as about
+    another decade. Control: a text about the 1960s is."""
+    texts = ["France fought and lost a bitter war in Vietnam in the 1950s.",
+             "France fought and lost a bitter war in Algeria in the 1960s."]
+    scores = core.relevance(question, texts, similarities=[0.5, 0.5])
+    monkeypatch.setattr(core, "NUMBER_PENALTY", 0.0)
+    unpenalised = core.relevance(question, texts, similarities=[0.5, 0.5])
+    assert scores[0] == pytest.approx(unpenalised[0])
+    assert scores[1] == pytest.approx(unpenalised[1] - 0.1)
+    assert core.words_of("in the 1950s") == core.words_of("in the 1950's") == {"1950"}  # one term

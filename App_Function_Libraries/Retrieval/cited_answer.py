@@ -194,8 +194,10 @@ def relevance(question: str, texts: list[str], titles: list[str] | None = None,
     return out
 
 
-_STATED_NUMBER = re.compile(r"\b\d(?:[\d,.]*\d)?\b|\b(?:third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|"
-                            r"twelfth)\b", re.IGNORECASE)  # not "first"/"second": said many ways, or time
+_STATED_NUMBER = re.compile(r"\b\d(?:[\d,.]*\d)?(?=s?\b)|"
+                            r"\b(?:third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth)\b",
+                            re.IGNORECASE)  # not "first"/"second": said many ways, or time;
+# a decade is its year: "the 1950s" and "the 1950's" both state 1950
 
 
 _CAPITALISED = re.compile(r"[A-Z][\w'’-]*")

@@ -442,8 +442,10 @@ def stem(word: str) -> str:
     "ori" (the nouns in -ery and -ory) is stemmed again without its "i", so "discovered" meets "discoveries",
     "delivery" meets "delivered" and "history" meets "historical" ("party" stays apart from "part"). How a
     question's terms meet a text's words (cited_answer.coverage) and how the verifier counts a sentence's words
-    in its quote."""
-    return _stem(word) if word.isalpha() else word
+    in its quote. A decade is its year ("1950s" meets "1950's")."""
+    if word.isalpha():
+        return _stem(word)
+    return word[:-1] if word.endswith("s") and word[:-1].isdigit() else word
 
 
 @lru_cache(maxsize=65536)
