@@ -221,6 +221,19 @@ def test_a_name_that_opens_a_sentence_answers_who():
     assert answer_shape("Who dances?", "Bees dance to show the way to food.", None, names) == 1
 
 
+def test_a_word_that_opens_a_sentence_inside_a_text_is_no_name():
+    """A text of two sentences: "She" opens the second, so it names no one, and a "who" question is not answered
+    by it (it once escaped the penalty for lacking a name and led "Who discovered the waggle dance?"). Nor is the
+    question's own name with "'s" a new one. Controls: a name inside the sentence, and an opener the texts use
+    as a name."""
+    from App_Function_Libraries.Retrieval.quotable import has_kind
+    question = "Who discovered the waggle dance?"
+    assert not has_kind(question, "A forager performs a round dance near the hive. She runs in small circles.", "who")
+    assert not has_kind("What job did Tesla's father have?", "Tesla's father was a priest in the village.", "who")
+    assert has_kind(question, "The dance was decoded by Karl von Frisch in Munich.", "who")
+    assert has_kind(question, "The dance was decoded in Munich. Frisch showed it.", "who", frozenset({"Frisch"}))
+
+
 @pytest.mark.parametrize("question, kind", [
     ("When a pathogen has been eaten by a phagocyte it becomes trapped in what vesicle?", ""),
     ("When rich countries trade with poor countries, whose wages increase?", "who"),

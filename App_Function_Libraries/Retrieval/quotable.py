@@ -379,7 +379,9 @@ def answer_shape(question: str, sentence: str, kind: str | None = None, names: f
 
 def has_kind(question: str, sentence: str, kind: str, names: frozenset[str] = frozenset()) -> bool:
     """The sentence holds the kind of answer asked for (asked_for): a year or month for "when", a number the
-    question does not state for "number", a frequency for "often", else a name the question does not have."""
+    question does not state for "number", a frequency for "often", else a name the question does not have: a
+    capitalised word inside a sentence, or one that opens the sentence (or a sentence within the text, "… dance.
+    She runs …") when the texts use it as a name (`names`: known_names)."""
     if kind == "when":
         return bool(_YEAR.search(sentence) or _MONTH.search(sentence))
     if kind == "number":  # a count or amount: a date's day and year do not answer "how many"
@@ -387,11 +389,13 @@ def has_kind(question: str, sentence: str, kind: str, names: frozenset[str] = fr
         return any(m.group(0) not in stated for m in _NUMBER.finditer(_DATE.sub(" ", sentence)))
     if kind == "often":
         return bool(_FREQUENCY.search(sentence))
-    words = sentence.split()
-    first = [words[0].strip(".,;:!?\"'()[]“”‘’")] if words else []
-    named = {w.strip(".,;:!?\"'()[]").lower() for w in words[1:] if w[:1].isupper()}
-    named |= {w.lower() for w in first if w in names}
-    return bool(named - set(tokenize(question)) - {""})
+    named = set()
+    for i, m in enumerate(_WORD.finditer(sentence)):
+        word = re.sub(r"'s$", "", m.group(0))
+        opens = i == 0 or _AFTER_END.search(sentence[max(0, m.start() - 6):m.start()])
+        if word[0].isupper() and (not opens or word in names or m.group(0) in names):  # an opener: a known name
+            named.add(word.lower())
+    return bool(named - set(tokenize(question)))
 
 
 #: words that may say when or how many in a form `has_kind` does not read ("in 430 BC", "within five years", "in
