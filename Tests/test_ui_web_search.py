@@ -352,7 +352,7 @@ def test_an_answer_with_no_relevant_passage_says_so_under_it():
     from App_Function_Libraries.records import Answer
     none = WikiAsked("What is the capital of Mongolia?", Answer("The index has no passage that answers this.",
                                                                 "not_answered", "none"), timings={"search": 0.01})
-    assert "<em>No answer: no passage reached the relevance floor · search 0.01 s</em>" in wiki_view(none)
+    assert "<em>Not answered · search 0.01 s</em>" in wiki_view(none)
     assert "<em>Extractive answer · search 0.01 s</em>" in wiki_view(WikiAsked("Q", Answer("A"),
                                                                                timings={"search": 0.01}))
 

@@ -82,13 +82,13 @@ def cited_numbers(markdown: str) -> set[int]:
     return {n for m in CITATION.finditer(markdown or "") for n in parse_group(m.group(1))}
 
 
-MODE_LABELS = {"llm": "LLM answer", "extractive": "Extractive answer",
-               "none": "No answer: no passage reached the relevance floor"}
+MODE_LABELS = {"llm": "LLM {noun}", "extractive": "Extractive {noun}", "none": "Not answered"}
 
 
-def mode_label(mode: str) -> str:
-    """How an answer was made, for the line under it ("none": nothing was relevant enough to use)."""
-    return MODE_LABELS.get(mode, "Extractive answer")
+def mode_label(mode: str, noun: str = "answer") -> str:
+    """How an answer (or a web report: noun "report") was made, for the line under it ("none": not answered,
+    nothing read was relevant enough to use; the answer itself says why)."""
+    return MODE_LABELS.get(mode, MODE_LABELS["extractive"]).format(noun=noun)
 
 
 # ---------------------------------------------------------------- the evidence behind each [n]

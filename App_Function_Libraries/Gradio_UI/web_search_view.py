@@ -9,7 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from App_Function_Libraries.Gradio_UI.answer_view import (SourceRef, anchor, answer_body, md_text,
+from App_Function_Libraries.Gradio_UI.answer_view import (SourceRef, anchor, answer_body, md_text, mode_label,
                                                           problems_markdown, render)
 from App_Function_Libraries.quarry.errors import BadArgument
 from App_Function_Libraries.quarry.render import export_filename, link_open_tag, round_summary, safe_href
@@ -103,9 +103,6 @@ def source_refs(result) -> list[SourceRef]:
     return [SourceRef(n, s.title or s.url, s.final_url or s.url) for n, s in result.listed_sources()]
 
 
-REPORT_KINDS = {"llm": "LLM report", "extractive": "Extractive report", "none": "Not answered"}
-
-
 def report_html(result, partial: str = "") -> str:
     """The finished report as safe HTML (linked citations, each [n] opening its evidence; notes) or the part
     written so far: text a page or an LLM wrote shows as text (answer_view.render), never as HTML. Its sources
@@ -117,7 +114,7 @@ def report_html(result, partial: str = "") -> str:
     notes = problems_markdown(result.errors, 0)
     usage = result.llm_usage or {}
     unsupported = getattr(result, "unsupported_citations", 0)
-    footer = (f"*{REPORT_KINDS.get(result.mode, 'Extractive report')} · {len(result.cited_sources())} "
+    footer = (f"*{mode_label(result.mode, 'report')} · {len(result.cited_sources())} "
               f"cited of {len(result.sources)} results"
               + (f" · {unsupported} not supported by their source" if unsupported else "")
               + f" · {result.timings.get('total', 0):.1f} s"
