@@ -224,6 +224,19 @@ def test_suspension_is_longer_after_429_and_grows(setup):
     assert board.suspension_message("x") is None and board.snapshot()["x"].consecutive_failures == 0
 
 
+def test_the_time_left_is_rounded_up():
+    clock = [0.0]
+    board = HealthBoard(clock=lambda: clock[0])
+    board.record_failure("x", TimedOut("t"), threshold=1)
+    clock[0] = 0.6  # a slow machine: the next search comes a moment later
+    assert board.suspension_message("x").startswith(f"x is suspended for {SHORT_SUSPENSION:.0f} s more")
+    clock[0] = SHORT_SUSPENSION - 0.4
+    assert board.suspension_message("x").startswith("x is suspended for 1 s more")
+    board.record_failure("y", RateLimited("r", retry_after=5), threshold=1)
+    clock[0] += 30
+    assert board.suspension_message("y").startswith(f"y is suspended for {LONG_SUSPENSION / 60:.0f} min more")
+
+
 def test_retry_after_longer_than_the_suspension_wins():
     board = HealthBoard(clock=lambda: 0.0)
     board.record_failure("x", RateLimited("r", retry_after=5000), threshold=1)

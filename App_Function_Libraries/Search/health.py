@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import math
 import threading
 import time
 from dataclasses import dataclass
@@ -232,9 +233,10 @@ def forget_health_boards() -> None:
 
 
 def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
+    """Time left, rounded up: a suspension still running never reads "0 s", and one just begun reads in full."""
+    if seconds <= 90:
+        return f"{math.ceil(seconds)} s"
+    if seconds <= 5400:
+        return f"{math.ceil(seconds / 60)} min"
+    return f"{math.ceil(seconds / 360) / 10:.1f} h"
 
