@@ -421,6 +421,13 @@ def test_control_a_source_that_says_it_is_supported():
     assert answer.citations[0].verdict == verifier.SUPPORTED and answer.unsupported_citations == 0
 
 
+def test_a_sentence_without_the_accents_of_its_source_is_supported():
+    """An LLM writes "Sao Paulo" and "Temujin" where the page says "São Paulo" and "Temüjin": the same words."""
+    sources = [CitableSource(1, "http://a.test", "A", ["Temüjin's envoys reached São Paulo's distant coast in winter."])]
+    answer = core.finish("Temujin's envoys reached the distant coast of Sao Paulo in winter [1].", sources, None, "llm")
+    assert answer.citations[0].verdict == verifier.SUPPORTED
+
+
 def test_a_number_the_source_does_not_state_is_not_fully_supported():
     sources = [CitableSource(1, "http://a.test", "A", ["The bridge opened to traffic in 1937 after four years."])]
     c = verifier.verify("The bridge opened to traffic in 1941 after four years [1].", sources).citations[0]

@@ -300,11 +300,22 @@ def test_a_name_held_by_the_title_or_the_sentence_before_counts(monkeypatch):
     (SCHEELE, [{"carl", "wilhelm", "scheel"}]),
     ("What job did Tesla's father have in Gospić?", [{"tesla"}, {"gospic"}]),  # the possessive; accents folded
     ("Who is the president of ABC?", [{"abc"}]),
+    ("When was Österreich founded?", [{"osterreich"}]),  # a capital that is not ASCII
     ("Where can I buy bread?", []),  # "I" is no name, nor the question's first word
     ("what did lorenz discover?", []),  # a question in lower case states no name
 ])
 def test_the_names_a_question_states(question, names):
     assert [set(n) for n in core.question_names(question)] == names
+
+
+def test_words_meet_across_accents():
+    """ "Temujin" in the question is "Temüjin" in the text: the text holds the name and the term, so it is neither
+    penalised as about someone else nor short of coverage. Control: a text about another man is penalised."""
+    question = "Who were the parents of Temujin?"
+    texts = ["The parents of Temüjin were Yesügei and Hoelun.", "The parents of Jochi were Börte and Chilger."]
+    assert core.coverage(question, texts)[0] == pytest.approx(1.0)
+    scores = core.relevance(question, texts, similarities=[0.5, 0.5])
+    assert scores[0] - scores[1] >= core.NAME_PENALTY
 
 
 @pytest.mark.parametrize("question", ["Where did France lose a war in the 1950's?",

@@ -60,7 +60,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
@@ -186,7 +185,7 @@ def relevance(question: str, texts: list[str], titles: list[str] | None = None,
             score -= FORM_PENALTY
         if stated - {m.lower() for m in _STATED_NUMBER.findall(f"{text} {title} {prior}")}:
             score -= NUMBER_PENALTY
-        if named and not all(name & words_of(_folded(f"{text} {title} {prior}")) for name in named):
+        if named and not all(name & words_of(f"{text} {title} {prior}") for name in named):
             score -= NAME_PENALTY
         if pinpoints(question, text):
             score += PINPOINT_BONUS
@@ -200,25 +199,17 @@ _STATED_NUMBER = re.compile(r"\b\d(?:[\d,.]*\d)?(?=s?\b)|"
 # a decade is its year: "the 1950s" and "the 1950's" both state 1950
 
 
-_CAPITALISED = re.compile(r"[A-Z][\w'’-]*")
-
-
-def _folded(text: str) -> str:
-    """The text without accents ("Gospić" meets "Gospic")."""
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-
-
 def question_names(question: str) -> list[frozenset[str]]:
     """The names a question states: its runs of capitalised words after its first word ("Carl Wilhelm Scheele",
     "Tesla's", "ABC"), each as its words' stems; a text holds a name when it holds one of its words."""
     words = question.split()
     names, run = [], []
     for word in words[1:] + [""]:
-        if _CAPITALISED.match(word) and word != "I":
+        if word[:1].isupper() and word != "I":
             run.append(word)
             continue
         if run:
-            stems = frozenset(words_of(_folded(" ".join(run))))
+            stems = frozenset(words_of(" ".join(run)))
             if stems:
                 names.append(stems)
             run = []

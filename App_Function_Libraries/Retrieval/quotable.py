@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from functools import lru_cache
 
 from App_Function_Libraries.Retrieval.bm25 import tokenize
@@ -446,14 +447,23 @@ def stem(word: str) -> str:
     "ori" (the nouns in -ery and -ory) is stemmed again without its "i", so "discovered" meets "discoveries",
     "delivery" meets "delivered" and "history" meets "historical" ("party" stays apart from "part"). How a
     question's terms meet a text's words (cited_answer.coverage) and how the verifier counts a sentence's words
-    in its quote. A decade is its year ("1950s" meets "1950's")."""
+    in its quote. A decade is its year ("1950s" meets "1950's"). Accents are dropped first, so "Temüjin" meets
+    "Temujin" and "Gospić" meets "Gospic"."""
     if word.isalpha():
         return _stem(word)
     return word[:-1] if word.endswith("s") and word[:-1].isdigit() else word
 
 
+def _unaccented(text: str) -> str:
+    """The text without accents and other combining marks ("São Paulo" gives "Sao Paulo")."""
+    if text.isascii():
+        return text
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
+    word = _unaccented(word)
     with _STEMMER_LOCK:  # a Snowball stemmer keeps the word it works on in itself: one thread at a time
         stemmed = _stemmer().stemWord(word)
         if len(stemmed) >= 6 and stemmed.endswith(("eri", "ori")):
