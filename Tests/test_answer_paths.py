@@ -207,6 +207,9 @@ CHATTERLY = "Chatterly runs on phones and tablets in forty countries. Chatterly 
      "The question asks when; none of the quoted texts gives a year or a date."),
     ("When did Acme buy Chatterly?", "Acme bought Chatterly for $19 billion, 40% more than it paid for Snapline.",
      "The question asks when; none of the quoted texts gives a year or a date."),  # money is no time
+
+    ("When did Chatterly's founder retire?", "The 93-year-old founder of Chatterly, aged 93, still sends messages.",
+     "The question asks when; none of the quoted texts gives a year or a date."),  # nor is an age
 ])
 def test_what_an_answer_lacks_is_named_by_the_question_s_form(question, text, line):
     d = core.draft(question, [CitableSource(1, "http://a.test/", "Apps", [text])])
@@ -423,7 +426,8 @@ def test_control_a_source_that_says_it_is_supported():
 
 def test_a_sentence_without_the_accents_of_its_source_is_supported():
     """An LLM writes "Sao Paulo" and "Temujin" where the page says "São Paulo" and "Temüjin": the same words."""
-    sources = [CitableSource(1, "http://a.test", "A", ["Temüjin's envoys reached São Paulo's distant coast in winter."])]
+    page = "Temüjin's envoys reached São Paulo's distant coast in winter."
+    sources = [CitableSource(1, "http://a.test", "A", [page])]
     answer = core.finish("Temujin's envoys reached the distant coast of Sao Paulo in winter [1].", sources, None, "llm")
     assert answer.citations[0].verdict == verifier.SUPPORTED
 

@@ -405,10 +405,12 @@ _MAY_SAY_WHEN = re.compile(r"\d|\b(?:centur(?:y|ies)|decades?|years?|months?|wee
                            r"spring|summer|autumn|fall|winter|season|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
                            r"today|yesterday|tomorrow|morning|evening|night|dawn|dusk|noon|midnight|annually|"
                            r"reign|war|dynasty|period)\b", re.IGNORECASE)
-#: an amount of money or a share, which says no time: "$19 billion", "€3.5m", "40%", "two million dollars"
-_MONEY_OR_SHARE = re.compile(r"[$€£¥]\s?\d[\d,.]*(?:\s*(?:thousand|million|billion|trillion|bn|m|k)\b)?|"
-                             r"\b\d[\d,.]*\s*(?:%|percent\b|per\s+cent\b|(?:thousand|million|billion|trillion)?\s*"
-                             r"(?:dollars?|euros?|pounds?|yen|yuan|rupees?)\b)", re.IGNORECASE)
+#: an amount of money, a share or an age, which says no time: "$19 billion", "€3.5m", "40%", "two million
+#: dollars", "the 93-year-old", "aged 93"
+_TIMELESS = re.compile(r"[$€£¥]\s?\d[\d,.]*(?:\s*(?:thousand|million|billion|trillion|bn|m|k)\b)?|"
+                       r"\b\d[\d,.]*\s*(?:%|percent\b|per\s+cent\b|(?:thousand|million|billion|trillion)?\s*"
+                       r"(?:dollars?|euros?|pounds?|yen|yuan|rupees?)\b)|"
+                       r"\b\d+[\s-]*(?:years?|months?)[\s-]*old\b|\baged\s+\d+\b", re.IGNORECASE)
 _MAY_SAY_AMOUNT = re.compile(r"\b(?:several|dozens|few|many|numerous|single|multiple|both|none|no|all|hundreds|"
                              r"thousands|millions|billions|countless|various|some|most|half|twice|once|double|"
                              r"triple)\b", re.IGNORECASE)
@@ -416,13 +418,13 @@ _MAY_SAY_AMOUNT = re.compile(r"\b(?:several|dozens|few|many|numerous|single|mult
 
 def may_give(question: str, sentence: str, kind: str, names: frozenset[str] = frozenset()) -> bool:
     """Leniently, whether the sentence may hold the kind of answer asked for: `has_kind`, or for "when" any
-    figure (not money or a share) or time word, for "number" any quantifier. An answer is said to lack the kind
-    only when none of its texts may hold it, so the line that says so is not said of an answer in a form has_kind
-    misses."""
+    figure (not money, a share or an age) or time word, for "number" any quantifier. An answer is said to lack
+    the kind only when none of its texts may hold it, so the line that says so is not said of an answer in a form
+    has_kind misses."""
     if has_kind(question, sentence, kind, names):
         return True
     if kind == "when":
-        timeless = _MONEY_OR_SHARE.sub(" ", sentence)
+        timeless = _TIMELESS.sub(" ", sentence)
         return bool(_MAY_SAY_WHEN.search(timeless) or _MONTH.search(timeless))
     if kind == "number":
         return bool(_MAY_SAY_AMOUNT.search(sentence))
