@@ -245,7 +245,8 @@ def pinpoints(question: str, text: str) -> bool:
     ("500 points" for "How many points …"); for a question asking what something is named or called, a name
     given by a naming word ("a story called Children of Earth", 'a gas he named "dephlogisticated air"'); for
     a question asking what is needed ("What do you need to …"), a list quoted under a lead-in naming what is
-    needed ("What You'll Need: Cloche; Moss; …", "Ingredients: …"). Evidence of an answer, not proof: "how many points" may be met by the points of another team."""
+    needed ("What You'll Need: Cloche; Moss; …", "Ingredients: …"). Evidence of an answer, not proof: "how many
+    points" may be met by the points of another team."""
     noun = counted_noun(question)
     if noun:
         return stem(noun) in {stem(w) for w in counted_words(text)}
