@@ -199,7 +199,7 @@ CHATTERLY = "Chatterly runs on phones and tablets in forty countries. Chatterly 
 
 
 @pytest.mark.parametrize("question, text, line", [
-    ("Who founded Chatterly?", "Two students founded Chatterly in their dorm room.",
+    ("Who founded Chatterly?", "Chatterly was founded in a dorm room in 2014.",
      "The question asks who; none of the quoted texts gives a name."),
     ("How often does Chatterly send messages?", CHATTERLY,
      "The question asks how often; none of the quoted texts says."),

@@ -347,3 +347,29 @@ def test_an_it_that_stands_for_nothing_needs_no_sentence_before(sentence, needs)
     text = ("Two rivers meet at the head of the bay. Its water is brown with the mud of the hills. " + sentence)
     texts = [t for t, _n in quote_candidates([CitableSource(1, "u", "The bay", [text])])]
     assert (sentence in texts) is not needs
+
+
+@pytest.mark.parametrize("question, sentence, says", [
+    ("Who has the authority of a pastor during the appointment?",
+     "The licensed local pastor has the authority of a pastor during the appointment.", True),  # a role
+    ("Who was limited by Denver's defense?", "Newton was limited by Denver’s defense all game.", True),  # ’ and '
+    ("Who founded Chatterly?", "Two students founded Chatterly in their dorm room.", True),
+    ("Who founded Chatterly?", "I founded Chatterly in my dorm room.", False),  # a pronoun is no answer
+    ("Who was the first quarterback to win twice?", "This was the first quarterback duel of the season.", False),
+    ("Who founded Chatterly?", "Chatterly was founded in a dorm room.", False),  # the doer is not said
+    ("When was Chatterly founded?", "Two students founded Chatterly in 2014.", False),  # not a "who" question
+])
+def test_a_sentence_that_says_what_the_question_says_of_who_names_who(question, sentence, says):
+    assert quotable.says_who(question, sentence) is says
+
+
+def test_a_role_that_does_what_the_question_says_leads_a_who_answer():
+    """ "Who has the authority …?" is answered by a role, not a name: the sentence that says who has it leads,
+    though another sentence names a person and scores higher. Control: without the rule the name leads."""
+    from App_Function_Libraries.Retrieval import cited_answer as core
+    question = "Who has the authority of a pastor during the appointment?"
+    picks = [core.Pick("Bishop Ann Wells said local pastors must attend licensing school.", 1, "", 0.7, 0.7),
+             core.Pick("The licensed local pastor has the authority of a pastor during the appointment.", 1, "",
+                       0.6, 0.6)]
+    assert core.choose_lead(question, picks).text.startswith("The licensed local pastor")
+    assert core.choose_lead("Who said local pastors must attend?", picks).text.startswith("Bishop")  # control

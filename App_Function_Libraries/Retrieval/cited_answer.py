@@ -72,8 +72,8 @@ from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, Citab
 from App_Function_Libraries.Retrieval.quotable import (answer_shape, asked_for, asks_how_to, asks_name,
                                                        asks_what_is_needed, counted_noun, counted_words,
                                                        definition_subject, gives_name, is_definition, known_names,
-                                                       lists_what_is_needed, may_give, repeats_title, stem,
-                                                       step_number)
+                                                       lists_what_is_needed, may_give, repeats_title, says_who,
+                                                       stem, step_number)
 from App_Function_Libraries.Retrieval.verifier import verify, words_of
 from App_Function_Libraries.records import Answer, AnswerSource, NotUsed
 
@@ -244,14 +244,15 @@ def pinpoints(question: str, text: str) -> bool:
     """The text states the answer the way the question asks for it: for "how many N" a number that counts N
     ("500 points" for "How many points …"); for a question asking what something is named or called, a name
     given by a naming word ("a story called Children of Earth", 'a gas he named "dephlogisticated air"'); for
-    a question asking what is needed ("What do you need to …"), a list quoted under a lead-in naming what is
-    needed ("What You'll Need: Cloche; Moss; …", "Ingredients: …"). Evidence of an answer, not proof: "how many
-    points" may be met by the points of another team."""
+    "who" doing what the question says, that said of someone ("The licensed local pastor has the authority …",
+    quotable.says_who); for a question asking what is needed ("What do you need to …"), a list quoted under a
+    lead-in naming what is needed ("What You'll Need: Cloche; Moss; …", "Ingredients: …"). Evidence of an
+    answer, not proof: "how many points" may be met by the points of another team."""
     noun = counted_noun(question)
     if noun:
         return stem(noun) in {stem(w) for w in counted_words(text)}
-    return (asks_name(question) and gives_name(text)) or (asks_what_is_needed(question) and
-                                                           lists_what_is_needed(text))
+    return ((asks_name(question) and gives_name(text)) or says_who(question, text)
+            or (asks_what_is_needed(question) and lists_what_is_needed(text)))
 
 
 def candidates(question: str, sources: list[CitableSource], embedder=None, topic: str = "") -> list[Pick]:

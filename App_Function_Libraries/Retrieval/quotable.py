@@ -34,7 +34,7 @@ import threading
 import unicodedata
 from functools import lru_cache
 
-from App_Function_Libraries.Retrieval.bm25 import tokenize
+from App_Function_Libraries.Retrieval.bm25 import STOPWORDS, tokenize
 
 _MARKERS = re.compile(r"\[\s*edit\s*\]|^[-–•·▪*]\s|\s[•·▪]\s", re.IGNORECASE)
 # an editor's inline tag is no loss: it is left out of the quote (and of these checks), not a reason to drop it
@@ -331,6 +331,28 @@ def lists_what_is_needed(text: str) -> bool:
     return bool(_LISTS_NEEDED.search(text))
 
 
+_WHO_DOES = re.compile(r"^\W*who\s+(.+)", re.IGNORECASE)
+#: words that cannot be the one who does what the question says ("This was the first …", "… who was the first …")
+_NO_DOER = STOPWORDS | frozenset("""i he she it we you they this these those there who whom whose which also then
+not never only all both each some many most any one other such""".split())
+
+
+def says_who(question: str, sentence: str) -> bool:
+    """For a question whose "who" does what it says ("Who has the authority of a pastor …?", "Who was limited by
+    Denver's defense?"), the sentence says that, its words up to their second content word, right after a word
+    of its own that may be the doer: "The licensed local pastor has the authority of a pastor …", "Newton was
+    limited by Denver's defense": it names who, by a name or a role."""
+    m = _WHO_DOES.match(question)
+    words, content = [], 0
+    for word in re.findall(r"[\w'’-]+", m.group(1).lower()) if m else []:
+        words.append(re.escape(word.replace("’", "'")).replace("'", "['’]"))
+        content += word not in STOPWORDS
+        if content == 2:
+            pattern = r"([\w'’-]+)\W+" + r"\W+".join(words) + r"\b"
+            return any(doer not in _NO_DOER for doer in re.findall(pattern, sentence.lower()))
+    return False
+
+
 def gives_name(sentence: str) -> bool:
     """The sentence gives a name with a naming word: "called Children of Earth", 'named "dephlogisticated air"'."""
     return bool(_GIVES_NAME.search(sentence))
@@ -390,6 +412,8 @@ def has_kind(question: str, sentence: str, kind: str, names: frozenset[str] = fr
         return any(m.group(0) not in stated for m in _NUMBER.finditer(_DATE.sub(" ", sentence)))
     if kind == "often":
         return bool(_FREQUENCY.search(sentence))
+    if kind == "who" and says_who(question, sentence):  # a role answers too: "The licensed local pastor has …"
+        return True
     named = set()
     for i, m in enumerate(_WORD.finditer(sentence)):
         word = re.sub(r"'s$", "", m.group(0))
