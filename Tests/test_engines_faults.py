@@ -4,6 +4,7 @@ tries; Retry-After is honoured (the sleep is faked and the delays asked for are 
 suspend the engine; keys never show."""
 from __future__ import annotations
 
+import re
 import socket
 
 import pytest
@@ -202,7 +203,8 @@ def test_repeated_failures_suspend_the_engine(setup, world):
     for _ in range(3):
         assert "server error" in search(apis, "bing").error
     answer = search(apis, "bing")
-    assert answer.error.startswith("bing is suspended for 60 s more after 3 failures in a row")
+    # 60 s, less the moments a loaded machine takes between the third failure and this search
+    assert re.match(r"bing is suspended for (?:5[89]|60) s more after 3 failures in a row", answer.error)
     assert len(apis.requests_to("bing")) == 3  # the suspended call did not reach the server
     assert search(apis, "brave").error is None  # other engines unaffected
     ok, message = engine_health_check("bing", apis.settings)

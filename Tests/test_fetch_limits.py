@@ -12,6 +12,8 @@ from Tests.support.deadline import finishes_within
 from Tests.support.mini_web import HUGE_BYTES, MiniWeb
 from Tests.support.testworld import Response
 
+SLACK = 2.5  # past a time-out or a cancel, on a loaded 2-core machine; each slow page below takes far longer
+
 
 def fetcher(**kw) -> PageFetcher:
     base = dict(allow_private_addresses=True, connect_timeout_seconds=2, read_timeout_seconds=1,
@@ -21,7 +23,7 @@ def fetcher(**kw) -> PageFetcher:
 
 @pytest.fixture
 def web(world):
-    return MiniWeb(world, timeout_delay=5).install()
+    return MiniWeb(world, timeout_delay=20).install()
 
 
 def test_huge_page_is_cut_at_the_byte_cap_quickly(web):
@@ -57,7 +59,7 @@ def test_read_timeout(web):
     started = time.monotonic()
     page = fetcher(read_timeout_seconds=0.5).fetch(web.url("faults/timeout"))
     assert "time-out" in page.error
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 0.5 + SLACK  # the page's first byte comes after 20 s
 
 
 def test_total_timeout_holds_against_a_page_that_trickles(world):
@@ -66,7 +68,7 @@ def test_total_timeout_holds_against_a_page_that_trickles(world):
     started = time.monotonic()
     page = fetcher(read_timeout_seconds=1, total_timeout_seconds=1).fetch(world.url("/trickle"))
     assert "total time-out" in page.error
-    assert time.monotonic() - started < 1.6
+    assert time.monotonic() - started < 1 + SLACK  # the whole page takes 20 s
 
 
 @pytest.mark.parametrize("path", ["stalling/drip-body", "stalling/drip-headers", "stalling/to-drip"])
@@ -77,7 +79,7 @@ def test_the_total_timeout_holds_against_a_server_that_drips_bytes(world, path):
     started = time.monotonic()
     page = finishes_within(15, lambda: fetcher(read_timeout_seconds=1, total_timeout_seconds=1.5).fetch(web.url(path)))
     assert page.error == "took longer than the total time-out of 1.5 s" and not page.body
-    assert time.monotonic() - started < 1.5 + 1.5
+    assert time.monotonic() - started < 1.5 + SLACK
     assert page.redirects == ([web.url("stalling/drip-headers")] if path == "stalling/to-drip" else [])
 
 
@@ -88,7 +90,7 @@ def test_cancel_stops_a_download_whose_headers_drip(world):
     started = time.monotonic()
     page = finishes_within(15, lambda: fetcher(total_timeout_seconds=10).fetch(web.url("stalling/drip-headers"),
                                                                              cancel))
-    assert page.error == "cancelled" and time.monotonic() - started < 1.5
+    assert page.error == "cancelled" and time.monotonic() - started < 0.3 + SLACK
 
 
 def test_binary_content_type_is_refused_without_reading_it_all(world):
@@ -124,8 +126,9 @@ def test_cancel_returns_promptly_and_marks_unfinished_pages(web):
     urls = [web.url("faults/timeout")] * 3 + [web.url("bees/waggle-dance")]
     threading.Timer(0.2, cancel.set).start()
     started = time.monotonic()
-    pages = fetcher(read_timeout_seconds=3, total_timeout_seconds=5, per_host_concurrency=1).fetch_many(urls, cancel)
-    assert time.monotonic() - started < 0.6
+    pages = fetcher(read_timeout_seconds=10, total_timeout_seconds=15, per_host_concurrency=1).fetch_many(urls,
+                                                                                                         cancel)
+    assert time.monotonic() - started < 0.2 + SLACK  # without the cancel: 10 s or more
     assert sum(p.error == "cancelled" for p in pages) >= 3
 
 

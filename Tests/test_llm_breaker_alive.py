@@ -34,8 +34,9 @@ def slow_on_long(prompt: str) -> str:
 
 
 def test_a_call_failing_while_the_server_answers_others_fails_alone(world):
-    llm = ScriptedLLM(default="short answer").when(LONG, slow_on_long)
-    client = run_client(world, llm)
+    # a 3 s time-out, so the short call is surely answered within the long call's retry on a loaded machine
+    llm = ScriptedLLM(default="short answer").when(LONG, lambda prompt: time.sleep(7) or "late")
+    client = run_client(world, llm, timeout_seconds=3)
     outcome: list[BaseException | str] = []
 
     def long_call():

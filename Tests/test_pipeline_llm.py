@@ -50,7 +50,7 @@ def test_cited_report_with_every_fault_recorded(world, web, llm, make_settings):
     make_settings(research_config(web, world.url("/v1"), research={"pages_max": 40},
                                   search={"search_result_max": 40, "search_result_max_per_query": 40}))
     started = time.monotonic()
-    result = finishes_within(30, lambda: process_question(QUESTION))
+    result = finishes_within(120, lambda: process_question(QUESTION))
     elapsed = time.monotonic() - started
     assert result.mode == "llm"
     assert result.sub_queries == ["honey bee waggle dance", "bee round dance scent", "sourdough starter"]
@@ -85,7 +85,7 @@ def test_cited_report_with_every_fault_recorded(world, web, llm, make_settings):
     for path, words in hostile_errors.items():
         source = by_path(result, path)
         assert source.verdict == "relevant" and not source.fetched and words in source.error and source.n is None
-    assert elapsed < 15
+    assert elapsed < 60  # no hang (2-3 s idle, 10 s on a loaded machine); "time-out" above proves the time-out
     # the bread page was judged irrelevant and never fetched
     starter = by_path(result, "bread/starter")
     assert starter.verdict == "irrelevant" and starter.reason and not starter.fetched
@@ -134,16 +134,19 @@ def test_progress_for_every_stage_and_the_report_streamed(settings):
 
 
 def test_cancel_stops_pending_work_promptly(settings, web, llm):
-    llm.delay = 0.3
+    llm.delay = 1.0
     cancel = threading.Event()
 
+    cancelled_at = []
+
     def stop_when_fetching(event):
-        if event.stage == "fetch":
+        if event.stage == "fetch" and not cancel.is_set():
+            cancelled_at.append(time.monotonic())
             cancel.set()
 
-    started = time.monotonic()
     result = process_question(QUESTION, on_progress=stop_when_fetching, cancel=cancel)
-    assert time.monotonic() - started < 3
+    # measured from the cancel (0.03 s); the rest of the run without it takes 5 s (its LLM calls take 1 s each)
+    assert cancelled_at and time.monotonic() - cancelled_at[0] < 2.5
     assert any(e.startswith("cancelled") for e in result.errors)
     assert not result.citations
 

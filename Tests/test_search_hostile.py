@@ -114,11 +114,23 @@ def test_cancel_stops_a_research_stuck_in_the_search_stage(world, hostile, make_
     settings, params = research_settings(make_settings, world, hostile, 120)
     cancel = threading.Event()
     before = quarry_threads()
-    timer = threading.Timer(1.0, cancel.set)
-    timer.start()
-    result, seconds = timed(60, lambda: process_question(QUESTION, params, cancel=cancel))
-    timer.join()
-    assert seconds < 1.0 + SLACK
+    timers: list[threading.Timer] = []
+    cancelled_at: list[float] = []
+
+    def fire():
+        cancelled_at.append(time.monotonic())
+        cancel.set()
+
+    def cancel_once_searching(event):  # the search stage has begun: the dripping engine holds it
+        if event.stage == "search" and not timers:
+            timers.append(threading.Timer(0.5, fire))
+            timers[0].start()
+
+    result = finishes_within(60, lambda: process_question(QUESTION, params, on_progress=cancel_once_searching,
+                                                          cancel=cancel))
+    stopped = time.monotonic()
+    timers[0].join()
+    assert cancelled_at and stopped - cancelled_at[0] < SLACK  # without the cancel: 120 s
     assert any(e.startswith("Brave Search was stopped: the research was cancelled") for e in result.errors)
     assert any(e.startswith("cancelled") for e in result.errors)
     assert not left_over(before)
@@ -166,7 +178,7 @@ def test_a_cancelled_mcp_research_on_a_dripping_engine_stops_at_once_and_is_save
             assert not (await client.call_tool("history_list", {})).is_error  # still answering
             return took
     try:
-        assert asyncio.run(scenario()) < SLACK
+        assert asyncio.run(scenario()) < 10  # across processes, polled; without the cancel: 120 s
     finally:
         proc.terminate()
         proc.wait(10)

@@ -202,7 +202,7 @@ def test_search_shows_stages_and_a_cited_report(page, world, story):
     page.set_viewport_size(SMALL_SCREEN)  # issue 22: the answer first, on a 1366x768 screen
     expect(page.locator("#ws-cancel")).to_be_hidden()  # nothing runs yet
     expect(page.locator("#ws-engines")).to_be_visible()  # the search options are open before any report
-    world.fault("/searxng", delay=2.0, times=1)  # long enough to see the search stage running
+    world.fault("/searxng", delay=6.0, times=1)  # long enough to see the search stage running on a slow machine
     ui.fill(page, "ws-question", QUESTION)
     ui.field(page, "ws-question").press("Enter")  # Enter searches
     expect(page.locator("#ws-progress")).to_contain_text("◐ Search", timeout=30_000)
