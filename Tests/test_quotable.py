@@ -373,3 +373,12 @@ def test_a_role_that_does_what_the_question_says_leads_a_who_answer():
                        0.6, 0.6)]
     assert core.choose_lead(question, picks).text.startswith("The licensed local pastor")
     assert core.choose_lead("Who said local pastors must attend?", picks).text.startswith("Bishop")  # control
+
+
+def test_says_who_is_quick_on_hostile_text():
+    """A page's run of 20,000 dashes or apostrophes: compared word by word, not by a pattern that backtracks
+    (the first version took 30 s on 2,000 dashes, and grew with the cube of the length)."""
+    from Tests.support.deadline import finishes_within
+    question = "Who has the authority of a pastor?"
+    for junk in ("-" * 20_000, "'" * 20_000, "a- " * 7_000):
+        assert finishes_within(5, lambda: quotable.says_who(question, junk + " has the")) is False

@@ -344,13 +344,21 @@ def says_who(question: str, sentence: str) -> bool:
     limited by Denver's defense": it names who, by a name or a role."""
     m = _WHO_DOES.match(question)
     words, content = [], 0
-    for word in re.findall(r"[\w'’-]+", m.group(1).lower()) if m else []:
-        words.append(re.escape(word.replace("’", "'")).replace("'", "['’]"))
+    for word in _tokens(m.group(1)) if m else []:
+        words.append(word)
         content += word not in STOPWORDS
         if content == 2:
-            pattern = r"([\w'’-]+)\W+" + r"\W+".join(words) + r"\b"
-            return any(doer not in _NO_DOER for doer in re.findall(pattern, sentence.lower()))
+            said = _tokens(sentence)  # compared word by word: a pattern over untrusted text could backtrack
+            n = len(words)
+            return any(said[i + 1:i + 1 + n] == words and said[i] not in _NO_DOER for i in range(len(said) - n))
     return False
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text.lower().replace("’", "'"))
+
+
+_TOKEN = re.compile(r"[\w'-]+")
 
 
 def gives_name(sentence: str) -> bool:
