@@ -117,14 +117,14 @@ _EMPTY_IT = re.compile(r"^\W*it\s+(?:is|was|has\s+been|had\s+been|will\s+be|woul
                        r"seems|seemed|appears|appeared|remains|remained)\s+(?:not\s+)?(?:\w+ly\s+)?(?:\w+\s+)?"
                        r"(?:that|whether|if)\b", re.IGNORECASE)
 _RAW_MARKUP = re.compile(r"\\[\[\(]|\$\$|```|\\(?:frac|sum|int|mathbf|begin|end|left|right)\b")
-_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MD_LINK = re.compile(r"!?\[([^\[\]]*)\]\([^)\[]*\)")  # no "[" inside: each "[" scans to the next one at most
 _MD_EMPHASIS = re.compile(r"(\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w))")
 _MD_CODE = re.compile(r"`([^`]*)`")
 #: a list item's mark at a line's start ("- ", "+ ", "• ", "1. ", "2) "), with the space after it
 LIST_MARK = re.compile(r"^\s*(?:[-+*•·▪]|\d{1,3}[.)])\s+(?=\S)", re.MULTILINE)
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
-_QUOTED_SPAN = re.compile(r'"[^"]*"|“[^”]*”')  # a quotation inside a sentence: someone else's words
+_QUOTED_SPAN = re.compile(r'"[^"]*"|“[^”“]*”')  # a quotation inside a sentence: someone else's words
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|we|We|our|Our|my|My|us)\b")
 
 
@@ -438,10 +438,11 @@ _MAY_SAY_WHEN = re.compile(r"\d|\b(?:centur(?:y|ies)|decades?|years?|months?|wee
                            r"today|yesterday|tomorrow|morning|evening|night|dawn|dusk|noon|midnight|annually|"
                            r"reign|war|dynasty|period)\b", re.IGNORECASE)
 #: an amount of money, a share or an age, which says no time: "$19 billion", "€3.5m", "40%", "two million
-#: dollars", "the 93-year-old", "aged 93"
+#: dollars", "the 93-year-old", "aged 93" (a figure is tried from its start only, and no two runs of spaces meet:
+#: "1,1,1,…" or "1" and many spaces took time growing with the square of their length)
 _TIMELESS = re.compile(r"[$€£¥]\s?\d[\d,.]*(?:\s*(?:thousand|million|billion|trillion|bn|m|k)\b)?|"
-                       r"\b\d[\d,.]*\s*(?:%|percent\b|per\s+cent\b|(?:thousand|million|billion|trillion)?\s*"
-                       r"(?:dollars?|euros?|pounds?|yen|yuan|rupees?)\b)|"
+                       r"(?<![\d,.])\b\d[\d,.]*\s*(?:%|percent\b|per\s+cent\b|"
+                       r"(?:(?:thousand|million|billion|trillion)\s*)?(?:dollars?|euros?|pounds?|yen|yuan|rupees?)\b)|"
                        r"\b\d+[\s-]*(?:years?|months?)[\s-]*old\b|\baged\s+\d+\b", re.IGNORECASE)
 _MAY_SAY_AMOUNT = re.compile(r"\b(?:several|dozens|few|many|numerous|single|multiple|both|none|no|all|hundreds|"
                              r"thousands|millions|billions|countless|various|some|most|half|twice|once|double|"

@@ -35,7 +35,8 @@ def _norm(text: str) -> str:
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 
-_ATTRIBUTION = re.compile(r"^[“\"]|[”\"]\s*(\(.*\))?\s*$")  # the title may hold brackets of its own
+# the title may hold brackets of its own, not quotation marks (each mark scans to the next one at most)
+_ATTRIBUTION = re.compile(r"^[“\"]|[”\"]\s*(\([^”\"]*\))?\s*$")
 
 
 def own_sentence(sentence: str) -> str:
