@@ -103,8 +103,7 @@ OPTIONS: dict[str, Option] = {o.name: o for o in (
     _o("engines", "list", "engines", "search engines and local sources (wikipedia, documents), comma-separated",
        setting="search.search_provider_default", cli_aliases=("--engine", "-e"),
        label="Search engines and local sources"),
-    _o("count", "int", "search", "results asked of each engine for each query (unset, a research run of few queries asks "
-       "for more, to keep result_max)", low=1, high=100,
+    _o("count", "int", "search", "results asked of each engine for each query", low=1, high=100,
        setting="search.search_result_max_per_query", cli_aliases=("-n",), aliases=("result_count",),
        label="Results per engine and query"),
     _o("country", "text", "search", "two-letter country code the results are for, e.g. US",

@@ -17,7 +17,7 @@ VERDICTS = ("relevant", "irrelevant", "unjudged")
 SOURCE_KINDS = ("web", "paper", "wikipedia", "document")  # what a source is; `Source.kind`
 PROBLEM_FIELDS = ("failure", "warning", "duplicate", "skipped")  # what can be said about a source, one field each
 DUPLICATE_PREFIX = "same page as source ["
-SKIPPED_PREFIX = "not read: only "  # "not read: only (the first) N selected results are read (pages_max)"
+SKIPPED_PREFIX = "not read: only the first "
 #: the most characters of a paper's abstract Quarry keeps (real abstracts have a few thousand at most); a longer
 #: one is cut at a word boundary and ends with " …" (Docs/engines.md, Scholarly engines)
 MAX_ABSTRACT_CHARS = 10_000

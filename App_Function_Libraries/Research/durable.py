@@ -22,7 +22,6 @@ from App_Function_Libraries.records import Page, ResearchResult
 from App_Function_Libraries.Research.dig_deeper import cut_short, dig_deeper
 from App_Function_Libraries.Research.budget import Budget, BudgetWatch, left_undone, mark_unread
 from App_Function_Libraries.Research.params import ResearchParams
-from App_Function_Libraries.Research import relevance
 from App_Function_Libraries.Research.errors import EmptyQuestion
 from App_Function_Libraries.Research.pipeline import (note_search_failure, stage_follow_ups, stage_number, stage_pages,
                                                       stage_relevance, stage_report, stage_subqueries, stage_verify)
@@ -94,8 +93,7 @@ class _Steps:
     def pages(self) -> None:
         run, watch, pages_max = self.run, self.watch, self.params.pages_max
         sources = run.result.sources
-        # what the run would read without a budget
-        within = relevance.read_order([s for s in sources if s.selected])[:pages_max]
+        within = [s for s in sources if s.selected][:pages_max]  # what the run would read without a budget
         allowed = watch.pages_allowed(pages_max)
         if not run.cancel.is_set():
             stage_pages(run, sources, most=allowed)

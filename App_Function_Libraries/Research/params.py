@@ -112,18 +112,6 @@ class ResearchParams:
         return {name: getattr(self, name) for name in SearchOptions.names()
                 if getattr(self, name) not in (None, [], "")}
 
-    def search_values_for(self, queries: int, settings: Settings) -> dict[str, Any]:
-        """search_values() for a search of `queries` queries. A count the caller set is asked as it is; unset,
-        each query asks for its [search] default, or its share of result_max when that is more, so that a run
-        of one query (no LLM to write sub-queries) keeps as many results to choose its pages from as a run of
-        several (15 by default, where one query's 10 left 5 places empty); never more than count allows."""
-        values = self.search_values()
-        if self.count is None:
-            asked = getattr(settings.search, SearchOptions.setting("count"))
-            share = -(-self.result_max // max(1, queries))  # rounded up
-            values["count"] = min(max(asked, share), int(table.OPTIONS["count"].high))
-        return values
-
     def search_options(self) -> dict[str, Any]:
         """The search options that are set, under their labels (as a person reads them in JSON and notes)."""
         return {SearchOptions.label(name): value for name, value in self.search_values().items()

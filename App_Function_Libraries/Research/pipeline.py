@@ -168,13 +168,12 @@ def note_search_failure(run: Run) -> None:
 
 
 def search_sources(run: Run, params: ResearchParams, queries: list[str],
-                   keep: Callable[[list[Any]], list[Any]], of: int = 0) -> list[Source]:
+                   keep: Callable[[list[Any]], list[Any]]) -> list[Source]:
     """Every query on every engine (web, scholarly and local alike) at once, fused by rank once (search_many);
-    `keep` picks which become Sources. `of`: how many queries the search stage has in all, when these are
-    one group of them (a plan's: how many results each asks for, ResearchParams.search_values_for)."""
+    `keep` picks which become Sources."""
     total = len(queries) * len(params.engines)
     run.progress("search", 0, total)
-    found = _search(run, params, params.engines, queries, of or len(queries))
+    found = _search(run, params, params.engines, queries)
     runs = [(r.engine, r.error, r.error_kind) for r in found.runs]
     notes = [f.note() for f in engine_failures(runs)]
     run.result.errors += [n for n in notes if n not in run.result.errors]
@@ -189,10 +188,9 @@ def search_sources(run: Run, params: ResearchParams, queries: list[str],
     return sources
 
 
-def _search(run: Run, params: ResearchParams, engines: list[str], queries: list[str], of: int) -> MultiSearch:
+def _search(run: Run, params: ResearchParams, engines: list[str], queries: list[str]) -> MultiSearch:
     try:
-        options = SearchOptions.build(None, run.services.settings,
-                                      **params.search_values_for(of, run.services.settings))
+        options = SearchOptions.build(None, run.services.settings, **params.search_values())
         return run.services.search_fn()(engines, queries, options, settings=run.services.settings,
                                         use_cache=params.use_cache, cancel=run.cancel)
     except InvalidOption as exc:  # every engine refuses it alike, for every query
@@ -242,14 +240,14 @@ def _judge_without_llm(run: Run, sources: list[Source]) -> None:
 # ---------------------------------------------------------------- stages 4-7
 
 def stage_pages(run: Run, sources: list[Source], most: int | None = None) -> None:
-    """Stages 4-6 over the selected ones of these sources: the first pages_max in their reading order
-    (relevance.read_order), or the first `most` (what a budget allows)."""
+    """Stages 4-6 over the selected ones of these sources: the first pages_max, or the first `most` (what a
+    budget allows)."""
     params, services, settings = run.params, run.services, run.services.settings
     pages_max = params.pages_max if most is None else most
-    selected = relevance.read_order([s for s in sources if s.selected])
+    selected = [s for s in sources if s.selected]
     chosen = selected[:pages_max]
     for source in selected[pages_max:]:
-        source.skipped = f"not read: only {pages_max} selected results are read (pages_max)"
+        source.skipped = f"not read: only the first {pages_max} selected results are read (pages_max)"
     cfg = StreamConfig(
         question=run.result.question, fetcher=services.fetcher or PageFetcher(settings.fetch),
         rank=RankSettings(params.passages_per_page, settings.research.passage_words_min,

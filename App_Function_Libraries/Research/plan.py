@@ -142,8 +142,8 @@ def search_plan(run, params: ResearchParams, plan: ResearchPlan) -> list[Source]
     groups: dict[tuple[str, ...], list[str]] = {}
     for q in plan.queries:
         groups.setdefault(tuple(q.engines), []).append(q.query)
-    found = [search_sources(run, dataclasses.replace(params, engines=list(engines)), queries, lambda f: f,
-                            of=len(plan.queries)) for engines, queries in groups.items()]
+    found = [search_sources(run, dataclasses.replace(params, engines=list(engines)), queries, lambda f: f)
+             for engines, queries in groups.items()]
     merged: dict[str, Source] = {}
     for source in sorted((s for group in found for s in group), key=lambda s: s.rank):
         key = normalize_url(source.url)

@@ -180,17 +180,3 @@ def similarity_of(reason: str) -> tuple[float, float] | None:
     it); None for any other reason (an LLM's)."""
     found = SIMILARITY_REASON.fullmatch(reason.strip())
     return (float(found.group(1)), float(found.group(2))) if found else None
-
-
-def read_order(selected: list[Source]) -> list[Source]:
-    """The selected sources in the order their pages are read (a run reads the first pages_max of them): those
-    a person ticked in first, then, when every other verdict was judged without an LLM, the most similar to the
-    question first (the search rank breaks ties): a second opinion on the engines' order, which ranks what a
-    question's words match, so that of 15 results the 10 read are those whose title and snippet are closest to
-    what it asks. LLM verdicts carry no measure: search rank."""
-    ticked = [s for s in selected if s.user_override]
-    others = [s for s in selected if not s.user_override]
-    found = [similarity_of(s.reason) for s in others]
-    if others and all(f is not None for f in found):
-        others = [s for _f, s in sorted(zip(found, others), key=lambda pair: -pair[0][0])]
-    return ticked + others

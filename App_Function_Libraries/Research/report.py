@@ -237,7 +237,7 @@ def nothing_read(sources: list[Source]) -> str:
     counts = [_count(len(judged_out), f"was judged not relevant to it{how}, so not read"),
               _count(len(ticked_out), "was ticked out, so not read"),
               _count(len(read_empty), "was read but held nothing about it"),
-              _count(len(skipped), "was not read (only pages_max selected results are read)"),
+              _count(len(skipped), "was not read (only the first pages_max selected results are read)"),
               _count(len(failed), "could not be read")]
     said = NOTHING_USED.format(total=len(sources), counts=_and([c for c in counts if c]))
     if failed or skipped:

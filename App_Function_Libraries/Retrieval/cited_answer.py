@@ -77,7 +77,7 @@ from App_Function_Libraries.Retrieval.quotable import (answer_shape, asked_for, 
 from App_Function_Libraries.Retrieval.verifier import verify, words_of
 from App_Function_Libraries.records import Answer, AnswerSource, NotUsed
 
-RELEVANCE_FLOOR = 0.54  # with an embedding model: the mean of coverage and similarity, less the penalty
+RELEVANCE_FLOOR = 0.53  # with an embedding model: the mean of coverage and similarity, less the penalty
 LEXICAL_FLOOR = 0.5  # without one: the coverage, less the penalty
 FORM_PENALTY = 0.1
 NUMBER_PENALTY = 0.1  # the text (its title, the sentence before) lacks a number or ordinal the question states
