@@ -69,8 +69,14 @@ class QuestionLikelihood:
         self.calls += 1
         started = time.perf_counter()
         asked = self.llm.tokenize(question.encode("utf-8"), add_bos=False, special=False)[: self.n_ctx // 4]
-        prompt = self.llm.tokenize(PROMPT.format(text=text).encode("utf-8"), add_bos=True, special=False)
-        tokens = (prompt[: self.n_ctx - len(asked)] + asked)
+        words = text.split()
+        while True:  # a text too long for the context loses its end, never the prompt's last line
+            prompt = self.llm.tokenize(PROMPT.format(text=" ".join(words)).encode("utf-8"), add_bos=True,
+                                       special=False)
+            if len(prompt) + len(asked) <= self.n_ctx or not words:
+                break
+            words = words[: len(words) * 4 // 5]
+        tokens = prompt[-(self.n_ctx - len(asked)):] + asked
         n, k = len(tokens), len(asked)
         self.llm._ctx.kv_cache_seq_rm(-1, 0, -1)
         b = self.batch.batch
