@@ -22,7 +22,9 @@ def test_research_json_with_an_llm(world, make_settings, capsys):
     out = capsys.readouterr()
     assert code == 0
     data = json.loads(out.out)
-    assert data["mode"] == "llm" and data["citations"] and data["question"] == QUESTION
+    why = [(x["url"], x.get("failure") or x.get("warning")) for x in data["sources"] if x.get("selected")]
+    assert data["mode"] == "llm" and data["citations"] and data["question"] == QUESTION, (
+        data["report_markdown"][:400], why, out.err[-1500:])  # once seen failing in CI with mode "none"
     assert re.search(r"search: 3/3 \(\d+ results\)", out.err) and "verify: 1/1" in out.err  # progress on stderr
     assert out.err.count("relevance:") == 1
     saved = re.search(r"saved as (\S+)", out.err).group(1)
