@@ -127,6 +127,26 @@ def replay(question, search, by_url, embedder, settings, cache) -> list:
     return core.candidates(question.text, sources, embedder) if sources else []
 
 
+def lead_at(question: str, ranked: list, names, floor: float):
+    """The core's lead at `floor` (None: nothing clears it)."""
+    from App_Function_Libraries.Retrieval import cited_answer as core
+    cleared = [p for p in ranked if p.score >= floor]
+    return core.choose_lead(question, cleared, names) if cleared else None
+
+
+def compare_choice(question, ranked: list, names, lm: QuestionLikelihood, chose: dict) -> None:
+    """At the core's own floor, count whether its lead holds the answer, and whether the text of the highest
+    PMI among the LEAD_POOL it chooses from does."""
+    from App_Function_Libraries.Retrieval import cited_answer as core
+    lead = lead_at(question.text, ranked, names, core.RELEVANCE_FLOOR)
+    if lead is None:
+        return
+    pool = sorted((p for p in ranked if p.score >= core.RELEVANCE_FLOOR), key=lambda p: -p.score)[:core.LEAD_POOL]
+    chose["cleared"] += 1
+    chose["core"] += contains_answer(lead.text, question.answers)
+    chose["pmi"] += contains_answer(max(pool, key=lambda p: lm.pmi(p.text, question.text)).text, question.answers)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=300)
@@ -168,14 +188,10 @@ def main(argv: list[str]) -> int:
             search.hidden = answer_pages(search, q) if kind == "unanswerable" else set()
             ranked = replay(q, search, by_url, embedder, settings, cache)
             names = known_names([p.text for p in ranked])
+            if kind == "answerable":
+                compare_choice(q, ranked, names, lm, chose)
             for floor in FLOORS:
-                cleared = [p for p in ranked if p.score >= floor]
-                lead = core.choose_lead(q.text, cleared, names) if cleared else None
-                if lead is not None and floor == core.RELEVANCE_FLOOR and kind == "answerable":
-                    pool = sorted(cleared, key=lambda p: -p.score)[:core.LEAD_POOL]
-                    chose["cleared"] += 1
-                    chose["core"] += contains_answer(lead.text, q.answers)
-                    chose["pmi"] += contains_answer(max(pool, key=lambda p: lm.pmi(p.text, q.text)).text, q.answers)
+                lead = lead_at(q.text, ranked, names, floor)
                 for gate in (None, *GATES):
                     kept = lead is not None and (gate is None or lm.pmi(lead.text, q.text) >= gate)
                     if kind == "answerable":
