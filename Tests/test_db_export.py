@@ -109,6 +109,14 @@ def test_clipboard_text():
             "Read but not cited:\n[2] Pheromones - https://ants.example/trails") in text
 
 
+def test_text_export_shows_a_quoted_pages_brackets_as_they_are_and_markdown_keeps_them_escaped():
+    result = sample_result()
+    result.report_markdown = "The page says \\[citation needed\\] here. [1]"
+    text = export_report(result, "txt", secrets=NO_SECRETS)
+    assert "The page says [citation needed] here. [1]" in text and "\\[" not in text
+    assert "The page says \\[citation needed\\] here. [1]" in export_report(result, "md", secrets=NO_SECRETS)
+
+
 def test_unknown_format_and_file_names():
     with pytest.raises(ExportFormatError, match="md, html, pdf, docx, json, bib, ris, csl, txt"):
         export_report(sample_result(), "odt")

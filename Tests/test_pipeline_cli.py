@@ -154,3 +154,18 @@ def test_markdown_of_a_report_citing_nothing_says_so_under_sources():
     sources = text.split("## Sources", 1)[1]
     assert sources.split("Read but not cited:")[0].strip() == "None cited."
     assert "https://example.org/frisch" in sources.split("Read but not cited:")[1]
+
+
+def test_the_printed_report_resolves_markdown_escapes_and_md_keeps_them():
+    """A quoted page's brackets are escaped in the report's Markdown (not read as a link); on the terminal the
+    reader sees "[Tesla]", with --md the Markdown as it is."""
+    from App_Function_Libraries.CLI.research_command import format_report
+    from App_Function_Libraries.Retrieval.citations import quote_text
+    from App_Function_Libraries.records import ResearchResult, Source
+    sentence = quote_text("The coil [Tesla] was patented in 1891 by Nikola Tesla.")
+    assert sentence == "The coil \\[Tesla\\] was patented in 1891 by Nikola Tesla."
+    result = ResearchResult(question="Who patented the coil?", report_markdown=f"{sentence} [1]",
+                            sources=[Source(title="Coils", url="https://example.org/coil", n=1, fetched=True)])
+    text = format_report(result, markdown=False)
+    assert "The coil [Tesla] was patented in 1891 by Nikola Tesla. [1]" in text and "\\" not in text
+    assert "The coil \\[Tesla\\] was patented" in format_report(result, markdown=True)

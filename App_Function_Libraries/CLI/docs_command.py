@@ -186,7 +186,7 @@ def run_ask(args) -> int:
             print(json.dumps({"question": asked.question, **answer.to_dict(),
                               "hits": [asdict(h) for h in asked.hits]}, indent=2, default=str))
             return 0
-        say(answer.markdown)
+        say(quarry.render.markdown_text(answer.markdown))
         if answer.sources:
             say("\nSources:\n" + quarry.docs.sources_text(asked))
         for err in answer.errors:

@@ -31,7 +31,7 @@ def register(sub) -> None:
     p.add_argument("question", nargs="?", help="the question, in quotes (not with --plan or --resume)")
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print the whole result as JSON")
-    out.add_argument("--md", action="store_true", help="print only the report and its numbered sources")
+    out.add_argument("--md", action="store_true", help="print only the report and its numbered sources, as Markdown (escapes kept)")
     p.add_argument("--no-save", action="store_true", help="do not save the result in the research database")
     p.add_argument("--keep-sources", action="store_true",
                    help="add the read pages and papers to the document library (each once; see `history keep`)")
@@ -92,6 +92,14 @@ def format_markdown(result) -> str:
         lines += ["", "Selected but not used:"]
         lines += [f"- {one_line(s.title or s.url)} - {one_line(s.url)}: {one_line(_why_unused(s))}" for s in unused]
     return "\n".join(lines)
+
+
+def format_report(result, markdown: bool) -> str:
+    """What the command prints: with --md the Markdown as it is; else text to read, its escapes resolved (a
+    quoted page's "[Tesla]" shows as it is, not as "\\[Tesla\\]")."""
+    from App_Function_Libraries import quarry
+    text = format_markdown(result)
+    return text if markdown else quarry.render.markdown_text(text)
 
 
 def _source_line(n: int, s) -> str:
@@ -188,7 +196,7 @@ def run_research(args) -> int:
     if args.json:
         print(json_text(result.to_dict(), indent=2))
     else:
-        say(format_markdown(result))
+        say(format_report(result, markdown=args.md))
         if not args.md:
             say(format_summary(result), file=sys.stderr)
     return 130 if cancel.is_set() else 0

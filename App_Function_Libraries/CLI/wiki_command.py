@@ -115,7 +115,7 @@ def run_ask(args) -> int:
     if args.json:
         print(json_text({"question": asked.question, **answer.to_dict(), "timings": asked.timings}, indent=1))
         return 0
-    say(answer.markdown)
+    say(quarry.render.markdown_text(answer.markdown))
     if answer.sources:
         say("\nSources:\n" + quarry.wiki.sources_text(answer))
     for e in answer.errors:

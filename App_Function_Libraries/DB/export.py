@@ -31,7 +31,7 @@ from App_Function_Libraries.DB.citation_styles import Reference
 from App_Function_Libraries.DB.connection import StoreError
 from App_Function_Libraries.DB.export_print import (Evidence, Printable, evidence_html, evidence_id, evidence_items,
                                                     evidence_links, sources_html)
-from App_Function_Libraries.DB.markdown_html import CITE_CSS, markdown_to_html, quote_span
+from App_Function_Libraries.DB.markdown_html import CITE_CSS, markdown_text, markdown_to_html, quote_span
 from App_Function_Libraries.DB.note_format import note_to_markdown
 from App_Function_Libraries.DB.redact import configured_secrets, scrub, scrub_result_dict
 from App_Function_Libraries.options import REPORT_FORMAT_LABELS
@@ -370,7 +370,7 @@ def _report_footer(result: ResearchResult) -> str:
 
 
 def _plain_text(title: str, body: str, result: ResearchResult, style: str) -> str:
-    lines = [title, "", body.strip(), ""]
+    lines = [title, "", markdown_text(body).strip(), ""]
     entries = report_references(result, style)
     cited = len(result.cited_sources())
     items = report_evidence(result)

@@ -165,6 +165,17 @@ def link_citations(escaped: str, cite: Cite | None) -> str:
     return _GROUP_AND_PUNCTUATION.sub(link, escaped)
 
 
+# CommonMark's backslash escape: a backslash before any ASCII punctuation mark
+_ESCAPED_PUNCTUATION = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def markdown_text(text: str) -> str:
+    """Markdown to be read as it is (a terminal, a .txt file): each backslash escape resolved, so a quoted
+    page's "[Tesla]" (escaped in the report so that it is not read as a link) shows as "[Tesla]", not
+    "\\[Tesla\\]". Headings, emphasis and lists stay: they read well as they are."""
+    return _ESCAPED_PUNCTUATION.sub(r"\1", str(text or ""))
+
+
 def passage_lines(text: str) -> str:
     """The text with its spaces made single spaces and its line breaks kept (one between two lines, none at
     either end): a passage's heading stays on its own line (Retrieval/passages._join)."""

@@ -1,8 +1,9 @@
 """How the front doors show what the facade returns, one way for all: Markdown as safe HTML (no raw HTML, no
-remote image) with [n] linked, citation groups, a note search's snippet (on a terminal, as Markdown, as text
-with the matches' spans), stored times, a download's file name, a dig-deeper round or a plan in a line or a
-list, and whether an error is about a database file. Each imports its module when first called (or, for the
-constants CITATION_GROUP_RE, CITE_CSS, START and END, when first read)."""
+remote image) with [n] linked, Markdown as text to read (escapes resolved), citation groups, a note search's
+snippet (on a terminal, as Markdown, as text with the matches' spans), stored times, a download's file name, a
+dig-deeper round or a plan in a line or a list, and whether an error is about a database file. Each imports its
+module when first called (or, for the constants CITATION_GROUP_RE, CITE_CSS, START and END, when first
+read)."""
 from __future__ import annotations
 
 from typing import Any
@@ -25,6 +26,12 @@ def markdown_to_html(text: str, cite=None) -> str:
     """Markdown as safe HTML (the exports' renderer); `cite(numbers)` links each [n] group."""
     from App_Function_Libraries.DB.markdown_html import markdown_to_html as render
     return render(text, cite)
+
+
+def markdown_text(text: str) -> str:
+    """Markdown to be read as it is, on a terminal or in a .txt file: its backslash escapes resolved."""
+    from App_Function_Libraries.DB.markdown_html import markdown_text as as_text
+    return as_text(text)
 
 
 def link_open_tag(href: str, title: str = "") -> str:
