@@ -23,6 +23,11 @@ SKIPPED_PREFIX = "not read: only the first "
 MAX_ABSTRACT_CHARS = 10_000
 
 
+def counted(n: int, noun: str, plural: str = "") -> str:
+    """A count as it is said: counted(1, "result") -> "1 result", counted(3, "result") -> "3 results"."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
 def cut_words(text: str, limit: int) -> str:
     """text cut at a word boundary to at most `limit` characters, ending with " …" when cut."""
     if len(text) <= limit:

@@ -119,6 +119,15 @@ def test_every_door_lists_the_same_sources_in_the_same_order(doors):
     assert "2 cited of 6 results" in view.report_html(result)
 
 
+def test_a_count_of_one_is_said_in_the_singular():
+    one = Source(title="Keeping a starter", url="https://bread.example/starter", n=1, fetched=True)
+    result = ResearchResult(question="How often?", report_markdown="Feed it daily. [1]", sources=[one],
+                            citations=[Citation(n=1, url=one.url, sentence="Feed it daily.", quote="Feed it daily.")],
+                            llm_usage={"calls": 1})
+    footer = view.report_html(result)
+    assert "1 cited of 1 result ·" in footer and "· 1 LLM call*" in footer.replace("</em>", "*")
+
+
 def test_control_a_door_listing_in_number_order_or_only_the_cited_is_caught(doors):
     """Control: the lists as this repository's doors made them before issue 22 (exports in number order, the
     CLI's cited list alone) are told apart from the rest."""

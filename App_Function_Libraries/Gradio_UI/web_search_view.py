@@ -16,6 +16,7 @@ from App_Function_Libraries.quarry.render import export_filename, link_open_tag,
 from App_Function_Libraries.Gradio_UI.downloads import write_download
 from App_Function_Libraries.Gradio_UI.ui_common import one_line
 from App_Function_Libraries.options import REPORT_FORMAT_LABELS
+from App_Function_Libraries.records import counted
 
 STAGE_LABELS = {"subqueries": "Sub-queries", "search": "Search", "embedding_model": "Load embedding model",
                 "relevance": "Relevance check",
@@ -115,10 +116,10 @@ def report_html(result, partial: str = "") -> str:
     usage = result.llm_usage or {}
     unsupported = getattr(result, "unsupported_citations", 0)
     footer = (f"*{mode_label(result.mode, 'report')} · {len(result.cited_sources())} "
-              f"cited of {len(result.sources)} results"
+              f"cited of {counted(len(result.sources), 'result')}"
               + (f" · {unsupported} not supported by their source" if unsupported else "")
               + f" · {result.timings.get('total', 0):.1f} s"
-              + (f" · {usage.get('calls', 0)} LLM calls" if usage.get("calls") else "") + "*")
+              + (f" · {counted(usage['calls'], 'LLM call')}" if usage.get("calls") else "") + "*")
     after = "\n\n".join(p for p in (notes, footer, options_line(result.params, result.mode)) if p)
     return render(f"## {md_text(result.question)}") + body + "\n" + render(after)
 

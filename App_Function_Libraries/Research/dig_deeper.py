@@ -43,7 +43,7 @@ from App_Function_Libraries.Research.pipeline import (search_sources, stage_foll
                                                       stage_relevance, stage_report, stage_verify)
 from App_Function_Libraries.Research.params import ResearchParams
 from App_Function_Libraries.Research.run import ProgressFn, Run, Services
-from App_Function_Libraries.records import ResearchResult, Round, Source
+from App_Function_Libraries.records import ResearchResult, Round, Source, counted
 from App_Function_Libraries.Research.subqueries import dedupe_queries
 from App_Function_Libraries.Search.urls import normalize_url
 
@@ -107,11 +107,11 @@ def _one_round(run: Run, record: Round, on_delta, carried: list[Source]) -> None
     label = f"round {record.round}"
     if record.stop:
         record.stop = ""
-        run.progress("subqueries", 1, 1, f"{label}: going on with its {len(record.queries)} queries")
+        run.progress("subqueries", 1, 1, f"{label}: going on with its {counted(len(record.queries), 'query', 'queries')}")
     else:
         run.progress("subqueries", 0, 1, f"{label}: finding gaps")
         record.gaps, record.queries = find_gaps(run)
-        run.progress("subqueries", 1, 1, f"{label}: {len(record.queries)} new queries")
+        run.progress("subqueries", 1, 1, f"{label}: {counted(len(record.queries), 'new query', 'new queries')}")
     record.stop = _search_and_read(run, record, carried) or _rewrite(run, record, on_delta)
     record.seconds = round(time.monotonic() - started, 3)
 

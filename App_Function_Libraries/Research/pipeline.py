@@ -39,7 +39,7 @@ from App_Function_Libraries.Research.page_stream import StreamConfig, none_read,
 from App_Function_Libraries.Research.rank import RankSettings
 from App_Function_Libraries.Research.params import ResearchParams
 from App_Function_Libraries.Research.run import LOAD_STAGE, ProgressEvent, ProgressFn, Run, SearchFn, Services
-from App_Function_Libraries.records import ResearchResult, Source
+from App_Function_Libraries.records import ResearchResult, Source, counted
 from App_Function_Libraries.Research.subqueries import analyze_question, dedupe_queries
 from App_Function_Libraries.Search.errors import InvalidOption
 from App_Function_Libraries.Search.failures import engine_failures, nothing_searched
@@ -184,7 +184,7 @@ def search_sources(run: Run, params: ResearchParams, queries: list[str],
         run.progress("search", total, total, run.search_failure, failed=True)
     else:
         run.searched_any, run.search_failure = True, ""
-        run.progress("search", total, total, f"{len(sources)} results")
+        run.progress("search", total, total, counted(len(sources), "result"))
     return sources
 
 
@@ -287,7 +287,7 @@ def stage_report(run: Run, on_delta: Callable[[str], None] | None = None, stoppe
     (its budget reached, or cancelled) before this stage; by default, whether its stop is set now."""
     result = run.result
     numbered = result.numbered_sources()
-    run.progress("report", 0, 1, f"{len(numbered)} sources")
+    run.progress("report", 0, 1, counted(len(numbered), "source"))
     llm = run.llm("final_answer")
     options = dataclasses.replace(run.params.report_options(), previous_answer=result.report_markdown)
     queries = _report_groups(result)
