@@ -106,6 +106,21 @@ def test_sources_that_do_not_answer_say_so_and_show_the_closest_passages_not_use
         assert not out.sources
 
 
+def test_a_closest_passage_is_shown_whole_or_to_a_sentence_end_never_cut_just_before_its_end():
+    from App_Function_Libraries.Retrieval.answer_markdown import not_answered_markdown
+    stiff = ("A stiff starter with less water ferments more slowly and tastes milder; a liquid starter ferments "
+             "faster and develops more acidity.")  # 23 words: "acidity" is what a reader looks for
+    long = " ".join(["The starter was fed at dawn."] * 6 + ["It rose."])  # 38 words: shown whole
+    longer = " ".join(["The starter was fed at dawn and again at dusk by the baker."] * 4)  # 52 words
+    run_on = " ".join(["word"] * 60) + "."
+    text = not_answered_markdown("Not answered.", [("A", 0.41, stiff), ("B", 0.3, long), ("C", 0.2, longer),
+                                                    ("D", 0.1, run_on)])
+    lines = text.splitlines()
+    assert lines[-4].endswith("develops more acidity.") and lines[-3].endswith("It rose.")
+    assert lines[-2].endswith("by the baker. …") and lines[-2].count("baker.") == 3  # 3 sentences = 39 words
+    assert lines[-1].endswith(" ".join(["word"] * 25) + " …")
+
+
 @pytest.mark.parametrize("path", PATHS)
 def test_the_lead_is_the_definition_and_no_meta_or_dangling_sentence_is_quoted(path, make_settings):
     out = path("What is a Hermitian matrix?", HERMITIAN, make_settings)

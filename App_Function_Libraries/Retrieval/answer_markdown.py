@@ -3,8 +3,12 @@ quoted, the default layout (the lead, then the supporting texts as a list, a how
 list), the notes under it, and the answer that says no source answers the question."""
 from __future__ import annotations
 
+import re
+
 from App_Function_Libraries.Retrieval.citations import quote_text
 from App_Function_Libraries.Retrieval.quotable import first_person, is_quotation, list_number
+
+SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*$")
 
 
 def quoted(text: str, n: int, title: str = "") -> str:
@@ -20,17 +24,30 @@ def quoted(text: str, n: int, title: str = "") -> str:
     return f"{body} [{n}]"
 
 
-def not_answered_markdown(statement: str, closest: list[tuple[str, float, str]], words: int = 20) -> str:
+CLOSEST_WORDS = 40  # a closest passage is shown whole up to this many words, else to its last sentence end in them
+CLOSEST_CUT = 25  # …or, with no sentence end there, cut at this many words
+
+
+def not_answered_markdown(statement: str, closest: list[tuple[str, float, str]]) -> str:
     """An answer saying plainly that no source answers the question, then the closest passages as
     (where, score, text), listed as not used: no [n], since nothing is cited."""
     lines = [statement]
     if closest:
         lines += ["", "Closest passages, not used:"]
     for where, score, text in closest:
-        split = " ".join(quote_text(text).split()).split()
-        lines.append(f"- {where} (relevance {score:.2f}): {' '.join(split[:words])}"
-                     f"{' …' if len(split) > words else ''}")
+        lines.append(f"- {where} (relevance {score:.2f}): {passage_shown(quote_text(text))}")
     return "\n".join(lines)
+
+
+def passage_shown(text: str) -> str:
+    """A passage as the reader is shown it to judge it: whole up to CLOSEST_WORDS words; a longer one to the end
+    of its last sentence within them, else its first CLOSEST_CUT words and " …" (never cut a few words before
+    its end: "… develops more …" hid "acidity", the very word the question was about)."""
+    words = text.split()
+    if len(words) <= CLOSEST_WORDS:
+        return " ".join(words)
+    ends = [i for i, w in enumerate(words[:CLOSEST_WORDS]) if SENTENCE_END.search(w)]
+    return " ".join(words[:ends[-1] + 1]) + " …" if ends else " ".join(words[:CLOSEST_CUT]) + " …"
 
 
 def unanswered_note(parts: list[str], missing: str = "") -> str:
