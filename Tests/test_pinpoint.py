@@ -8,7 +8,7 @@ import pytest
 
 from App_Function_Libraries.Retrieval import cited_answer as core
 from App_Function_Libraries.Retrieval.citations import CitableSource
-from App_Function_Libraries.Retrieval.quotable import counted_noun, counted_words, gives_name
+from App_Function_Libraries.Retrieval.question_forms import counted_noun, counted_words, gives_name
 
 STORY_QUESTION = "What was the name of the story in the third Tidewatch series?"
 STORY = [CitableSource(1, "http://t.test/tidewatch", "Tidewatch", [
@@ -81,3 +81,51 @@ def test_control_without_pinpointing_the_higher_text_leads(embedder, monkeypatch
     monkeypatch.setattr(core, "pinpoints", lambda question, text: False)
     d = core.draft(STORY_QUESTION, STORY, embedder)
     assert d.lead is not None and "most watched" in d.lead.text
+
+
+# ---------------------------------------------------------------- what someone said
+
+SAID_QUESTION = "What did Okafor say about mergers?"
+SAID = [CitableSource(1, "http://t.test/okafor", "Okafor on mergers at the hearing", [
+    "Harbor Freight chief executive Amara Okafor knows a thing or two about closing mergers quickly. "
+    "Mergers take years of courtship before anyone signs, Okafor said at the hearing. "
+    "The hearing lasted three days."])]
+
+
+@pytest.mark.parametrize("question, speaker", [
+    ("What did Okafor say about mergers?", "Okafor"),
+    ("What does Ben Treynor think of monitoring?", "Ben Treynor"),
+    ("What has the Court of Justice said about free movement?", "the Court of Justice"),
+    ("What did Dalton think the atomic ratios were?", "Dalton"),
+    ("What is said to be the largest funfair in Europe?", ""),  # no one's words asked for
+    ("What did Edward Lorenz discover?", ""),
+    ("Who said that mergers take years?", ""),  # asks for a name
+])
+def test_whose_words_a_question_asks_for(question, speaker):
+    from App_Function_Libraries.Retrieval.question_forms import speaker_asked
+    assert speaker_asked(question) == speaker
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Mergers take years of courtship before anyone signs, Okafor said at the hearing.", True),
+    ("According to Okafor, mergers take years.", True),
+    ('Okafor put it bluntly: "nobody signs a merger in a week."', True),  # a quotation
+    ("Harbor Freight chief executive Amara Okafor knows a thing or two about closing mergers.", False),
+    ("Mergers take years of courtship before anyone signs, the analyst said.", False),  # someone else's words
+])
+def test_a_text_that_reports_the_speakers_words_pinpoints(text, expected):
+    assert core.pinpoints(SAID_QUESTION, text) is expected
+
+
+def test_what_the_speaker_said_leads(embedder):
+    """The sentence naming Okafor as a merger expert scores higher; the one reporting Okafor's words leads."""
+    ranked = sorted(core.candidates(SAID_QUESTION, SAID, embedder), key=lambda p: -p.score)
+    assert "knows a thing or two" in ranked[0].text, [(p.score, p.text) for p in ranked]
+    d = core.draft(SAID_QUESTION, SAID, embedder)
+    assert d.lead is not None and "Okafor said at the hearing" in d.lead.text
+
+
+def test_control_without_the_speech_rule_the_higher_text_leads(embedder, monkeypatch):
+    monkeypatch.setattr(core, "speaker_asked", lambda question: "")
+    d = core.draft(SAID_QUESTION, SAID, embedder)
+    assert d.lead is not None and "knows a thing or two" in d.lead.text

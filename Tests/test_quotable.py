@@ -5,8 +5,9 @@ import pytest
 
 from App_Function_Libraries.Retrieval.cited_answer import extractive
 from App_Function_Libraries.Retrieval.citations import CitableSource, quote_candidates, rank_sentences
-from App_Function_Libraries.Retrieval import quotable
-from App_Function_Libraries.Retrieval.quotable import answer_shape, asked_for, reads_as_sentence
+from App_Function_Libraries.Retrieval import question_forms, quotable
+from App_Function_Libraries.Retrieval.question_forms import answer_shape, asked_for
+from App_Function_Libraries.Retrieval.quotable import reads_as_sentence
 
 def extractive_answer(question, sources):
     return extractive(question, sources).markdown
@@ -209,7 +210,7 @@ def test_a_name_that_opens_a_sentence_answers_who():
     """'Askar has released the code.' names someone though its only capitalised word opens it: the texts write
     "Askar" capitalised inside a sentence and never in lower case. "Bees" opening a sentence is no name: the
     texts also write "bees" (control)."""
-    from App_Function_Libraries.Retrieval.quotable import known_names
+    from App_Function_Libraries.Retrieval.question_forms import known_names
     texts = ["The flaw was reported by the developer Ammar Askar in a blog post.",
              "Askar has released the attack code that crashes the servers.",
              "Bees dance to show the way to food. Honey Bees are insects.", "The bees fly home at dusk.",
@@ -228,7 +229,7 @@ def test_a_word_that_opens_a_sentence_inside_a_text_is_no_name():
     by it (it once escaped the penalty for lacking a name and led "Who discovered the waggle dance?"). Nor is the
     question's own name with "'s" a new one. Controls: a name inside the sentence, and an opener the texts use
     as a name."""
-    from App_Function_Libraries.Retrieval.quotable import has_kind
+    from App_Function_Libraries.Retrieval.question_forms import has_kind
     question = "Who discovered the waggle dance?"
     assert not has_kind(question, "A forager performs a round dance near the hive. She runs in small circles.", "who")
     assert not has_kind("What job did Tesla's father have?", "Tesla's father was a priest in the village.", "who")
@@ -326,7 +327,7 @@ def test_a_lead_in_at_a_passage_boundary_stays_with_what_it_introduces():
 
 def test_a_steps_number_is_not_the_number_a_question_asks_for():
     """ "How many cups …?": "2. Warm the teapot with hot water." holds a number only as its place in a list."""
-    from App_Function_Libraries.Retrieval.quotable import answer_shape
+    from App_Function_Libraries.Retrieval.question_forms import answer_shape
     question = "How many cups of water does the teapot need?"
     assert answer_shape(question, "2. Warm the teapot by rinsing it with hot water.") == 1
     assert answer_shape(question, "Warm the teapot by rinsing it with 2 cups of hot water.") == 2  # control
@@ -362,7 +363,7 @@ def test_an_it_that_stands_for_nothing_needs_no_sentence_before(sentence, needs)
     ("When was Chatterly founded?", "Two students founded Chatterly in 2014.", False),  # not a "who" question
 ])
 def test_a_sentence_that_says_what_the_question_says_of_who_names_who(question, sentence, says):
-    assert quotable.says_who(question, sentence) is says
+    assert question_forms.says_who(question, sentence) is says
 
 
 def test_a_role_that_does_what_the_question_says_leads_a_who_answer():
@@ -383,8 +384,8 @@ def test_shape_checks_markdown_and_quotes_are_quick_on_hostile_text():
     4,000 characters, 26 s for a figure and 16,000 spaces); now each scans a stretch once."""
     from App_Function_Libraries.Retrieval import verifier
     n = 16_000
-    checks = [lambda: quotable.may_give("When was it built?", "It has " + "1," * n + " beams.", "when"),
-              lambda: quotable.may_give("When was it built?", "It has 1" + " " * n + "x beams.", "when"),
+    checks = [lambda: question_forms.may_give("When was it built?", "It has " + "1," * n + " beams.", "when"),
+              lambda: question_forms.may_give("When was it built?", "It has 1" + " " * n + "x beams.", "when"),
               lambda: quotable.plain_text("[" * n), lambda: verifier.own_sentence('"()' * n + "x"),
               lambda: quotable.first_person("“" * n + " I said so.")]
     for check in checks:  # timed in this thread: a pattern holds the interpreter, so no watchdog thread could
@@ -399,5 +400,5 @@ def test_says_who_is_quick_on_hostile_text():
     question = "Who has the authority of a pastor?"
     for junk in ("-" * 20_000, "'" * 20_000, "a- " * 7_000):
         started = time.monotonic()
-        assert quotable.says_who(question, junk + " has the") is False
+        assert question_forms.says_who(question, junk + " has the") is False
         assert time.monotonic() - started < 5

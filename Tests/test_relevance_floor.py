@@ -177,7 +177,7 @@ def test_control_without_the_number_penalty_the_other_years_fire_answers(embedde
     ("It burned for 3 days in 1901 before rain came.", 2),
 ])
 def test_a_date_does_not_answer_how_many(sentence, shape):
-    from App_Function_Libraries.Retrieval.quotable import answer_shape
+    from App_Function_Libraries.Retrieval.question_forms import answer_shape
     assert answer_shape("How many buildings did the fire destroy?", sentence) == shape
 
 

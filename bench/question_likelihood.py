@@ -161,7 +161,7 @@ def main(argv: list[str]) -> int:
     from App_Function_Libraries.config import load_settings, set_settings
     from App_Function_Libraries.Research.pipeline import Services
     from App_Function_Libraries.Retrieval import cited_answer as core
-    from App_Function_Libraries.Retrieval.quotable import known_names
+    from App_Function_Libraries.Retrieval.question_forms import known_names
     settings = load_settings(str(Path(__file__).resolve().parent.parent / "Config_Files" / "config.txt"),
                              env=dict(os.environ))
     set_settings(settings)

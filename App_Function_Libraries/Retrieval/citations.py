@@ -16,9 +16,9 @@ import numpy as np
 from App_Function_Libraries.Retrieval.bm25 import BM25, tokenize
 from App_Function_Libraries.Retrieval.fusion import reciprocal_rank_fusion
 from App_Function_Libraries.Retrieval.passages import split_sentences
-from App_Function_Libraries.Retrieval.quotable import (INLINE_TAGS, answer_shape, asked_for, is_meta,
-                                                       is_question, item_reads_whole, known_names, list_number,
-                                                       needs_previous, plain_text, quotable_line,
+from App_Function_Libraries.Retrieval.question_forms import answer_shape, asked_for, known_names
+from App_Function_Libraries.Retrieval.quotable import (INLINE_TAGS, is_meta, is_question, item_reads_whole,
+                                                       list_number, needs_previous, plain_text, quotable_line,
                                                        reads_as_sentence, step_label)
 from App_Function_Libraries.records import Citation, Source
 

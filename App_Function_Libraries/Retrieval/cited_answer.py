@@ -19,7 +19,7 @@ RELEVANCE_FLOOR. Its relevance is the mean of two measures, less a penalty:
     embedding model), which carries what words cannot, a question that says "join" against a text that says
     "became a member", or "made up of" against "composed of";
   - the penalty, FORM_PENALTY, when the question's form asks for a kind of answer (a date for "when", a number
-    for "how many", a name for "who", a place for "where", a frequency for "how often": quotable.asked_for)
+    for "how many", a name for "who", a place for "where", a frequency for "how often": question_forms.asked_for)
     and the text holds none; and NUMBER_PENALTY when the question states a number or ordinal ("Super Bowl
     50", "in 1984", "around 1800", "the third series"; not "first" or "second", said in many ways or a unit
     of time) that neither the text, its title nor the sentence before it holds: the text is then most likely
@@ -31,7 +31,8 @@ RELEVANCE_FLOOR. Its relevance is the mean of two measures, less a penalty:
   - the bonus, PINPOINT_BONUS, when the text states the answer the way the question asks for it
     (`pinpoints`): a number that counts what "how many N" counts ("500 points"), for a question asking
     what something is named or called, a name given by a naming word ("a story called Children of Earth"), or,
-    for a question asking what is needed, a list of it ("What You'll Need: Cloche; Moss; …").
+    for a question asking what is needed, a list of it ("What You'll Need: Cloche; Moss; …"), for a question
+    asking what someone said, a text reporting their words ("…, Zuckerberg said at the trial").
 Without an embedding model the relevance is the coverage alone, less the penalty, against LEXICAL_FLOOR.
 Below the floor a text is never presented as the answer: when nothing clears it the answer says the sources
 do not answer the question and lists the closest passages as not used; when a part of the question (a
@@ -40,7 +41,7 @@ are measured on bench/research_qa.py (Docs/research.md); the floor sits low enou
 not refused by the few thousandths CPUs differ by.
 
 Extractive writer. The lead is the one text that best answers the question by its shape
-(Retrieval/quotable.asked_for): for "what is X" a definition of X ("X is …", "X refers to …"), for "when" a
+(Retrieval/question_forms.asked_for): for "what is X" a definition of X ("X is …", "X refers to …"), for "when" a
 date, for "how often" a frequency ("every day", "twice a week"), for "how many/much" a number, for "who" a
 name, for "where" a place; among the LEAD_POOL most relevant texts that clear the floor, the most relevant
 that pinpoints the answer, else, for "what is X", the most relevant definition that names what X is ("X is a
@@ -52,7 +53,7 @@ within SUPPORT_MARGIN below it by their own words, the sentence before not count
 not enough to answer it on their own, but the evidence a reader wants beside the lead: how the dance shows
 direction, after the sentence that names the dance); under each sub-question only texts that clear the floor
 for that sub-question. When none of a one-part answer's texts may hold the kind of answer the question's form
-asks for (quotable.may_give), a line under it says so (`missing_note`, MISSING).
+asks for (question_forms.may_give), a line under it says so (`missing_note`, MISSING).
 
 The verifier (Retrieval/verifier.py) gives every cited sentence its evidence and a verdict.
 """
@@ -69,11 +70,12 @@ from App_Function_Libraries.Retrieval.bm25 import tokenize
 from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, CitableSource, cited_sentences,
                                                         format_group, parse_group, quote_candidates, rank_sentences,
                                                         sentence_before)
-from App_Function_Libraries.Retrieval.quotable import (answer_shape, asked_for, asks_how_to, asks_name,
-                                                       asks_what_is_needed, counted_noun, counted_words,
-                                                       definition_subject, gives_name, is_definition, known_names,
-                                                       lists_what_is_needed, may_give, repeats_title, says_who,
-                                                       stem, step_number)
+from App_Function_Libraries.Retrieval.question_forms import (answer_shape, asked_for, asks_name,
+                                                             asks_what_is_needed, counted_noun, counted_words,
+                                                             definition_subject, gives_name, is_definition,
+                                                             known_names, lists_what_is_needed, may_give,
+                                                             reports_speech_of, says_who, speaker_asked)
+from App_Function_Libraries.Retrieval.quotable import asks_how_to, repeats_title, stem, step_number
 from App_Function_Libraries.Retrieval.verifier import verify, words_of
 from App_Function_Libraries.records import Answer, AnswerSource, NotUsed
 
@@ -231,7 +233,7 @@ def floor_words(embedder) -> str:
 # ---------------------------------------------------------------- the extractive writer
 
 def shape_fits(question: str, text: str, names: frozenset[str] = frozenset()) -> bool:
-    """The text has what the question's form asks for (see the module docstring; `names`: quotable.known_names
+    """The text has what the question's form asks for (see the module docstring; `names`: question_forms.known_names
     of the texts it is among)."""
     subject = definition_subject(question)
     if subject:
@@ -245,14 +247,18 @@ def pinpoints(question: str, text: str) -> bool:
     ("500 points" for "How many points …"); for a question asking what something is named or called, a name
     given by a naming word ("a story called Children of Earth", 'a gas he named "dephlogisticated air"'); for
     "who" doing what the question says, that said of someone ("The licensed local pastor has the authority …",
-    quotable.says_who); for a question asking what is needed ("What do you need to …"), a list quoted under a
-    lead-in naming what is needed ("What You'll Need: Cloche; Moss; …", "Ingredients: …"). Evidence of an
-    answer, not proof: "how many points" may be met by the points of another team."""
+    question_forms.says_who); for a question asking what is needed ("What do you need to …"), a list quoted under a
+    lead-in naming what is needed ("What You'll Need: Cloche; Moss; …", "Ingredients: …"); for a question
+    asking what someone said ("What did Zuckerberg say about acquisitions?"), a text reporting their words
+    ("…, Zuckerberg said at the trial."). Evidence of an answer, not proof: "how many points" may be met by the
+    points of another team."""
     noun = counted_noun(question)
     if noun:
         return stem(noun) in {stem(w) for w in counted_words(text)}
+    speaker = speaker_asked(question)
     return ((asks_name(question) and gives_name(text)) or says_who(question, text)
-            or (asks_what_is_needed(question) and lists_what_is_needed(text)))
+            or (asks_what_is_needed(question) and lists_what_is_needed(text))
+            or bool(speaker and reports_speech_of(speaker, text)))
 
 
 def candidates(question: str, sources: list[CitableSource], embedder=None, topic: str = "") -> list[Pick]:
@@ -293,7 +299,7 @@ def closest_texts(ranked: list[Pick], sources: list[CitableSource]) -> list[tupl
 def choose_lead(question: str, cleared: list[Pick], names: frozenset[str] = frozenset()) -> Pick | None:
     """Of the LEAD_POOL most relevant texts, the most relevant that pinpoints the answer, else (for "what is X")
     the most relevant definition naming what X is, else the most relevant that has the answer's shape, else the
-    most relevant one (a how-to's steps may go before it: `in_step_order`). `names`: quotable.known_names of
+    most relevant one (a how-to's steps may go before it: `in_step_order`). `names`: question_forms.known_names of
     all the texts."""
     pool = sorted(cleared, key=lambda p: -p.score)[:LEAD_POOL]
     subject = definition_subject(question)
@@ -390,8 +396,8 @@ MISSING = {"when": "The question asks when; none of the quoted texts gives a yea
 
 
 def missing_note(question: str, picks: list[Pick], names: frozenset[str] = frozenset()) -> str:
-    """MISSING's line for the kind of answer the question's form asks for (quotable.asked_for) when none of
-    the picked texts may hold it (quotable.may_give); '' when one may, or the form asks for no kind. The answer
+    """MISSING's line for the kind of answer the question's form asks for (question_forms.asked_for) when none of
+    the picked texts may hold it (question_forms.may_give); '' when one may, or the form asks for no kind. The answer
     stands (its texts cleared the floor); the line says what it lacks. Not said of definitions: a text may
     define X in forms `is_definition` does not read ("Public-Private Partnering (PPP) is …")."""
     kind = asked_for(question)
