@@ -294,7 +294,8 @@ _SPEECH = (r"(?:say|says|said|saying|tell|tells|told|think|thinks|thought|believ
 _ASKS_SAID = re.compile(rf"^\W*what\s+(?:did|does|do|has|have|had)\s+(?P<who>.+?)\s+{_SPEECH}\b", re.IGNORECASE)
 #: a text that reports what someone said: a speaking verb ("Zuckerberg said at the trial"), "according to", or
 #: a quotation in its own marks
-_REPORTS_SPEECH = re.compile(rf"\b{_SPEECH}\b|\baccording\s+to\b|\"[^\"]{{12,}}\"|“[^”“]{{12,}}”", re.IGNORECASE)
+_REPORTS_SPEECH = re.compile(rf"\b{_SPEECH}\b|\baccording\s+to\b|\"[^\"]{{12,}}\"|“[^”“]{{12,}}”",
+                             re.IGNORECASE)
 
 
 def speaker_asked(question: str) -> str:

@@ -75,11 +75,11 @@ def reads_as_sentence(sentence: str) -> bool:
 #     entry of a reference list (it holds an ISBN, ISSN or DOI, "Retrieved 3 May 2015" or "Archived from the
 #     original"); nor a question ("Are there general rules for finding such situations?"): it asks, it does
 #     not state;
-#  8. not opening with a pronoun whose referent is in a sentence the reader does not see ("It …", "This
-#     implies …", "These are …", "He was …", "A decent one costs …"): such a sentence is quoted only with the
-#     sentence before it; an "it" that stands for nothing, the one that opens a statement of what is expected,
-#     said or known ("It is expected that …", "It was reported that …", "It is not clear whether …"), needs
-#     no sentence before;
+#  8. not opening with a pronoun or link phrase whose referent is in a sentence the reader does not see ("It …",
+#     "This implies …", "These are …", "He was …", "A decent one costs …", "In so doing, …", "For this reason
+#     …", "At that time …"): such a sentence is quoted only with the sentence before it; an "it" that stands
+#     for nothing, the one that opens a statement of what is expected, said or known ("It is expected that …",
+#     "It was reported that …", "It is not clear whether …"), needs no sentence before;
 #  9. no Markdown, code or TeX shown raw: emphasis marks and link syntax become their text, inline code its
 #     text; a sentence holding TeX (`\[`, `\(`, `$$`) or a code fence is left out;
 # 10. a list item ("+ Added …", "- …", "1. …") or a table row ("| a | b |") is quoted as what it is: the item's
@@ -103,9 +103,18 @@ _META = re.compile(
     r"\b(?:we|i)\s+(?:will|shall|now|offer|present|show|discuss|describe|consider|look|introduce|explain|"
     r"review|begin|start|turn|focus|give|provide)\b|\blet(?:'s|\s+us)\b",
     re.IGNORECASE)
+#: a link phrase that stands for what the sentence before said: "In so doing, …", "By doing so …", "For this
+#: reason …", "Because of this …", "At that time …" (not a connective such as "As a result," or "In addition,":
+#: the fact after it stands alone, and quoted with the sentence before it, fewer answers led on the bench)
+_BACK_REFERENCE = (r"(?:in|by)\s+(?:so\s+doing|doing\s+(?:so|this|that))\b|doing\s+so\b|to\s+do\s+(?:so|this|that)\b|"
+                   r"(?:because\s+of|due\s+to|despite|after|before|besides|apart\s+from|as\s+a\s+result\s+of)\s+"
+                   r"(?:this|that|these|those|it|them)\b|for\s+(?:this|that|these|those)\s+reasons?\b|"
+                   r"(?:in|at|by|during|from|since|until|under)\s+(?:this|that|these|those)\s+(?:way|case|sense|"
+                   r"respect|period|time|year|years|point|moment|stage|role|context|process|manner)\b")
 _PRONOUN_OPENER = re.compile(r"^\W*(?:(?:it|this|these|that|those|they|he|she|such|them|its|their|his|her|"
                              r"thus|hence|therefore|however|also|moreover|furthermore)\b|"
-                             r"(?:a|an|the|another)\s+(?-i:(?:[a-z]+\s+)?ones?\s+(?!of\b)[a-z]))", re.IGNORECASE)
+                             r"(?:a|an|the|another)\s+(?-i:(?:[a-z]+\s+)?ones?\s+(?!of\b)[a-z])|"
+                             + _BACK_REFERENCE + ")", re.IGNORECASE)
 #: "It is expected that …": an "it" standing for the clause after it, not for something said before
 _EMPTY_IT = re.compile(r"^\W*it\s+(?:is|was|has\s+been|had\s+been|will\s+be|would\s+be|may\s+be|might\s+be|"
                        r"seems|seemed|appears|appeared|remains|remained)\s+(?:not\s+)?(?:\w+ly\s+)?(?:\w+\s+)?"
