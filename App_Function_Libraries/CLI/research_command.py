@@ -31,7 +31,8 @@ def register(sub) -> None:
     p.add_argument("question", nargs="?", help="the question, in quotes (not with --plan or --resume)")
     out = p.add_mutually_exclusive_group()
     out.add_argument("--json", action="store_true", help="print the whole result as JSON")
-    out.add_argument("--md", action="store_true", help="print only the report and its numbered sources, as Markdown (escapes kept)")
+    out.add_argument("--md", action="store_true",
+                     help="print only the report and its numbered sources, as Markdown (escapes kept)")
     p.add_argument("--no-save", action="store_true", help="do not save the result in the research database")
     p.add_argument("--keep-sources", action="store_true",
                    help="add the read pages and papers to the document library (each once; see `history keep`)")

@@ -107,7 +107,8 @@ def _one_round(run: Run, record: Round, on_delta, carried: list[Source]) -> None
     label = f"round {record.round}"
     if record.stop:
         record.stop = ""
-        run.progress("subqueries", 1, 1, f"{label}: going on with its {counted(len(record.queries), 'query', 'queries')}")
+        queries = counted(len(record.queries), "query", "queries")
+        run.progress("subqueries", 1, 1, f"{label}: going on with its {queries}")
     else:
         run.progress("subqueries", 0, 1, f"{label}: finding gaps")
         record.gaps, record.queries = find_gaps(run)
