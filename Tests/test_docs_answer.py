@@ -150,6 +150,8 @@ def test_a_question_the_documents_do_not_answer_is_refused_plainly(make_settings
     assert answer.mode == "none" and not answer.sources and not answer.citations and answer.closest
     assert answer.markdown.startswith(NO_ANSWER) and "Closest passages, not used:" in answer.markdown
     assert "[1]" not in answer.markdown
+    # each closest chunk is named as an answer names its sources ("coffee.md (chunk-1)"), not by its file's path
+    assert all(re.fullmatch(r"\w+\.(?:md|pdf) \((?:chunk-|p)\d+\)", c.where) for c in answer.closest), answer.closest
     assert lib.ask("How long should coffee steep in a French press?").answer.sources  # answerable: answered
     lib.close()
 

@@ -73,10 +73,13 @@ def hit_similarities(question: str, hits: list[SearchHit], embedder) -> np.ndarr
 
 
 def closest_unused(hits: list[SearchHit], similarity: np.ndarray, floor: float) -> Answer:
-    """The answer when no chunk reaches the floor: says so, and lists the closest chunks as not used."""
+    """The answer when no chunk reaches the floor: says so, and lists the closest chunks as not used, each named
+    as the answer names its sources ("notes.md (chunk-3)"), as when chunks reach it and no sentence clears the
+    core's floor."""
     statement = f"{NO_ANSWER}: no chunk reaches the relevance floor ({floor:.2f} cosine similarity to the question)."
     best = np.argsort(-similarity, kind="stable")[:CLOSEST_SHOWN]
-    return core.not_answered(statement, [(hits[i].citation_target, float(similarity[i]), hits[i].text) for i in best])
+    sources = citable_sources(hits)
+    return core.not_answered(statement, [(sources[i].title, float(similarity[i]), hits[i].text) for i in best])
 
 
 def _llm_answer(question: str, hits: list[SearchHit], llm: LLMClient,
