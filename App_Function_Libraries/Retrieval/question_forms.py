@@ -193,11 +193,18 @@ def answer_shape(question: str, sentence: str, kind: str | None = None, names: f
     return 2 if has_kind(question, sentence, kind, names) else 1
 
 
+#: capitalised words that name no one and no place: "I" (and "I'm", "I've"), months, weekdays; a degree
+#: ("a Master's degree")
+_NO_NAME = re.compile(rf"(?:I|I['’](?:m|ve|d|ll)|{_MONTHS}|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)$")
+_DEGREE = re.compile(r"\b(?:Master|Bachelor)(?:['’]?s)?\s+degrees?\b")
+
+
 def has_kind(question: str, sentence: str, kind: str, names: frozenset[str] = frozenset()) -> bool:
     """The sentence holds the kind of answer asked for (asked_for): a year or month for "when", a number the
     question does not state for "number", a frequency for "often", else a name the question does not have: a
     capitalised word inside a sentence, or one that opens the sentence (or a sentence within the text, "… dance.
-    She runs …") when the texts use it as a name (`names`: known_names)."""
+    She runs …") when the texts use it as a name (`names`: known_names); not "I", a month, a weekday or a
+    degree ("a Master's degree"), which name no one."""
     if kind == "when":
         return bool(_YEAR.search(sentence) or _MONTH.search(sentence))
     if kind == "number":  # a count or amount: a date's day and year do not answer "how many"
@@ -208,8 +215,11 @@ def has_kind(question: str, sentence: str, kind: str, names: frozenset[str] = fr
     if kind == "who" and says_who(question, sentence):  # a role answers too: "The licensed local pastor has …"
         return True
     named = set()
+    sentence = _DEGREE.sub(" ", sentence)
     for i, m in enumerate(_WORD.finditer(sentence)):
         word = re.sub(r"'s$", "", m.group(0))
+        if _NO_NAME.match(word):
+            continue
         opens = i == 0 or _AFTER_END.search(sentence[max(0, m.start() - 6):m.start()])
         if word[0].isupper() and (not opens or word in names or m.group(0) in names):  # an opener: a known name
             named.add(word.lower())
@@ -310,3 +320,4 @@ def reports_speech_of(speaker: str, text: str) -> bool:
     court" for "the Court of Justice") and says that they spoke (a speaking verb, "according to", a quotation)."""
     named = set(tokenize(speaker)) - _NO_DOER
     return bool(named & set(tokenize(text))) and bool(_REPORTS_SPEECH.search(text))
+
