@@ -373,6 +373,28 @@ def test_control_a_question_that_is_no_how_to_keeps_the_order_of_relevance(make_
     assert first_cited(out.markdown).startswith("Step 4: Wait a week before watering")
 
 
+PARTY = [("Birthday party costs", "The average birthday party for a child cost parents about $400 in 2019, and "
+           "most of that money went on food for the party. Instead of a catered dinner, serve simple finger food "
+           "such as sandwiches and fruit. Guests tend to eat less at an afternoon party, which keeps the bill down.")]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_how_to_question_without_steps_is_led_by_advice(path, make_settings):
+    """"How can you save money on food for a graduation party?" on a real page of tips led with the average cost
+    of a party, a fact that answers nothing asked. A how-to without numbered steps leads with a text telling the
+    reader what to do."""
+    out = path("How can you save money on food for a birthday party?", PARTY, make_settings)
+    assert first_cited(out.markdown).startswith("Instead of a catered dinner, serve simple finger food"), out.markdown
+
+
+def test_control_advice_is_what_opens_with_an_instruction_or_says_you_can():
+    from App_Function_Libraries.Retrieval.question_forms import gives_advice
+    assert gives_advice("Opt for easy food such as pizza.") and gives_advice("If you can, buy the flour in bulk.")
+    assert gives_advice("You can save by buying in bulk.") and gives_advice("3. Add the flour and stir.")
+    assert not gives_advice("Water is essential for plants.") and not gives_advice("Use of pesticides has grown.")
+    assert not gives_advice(PARTY[0][1]) and not gives_advice("Guests tend to eat less at an afternoon party.")
+
+
 @pytest.mark.parametrize("path", PATHS)
 def test_every_quote_holds_its_cited_sentence_and_is_marked_supported(path, make_settings):
     out = path("What is a Hermitian matrix?", HERMITIAN, make_settings)

@@ -43,7 +43,8 @@ not refused by the few thousandths CPUs differ by.
 Extractive writer. The lead is the one text that best answers the question by its shape
 (Retrieval/question_forms.asked_for): for "what is X" a definition of X ("X is …", "X refers to …"), for "when" a
 date, for "how often" a frequency ("every day", "twice a week"), for "how many/much" a number, for "who" a
-name, for "where" a place; among the LEAD_POOL most relevant texts that clear the floor, the most relevant
+name, for "where" a place, for "how do I …" an instruction or advice ("Opt for simple food …", "You can …";
+question_forms.gives_advice); among the LEAD_POOL most relevant texts that clear the floor, the most relevant
 that pinpoints the answer, else, for "what is X", the most relevant definition that names what X is ("X is a
 framework …", not "X is for everyone …"), else the most relevant with that shape, else the most relevant. For
 a how-to question ("How do I …", "How to …") whose texts include steps ("Step 2: …", quotable rule 11), the
@@ -70,11 +71,11 @@ from App_Function_Libraries.Retrieval.bm25 import tokenize
 from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, CitableSource, cited_sentences,
                                                         format_group, parse_group, quote_candidates, rank_sentences,
                                                         sentence_before)
-from App_Function_Libraries.Retrieval.question_forms import (answer_shape, asked_for, asks_name,
-                                                             asks_what_is_needed, counted_noun, counted_words,
-                                                             definition_subject, gives_name, is_definition,
-                                                             known_names, lists_what_is_needed, may_give,
-                                                             reports_speech_of, says_who, speaker_asked)
+from App_Function_Libraries.Retrieval.question_forms import (answer_shape, asked_for, asks_name, asks_what_is_needed,
+                                                             counted_noun, counted_words, definition_subject,
+                                                             gives_advice, gives_name, is_definition, known_names,
+                                                             lists_what_is_needed, may_give, reports_speech_of,
+                                                             says_who, speaker_asked)
 from App_Function_Libraries.Retrieval.quotable import asks_how_to, repeats_title, stem, step_number
 from App_Function_Libraries.Retrieval.verifier import verify, words_of
 from App_Function_Libraries.records import Answer, AnswerSource, NotUsed
@@ -239,6 +240,8 @@ def shape_fits(question: str, text: str, names: frozenset[str] = frozenset()) ->
     if subject:
         return is_definition(subject, text)
     kind = asked_for(question)
+    if not kind and asks_how_to(question):
+        return gives_advice(text)
     return bool(kind) and answer_shape(question, text, kind, names) == 2
 
 
