@@ -76,3 +76,36 @@ def test_a_numbered_list_s_odd_attributes_are_not_numbers(reader, attribute, mon
     paragraphs = extract_html(html)[1].split("\n\n")
     assert "1. Add one teaspoon of loose tea per cup to the pot." in paragraphs
     assert "2. Pour the water over the leaves and steep for four minutes." in paragraphs
+
+
+LAYOUT = ("""<html><head><title>Widgetcraft news</title></head><body><table width="100%"><tbody><tr><td>"""
+          """<table width="100%"><tbody><tr><td><h1>Widgetcraft News</h1></td><td align="right">Powered by Blogs"""
+          """</td></tr></tbody></table><div class="container"><div id="posts"><div class="post text">"""
+          """<h3><a href="/post/1">Widgetcraft 1.8 - The Garden Update</a></h3><p>+ Added the ocelot mob to """
+          """jungle biomes, with its own sounds<br />+ Added granite, diorite and andesite blocks<br />+ """
+          """Villagers now harvest crops and plant new ones in their fields<br />- Removed the old villager """
+          """trading screen that nobody liked<br /></p><table><tr><th>Mob</th><th>Biome</th></tr><tr><td>"""
+          """Ocelot</td><td>Jungle</td></tr><tr><td>Rabbit</td><td>Desert</td></tr></table></div></div></div>"""
+          """</td><td class="sidebar"><h2>Links:</h2><a href="/a">Archive</a><br /><a href="/b">Forums</a>"""
+          """</td></tr></tbody></table></body></html>""")
+
+
+def test_a_page_laid_out_in_a_table_keeps_its_lines():
+    """A post laid out in a table's cell (a real changelog page) came out as one table row, its lines run
+    together ("… Update + Added Granite … + Added Slime Block + …"), so no change could be quoted. A layout
+    table becomes plain blocks and each line stays a line; a data table inside it (header cells) stays a
+    table (control)."""
+    lines = extract_html(LAYOUT)[1].splitlines()
+    assert "+ Added the ocelot mob to jungle biomes, with its own sounds" in lines
+    assert "- Removed the old villager trading screen that nobody liked" in lines
+    assert "| Ocelot | Jungle |" in lines  # the data table keeps its rows
+
+
+TUMBLR = EHOW.parent / "tumblr"
+
+
+@pytest.mark.skipif(not (TUMBLR / "source.html").is_file(), reason="the shared real pages are absent")
+def test_a_real_changelog_laid_out_in_a_table_keeps_its_lines():
+    _title, text, _method = extract_html((TUMBLR / "source.html").read_text(encoding="utf-8", errors="replace"))
+    lines = text.splitlines()
+    assert "+ Added Slime Block" in lines and "- Removed Herobrine" in lines

@@ -6,6 +6,12 @@ Two steps around trafilatura in `reading.extract_html`:
   trafilatura's own lists miss or only apply all-or-nothing (newsletter/sign-up promos, author boxes,
   share/rating bars, "next post" teasers). Each match is guarded on its own: never an element holding the
   page's <h1>, an <article>/<main>, or a large share of the page's text.
+* `unwrap_layout_tables(tree)`: before extraction, a table used to lay the page out becomes plain blocks, so
+  its text keeps its lines: a post laid out in a table cell came out as one row, its lines run together ("…
+  Update + Added Granite … + Added Slime Block + …"). A layout table, as Mozilla Readability tells them: one
+  marked role="presentation", or one with no header cell, caption or summary that holds another table, or
+  is a single row or column whose cells hold blocks (paragraphs, headings, lists). Any other table is data
+  and stays a table.
 * `drop_boilerplate_paragraphs(paragraphs)`: after extraction, drop paragraphs that read as page furniture:
   photo credits, copyright and "last modified" stamps, newsletter/sign-up calls, share/comment-count
   prompts, label-only lines ("Advertisement", "Related posts"), pipe-separated meta lines. Line-level rules
@@ -53,6 +59,41 @@ def prune_page_chrome(tree) -> int:
         _delete_keep_tail(el)
         removed += 1
     return removed
+
+
+_TABLE_PARTS = ("tbody", "thead", "tfoot", "tr", "td", "th", "caption", "colgroup", "col")
+_LAYOUT_CELL = ".//td//{0}|.//th//{0}"
+_BLOCKS = ("p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "table", "article", "section", "blockquote")
+
+
+def unwrap_layout_tables(tree) -> int:
+    """Turn each layout table (see the module docstring) and its own rows and cells into <div>s, in place;
+    returns how many tables. A data table inside a layout table's cell stays a table."""
+    tables = [t for t in tree.iter("table") if _lays_out(t)]
+    own = [el for t in tables for el in [t, *t.iter(*_TABLE_PARTS)] if el is t or _table_of(el) is t]
+    for el in own:  # each table's own parts found first: renaming one changes what encloses another's
+        el.tag = "div"
+    return len(tables)
+
+
+def _lays_out(table) -> bool:
+    """Whether the table lays the page out rather than holding data (see the module docstring)."""
+    if (table.get("role") or "").lower() in ("presentation", "none"):
+        return True
+    if table.get("summary") or table.xpath("./caption|./thead") or any(_table_of(th) is table
+                                                                         for th in table.iter("th")):
+        return False
+    if table.xpath(".//table"):
+        return True
+    rows = [r for r in table.iter("tr") if _table_of(r) is table]
+    columns = max((sum(1 for c in r if c.tag in ("td", "th")) for r in rows), default=0)
+    blocks = "|".join(_LAYOUT_CELL.format(tag) for tag in _BLOCKS)
+    return (len(rows) == 1 or columns == 1) and bool(table.xpath(blocks))
+
+
+def _table_of(el):
+    """The nearest table around el, or None."""
+    return next(el.iterancestors("table"), None)
 
 
 def _delete_keep_tail(el) -> None:

@@ -26,7 +26,7 @@ from functools import lru_cache
 from App_Function_Libraries.errors import QuarryError
 from App_Function_Libraries.valid_unicode import valid_unicode
 from App_Function_Libraries.Retrieval.boilerplate import (drop_boilerplate_paragraphs, prune_page_chrome,
-                                                          standfirst, with_standfirst)
+                                                          standfirst, unwrap_layout_tables, with_standfirst)
 from App_Function_Libraries.Retrieval.quotable import LIST_MARK
 
 PARSER_MODULES = ("trafilatura", "pypdf", "bs4", "lxml.html", "charset_normalizer")  # a parse worker's imports
@@ -183,6 +183,7 @@ def _trafilatura_text(html: str, url: str | None) -> str:
         if tree is None:
             return ""
         lead = standfirst(tree) if RECOVER_STANDFIRST else ("", "")
+        unwrap_layout_tables(tree)
         prune_page_chrome(tree)
         items, numbered = list_items(tree), numbered_items(tree)
         out = trafilatura.extract(tree, url=url, include_comments=False, include_tables=True,
