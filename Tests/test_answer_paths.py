@@ -373,6 +373,26 @@ def test_control_a_question_that_is_no_how_to_keeps_the_order_of_relevance(make_
     assert first_cited(out.markdown).startswith("Step 4: Wait a week before watering")
 
 
+UNITARY = [("Unitary matrix", "Unitary matrix\nIn linear algebra, a unitary matrix is a complex square matrix whose "
+            "conjugate transpose is also its inverse, for every such matrix U: or in matrix form:\n- .\nUnitary "
+            "matrices can be seen as the complex extension of real orthogonal matrices. The main properties of a "
+            "unitary matrix are:\n- .\nUnitary matrices are named for the unitary group they form.")]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_definition_whose_formula_was_lost_is_quoted_up_to_its_colon(path, make_settings):
+    """"What is a Hermitian matrix?" on the real Wikipedia page missed its definition: the sentence ends "for all
+    indices i and j: or in matrix form:" once its formulas are dropped, so it had no end and was never quoted.
+    It is quoted up to its first colon, and leads. A lead-in that says nothing before its colon ("… are:") is
+    still not quoted."""
+    out = path("What is a unitary matrix?", UNITARY, make_settings)
+    said = [s for s, _ in cited_sentences(out.markdown)]
+    assert said[0] == ("In linear algebra, a unitary matrix is a complex square matrix whose conjugate transpose is "
+                       "also its inverse, for every such matrix U:"), out.markdown
+    assert not any(s.endswith("are:") or "matrix form" in s for s in said), said
+    assert all(c.verdict == verifier.SUPPORTED for c in out.citations)
+
+
 PARTY = [("Birthday party costs", "The average birthday party for a child cost parents about $400 in 2019, and "
            "most of that money went on food for the party. Instead of a catered dinner, serve simple finger food "
            "such as sandwiches and fruit. Guests tend to eat less at an afternoon party, which keeps the bill down.")]

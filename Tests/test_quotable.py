@@ -142,6 +142,8 @@ def test_how_often_asks_for_a_frequency_not_any_number():
 @pytest.mark.parametrize("sentence, meta", [
     ("For details of individual countries see School corporal punishment.", True),
     ("For more information, see the hive inspection guide.", True),
+    ("For a list of bee species that dance (including stingless bees) see dancing bees.", True),
+    ("For a list of the best hives, the county council is the place to ask.", False),  # control: no "see"
     ("See also: Beekeeping in Sweden.", True),
     ("Main article: Waggle dance", True),
     # controls: "for more" and "see" in a sentence about the subject
@@ -152,6 +154,7 @@ def test_how_often_asks_for_a_frequency_not_any_number():
     ("Ruttner, F. Biogeography of the honey bee. Apidologie. doi:10.1051/apido:19880101.", True),
     ('"Honey bee dances". Archived from the original on 2 March 2012.', True),
     ("Bee Informed Partnership, survey results. Retrieved 3 May 2015.", True),
+    ('^ Frisch, Karl (May 4, 1967). "Bee Dances', True),  # a wiki's back-link caret
     # controls: the same words in a sentence about the subject
     ("The swarm was retrieved on 3 May 2015 from a chimney in Leeds.", False),
     ("The ISBN system was introduced in 1970 for books.", False),
@@ -162,6 +165,16 @@ def test_how_often_asks_for_a_frequency_not_any_number():
 def test_a_pointer_to_another_page_or_a_reference_is_not_quoted(sentence, meta):
     from App_Function_Libraries.Retrieval.quotable import is_meta
     assert is_meta(sentence) is meta
+
+
+def test_a_table_s_header_row_is_not_quoted():
+    """"Film — Year — Description" was quoted as an answer to "What is a time loop film?": a header row names
+    the columns and says nothing. The rows under it are quoted as what they are (control)."""
+    from App_Function_Libraries.Retrieval.citations import CitableSource, quote_candidates
+    table = ("Bee films\n| Film | Year | Description |\n|---|---|---|\n"
+             "| The Hive | 1999 | A keeper learns the waggle dance from an old beekeeper. |")
+    said = [t for t, _ in quote_candidates([CitableSource(1, "http://x.test", "Bee films", [table])])]
+    assert said == ["The Hive — 1999 — A keeper learns the waggle dance from an old beekeeper."]
 
 
 FIELD_NOTES = ["Field notes: calibrating the bee dance.",

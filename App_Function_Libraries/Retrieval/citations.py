@@ -17,9 +17,9 @@ from App_Function_Libraries.Retrieval.bm25 import BM25, tokenize
 from App_Function_Libraries.Retrieval.fusion import reciprocal_rank_fusion
 from App_Function_Libraries.Retrieval.passages import split_sentences
 from App_Function_Libraries.Retrieval.question_forms import answer_shape, asked_for, known_names
-from App_Function_Libraries.Retrieval.quotable import (INLINE_TAGS, is_meta, is_question, item_reads_whole,
-                                                       list_number, needs_previous, plain_text, quotable_line,
-                                                       reads_as_sentence, step_label)
+from App_Function_Libraries.Retrieval.quotable import (INLINE_TAGS, is_meta, is_question, is_table_rule,
+                                                       item_reads_whole, list_number, needs_previous, plain_text,
+                                                       quotable_line, reads_as_sentence, step_label, up_to_colon)
 from App_Function_Libraries.records import Citation, Source
 
 # [1]  [1, 3]  [1-3]  [1–3]  [1,2, 5-6]  [1000]   (not [^1] footnotes, not [text](links)); a number of any
@@ -276,8 +276,11 @@ def quote_candidates(sources: list[CitableSource]) -> list[tuple[str, int]]:
     for src in sources:
         for passage in src.passages:
             lead, run, label = "", [], ""
-            for line in passage.splitlines() + [""]:
+            lines = passage.splitlines() + [""]
+            for i, line in enumerate(lines):
                 item = quotable_line(line)
+                if item is not None and item[0] == "row" and i + 1 < len(lines) and is_table_rule(lines[i + 1]):
+                    continue  # a header row: the columns' names, no finding
                 if item is not None and item[0] == "item":
                     run.append(item[1])
                 elif run:
@@ -327,6 +330,7 @@ def _sentences(line: str, n: int, whole: list, broken: list, label: str = "") ->
         if s is None or len(s.split()) < 4 or gives_orders(s) or is_meta(s) or is_question(s):
             previous = ""
             continue
+        s = up_to_colon(s) or s
         if label and i == 0:
             s = f"{label}: {s}"
         if needs_previous(s):

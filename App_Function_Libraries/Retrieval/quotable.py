@@ -15,7 +15,10 @@ sentences. The rule, each part a sign of text that lost something:
      ("Reality of quadratic forms A square matrix …");
   5. too few letters: under 12 letters, or letters and digits under 55% of its characters (symbols, markup);
   6. no end: the last character is not a full stop, question or exclamation mark (or one followed by a
-     closing quote or bracket), as with headings, menu lines and cut text.
+     closing quote or bracket), as with headings, menu lines and cut text. A sentence ending with a colon
+     whose formula or list was lost ("… for all indices i and j: or in matrix form:") is quoted up to its
+     first colon when what stands before it is a statement of COLON_WORDS words or more that does not end on
+     a word introducing what follows ("… are:", "… include:", "… as follows:"): `up_to_colon`.
 A sentence that only repeats its source's title (a PDF's or a page's heading kept as a line of its text, "Field
 notes: calibrating the bee dance.") reads as a sentence but says nothing the title does not: `repeats_title`.
 
@@ -53,6 +56,8 @@ MIN_LETTERS, MIN_LETTER_SHARE = 12, 0.55
 def reads_as_sentence(sentence: str) -> bool:
     """True when the sentence can be quoted as it is (see the rule above)."""
     s = " ".join(INLINE_TAGS.sub("", sentence).split())
+    if s.endswith(":") and s.count(":") == 1:  # a statement whose formula or list was lost (rule 6)
+        return up_to_colon(s) is not None
     letters = sum(ch.isalpha() for ch in s)
     words = sum(ch.isalnum() for ch in s)  # figures count as words: "1,234,567 in 2010" is prose
     if letters < MIN_LETTERS or words < MIN_LETTER_SHARE * len(s.replace(" ", "")):
@@ -65,15 +70,38 @@ def reads_as_sentence(sentence: str) -> bool:
     return not _HEADING_GLUE.search(" ".join(s.split()[:HEADING_WORDS]))
 
 
+COLON_WORDS = 8
+#: a word that only introduces what follows a colon: "The signals are:", "Features include:", "as follows:",
+#: "it satisfies:", "is given by:"
+_INTRODUCES = frozenset("""is are was were be been include includes included including follows following
+follow as like namely these those this below such example examples e.g. i.e. of to by with for from
+and or the a an satisfy satisfies satisfying give gives given write writes written define defines defined
+denote denotes denoted express expresses expressed hold holds read reads become becomes equal equals yield
+yields get gets obtain obtains have has had""".split())
+
+
+def up_to_colon(sentence: str) -> str | None:
+    """A sentence ending with a colon (its formula or list lost on the way from the page) as it may be quoted:
+    up to its first colon, when that reads as a statement (rule 6); else None."""
+    if not sentence.rstrip().endswith(":"):
+        return None
+    head = sentence[:sentence.index(":")].rstrip()
+    words = head.split()
+    if len(words) < COLON_WORDS or words[-1].lower() in _INTRODUCES or not reads_as_sentence(f"{head}."):
+        return None
+    return f"{head}:"
+
+
 # ---------------------------------------------------------------- what a quote may be
 #
 # Beyond reading as a sentence, an extractive answer quotes a source's text as a finding only when it stands
 # on its own as one:
 #  7. not a meta-sentence: one about the page itself rather than its subject ("The method presented above …",
 #     "In this article we …", "Here, we offer another …", "see below", "the following example"), nor a pointer
-#     to another page ("For details of individual countries see …", "See also …", "Main article: …"), nor an
-#     entry of a reference list (it holds an ISBN, ISSN or DOI, "Retrieved 3 May 2015" or "Archived from the
-#     original"); nor a question ("Are there general rules for finding such situations?"): it asks, it does
+#     to another page ("For details of individual countries see …", "For a list of films … see …", "See also
+#     …", "Main article: …"), nor an entry of a reference list (it holds an ISBN, ISSN or DOI, "Retrieved 3 May
+#     2015" or "Archived from the original", or opens with a wiki's back-link caret, "^ Aguilar, Carlos …"); nor
+#     a table's header row (the row above its rule line, "| Film | Year | Description |"); nor a question ("Are there general rules for finding such situations?"): it asks, it does
 #     not state;
 #  8. not opening with a pronoun or link phrase whose referent is in a sentence the reader does not see ("It …",
 #     "This implies …", "These are …", "He was …", "A decent one costs …", "In so doing, …", "For this reason
@@ -93,12 +121,14 @@ _META = re.compile(
     r"chapter|paper|post|tutorial|guide|lesson|example|figure|table|list|video|blog|entry|answer)\b|"
     r"\b(?:presented|shown|described|discussed|mentioned|given|listed|explained)\s+(?:above|below|earlier|here)\b|"
     r"\b(?:see|shown|as)\s+(?:above|below)\b|"
-    r"^\W*(?:for\s+(?:(?:more|further)\s+)?(?:details|information)\b[^.]{0,80}?,?\s+see\b|for\s+more\s*,\s*see\b|"
+    r"^\W*(?:for\s+(?:(?:a|an)\s+)?(?:(?:more|further|full|fuller|complete|detailed|general)\s+)?(?:details|"
+    r"information|list|overview|discussion|description|account|history|summary|comparison)\b[^.]{0,100}?,?\s+"
+    r"see\b|for\s+more\s*,\s*see\b|"
     r"see\s+also\b|"
     r"main\s+articles?\s*:)|"
     r"\b(?-i:ISBN|ISSN)(?:-1[03])?:?\s*[\dX]|\bdoi\s*:\s*10\.\d|\bdoi\.org/10\.|"
     r"(?:^|[.,]\s+)(?-i:Retrieved)\s+(?:on\s+)?(?:\d{1,2}\s+(?-i:[A-Z])|(?-i:[A-Z])[a-z]+\.?\s+\d|\d{4}-\d\d-\d\d)|"
-    r"\b(?-i:Archived from the original)\b|"
+    r"\b(?-i:Archived from the original)\b|^\s*\^\s|"
     r"^\W*(?:here|in this \w+|below|above)\s*,?\s+(?:we|i|you)\b|"
     r"\b(?:we|i)\s+(?:will|shall|now|offer|present|show|discuss|describe|consider|look|introduce|explain|"
     r"review|begin|start|turn|focus|give|provide)\b|\blet(?:'s|\s+us)\b",
@@ -161,6 +191,11 @@ def plain_text(text: str) -> str | None:
     text = _MD_CODE.sub(r"\1", text)
     text = _MD_EMPHASIS.sub("", text)
     return " ".join(text.split())
+
+
+def is_table_rule(line: str) -> bool:
+    """True for a Markdown table's rule line ("|---|:--:|"), which closes its header row above it."""
+    return bool(_TABLE_ROW.match(line)) and bool(_TABLE_RULE.match(line.replace("|", "", 1)))
 
 
 def quotable_line(line: str) -> tuple[str, str] | None:
