@@ -322,6 +322,24 @@ def test_a_how_to_question_is_answered_by_its_steps_in_order(path, make_settings
     assert all(c.verdict == "supported" for c in out.citations if c.sentence.startswith("Step "))
 
 
+GLOVES = [("How to pot a cactus", "Potting a cactus takes ten minutes.\nStep 1\nChoose a clay pot with a drainage "
+           "hole.\nStep 2\nFill the pot halfway with gritty soil.\nStep 3\nLower the cactus into the cactus pot "
+           "with gloves on. In this case, thick leather gloves keep the cactus spines out of your hands.\nStep 4\n"
+           "Wait a week before watering so that its roots can heal.")]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_step_quoted_with_its_next_sentence_stays_in_its_how_to(path, make_settings):
+    """A step whose second sentence needs its first ("In this case, …") is quoted both alone and with it. Read
+    as two steps 3, the longer one began a new sequence, and "How do you build a terrarium?" on a real page was
+    answered by steps 7-9 of 9. It is one step: the answer is steps 1-4, in order."""
+    out = path("How do you pot a cactus?", GLOVES, make_settings)
+    lines = [line.removeprefix("- ") for line in out.markdown.splitlines()]
+    assert [line.split(":")[0] for line in lines if line.startswith("Step ")] == ["Step 1", "Step 2", "Step 3",
+                                                                                  "Step 4"], out.markdown
+    assert any(line.startswith("Step 3: Lower the cactus") and "In this case" in line for line in lines)
+
+
 TEA = [("How to brew tea", "Brewing tea takes five minutes and a clean pot.\nLoose leaf tea\n"
         "1. Boil fresh water in a kettle until it bubbles hard.\n2. Warm the teapot by rinsing it with a little hot "
         "water.\n3. Add one spoon of loose leaves for each cup to the pot.\n4. Pour the water over the leaves and "

@@ -336,7 +336,8 @@ def in_step_order(lead: Pick, supporting: list[Pick], ranked: list[Pick], cleare
 def _run_of(best: Pick, sources: list[CitableSource]) -> list[tuple[str, int]]:
     """(text, source n) of the steps of the one sequence `best` belongs to, in their order: the document's steps
     as they stand in it (its chunks by the first number of their #fragment), cut where the numbering starts
-    again (a page of two methods, each with its steps 1, 2, 3)."""
+    again (a page of two methods, each with its steps 1, 2, 3); a step quoted also with the sentence after it
+    (one that needs it: "In this case, …") is one step, as the longer quote."""
     def chunk(s: CitableSource) -> int:
         m = re.search(r"\d+", s.url.partition("#")[2])
         return int(m.group(0)) if m else 0
@@ -345,11 +346,15 @@ def _run_of(best: Pick, sources: list[CitableSource]) -> list[tuple[str, int]]:
         for text, n in quote_candidates([s]):
             if step_number(text) is None:
                 continue
-            if runs and step_number(text) > step_number(runs[-1][-1][0]):
+            last = runs[-1][-1][0] if runs else ""
+            if last and text.startswith(last):  # the same step quoted with its next sentence ("In this case, …")
+                runs[-1][-1] = (text, n)
+            elif last and step_number(text) > step_number(last):
                 runs[-1].append((text, n))
             else:
                 runs.append([(text, n)])
-    return next((run for run in runs if (best.text, best.n) in run), [(best.text, best.n)])
+    return next((run for run in runs if any(n == best.n and t.startswith(best.text) for t, n in run)),
+                [(best.text, best.n)])
 
 
 def draft(question: str, sources: list[CitableSource], embedder=None, parts: list[str] | None = None,
