@@ -142,6 +142,9 @@ def test_how_often_asks_for_a_frequency_not_any_number():
 @pytest.mark.parametrize("sentence, meta", [
     ("For details of individual countries see School corporal punishment.", True),
     ("For more information, see the hive inspection guide.", True),
+    ("Here's a look at three of the more surprising results from this year's survey.", True),
+    ("Read the full 2024 Beekeeping Report for more insights on swarms.", True),
+    ("Here the river turns north toward the hives.", False),  # control: "here" a place
     ("For a list of bee species that dance (including stingless bees) see dancing bees.", True),
     ("For a list of the best hives, the county council is the place to ask.", False),  # control: no "see"
     ("See also: Beekeeping in Sweden.", True),
@@ -314,6 +317,10 @@ def test_a_list_of_short_items_is_one_quotable_text_and_long_items_stay_apart():
     ("One of the towers fell in the storm of 1703.", False),
     ("A one-day course teaches the basics of beekeeping.", False),
     ("The Xbox One X costs $500 at launch.", False),
+    # "this" counting time from now points to no sentence before (a real survey page's first sentence)
+    ("This year's survey of more than 5,000 beekeepers found fewer losses.", False),
+    ("This week, the council voted to protect the meadow.", False),
+    ("This yearly census counts the hives of the valley.", True),  # control: "this" standing for a thing
 ])
 def test_a_sentence_whose_subject_stands_for_one_said_before_comes_with_it(sentence, needs):
     """A real review's "A decent one costs between $600 and $800 …" led an answer about the console's price,

@@ -97,7 +97,8 @@ def up_to_colon(sentence: str) -> str | None:
 # Beyond reading as a sentence, an extractive answer quotes a source's text as a finding only when it stands
 # on its own as one:
 #  7. not a meta-sentence: one about the page itself rather than its subject ("The method presented above …",
-#     "In this article we …", "Here, we offer another …", "see below", "the following example"), nor a pointer
+#     "In this article we …", "Here, we offer another …", "Here's a look at …", "Read the full report …", "see
+#     below", "the following example"), nor a pointer
 #     to another page ("For details of individual countries see …", "For a list of films … see …", "See also
 #     …", "Main article: …"), nor an entry of a reference list (it holds an ISBN, ISSN or DOI, "Retrieved 3 May
 #     2015" or "Archived from the original", or opens with a wiki's back-link caret, "^ Aguilar, Carlos …"); nor
@@ -107,7 +108,8 @@ def up_to_colon(sentence: str) -> str | None:
 #     "This implies …", "These are …", "He was …", "A decent one costs …", "In so doing, …", "For this reason
 #     …", "At that time …"): such a sentence is quoted only with the sentence before it; an "it" that stands
 #     for nothing, the one that opens a statement of what is expected, said or known ("It is expected that …",
-#     "It was reported that …", "It is not clear whether …"), needs no sentence before;
+#     "It was reported that …", "It is not clear whether …"), needs no sentence before, nor does a "this" that
+#     counts time from now ("This year's survey …", "This week, …");
 #  9. no Markdown, code or TeX shown raw: emphasis marks and link syntax become their text, inline code its
 #     text; a sentence holding TeX (`\[`, `\(`, `$$`) or a code fence is left out;
 # 10. a list item ("+ Added …", "- …", "1. …") or a table row ("| a | b |") is quoted as what it is: the item's
@@ -129,7 +131,8 @@ _META = re.compile(
     r"\b(?-i:ISBN|ISSN)(?:-1[03])?:?\s*[\dX]|\bdoi\s*:\s*10\.\d|\bdoi\.org/10\.|"
     r"(?:^|[.,]\s+)(?-i:Retrieved)\s+(?:on\s+)?(?:\d{1,2}\s+(?-i:[A-Z])|(?-i:[A-Z])[a-z]+\.?\s+\d|\d{4}-\d\d-\d\d)|"
     r"\b(?-i:Archived from the original)\b|^\s*\^\s|"
-    r"^\W*(?:here|in this \w+|below|above)\s*,?\s+(?:we|i|you)\b|"
+    r"^\W*(?:here|in this \w+|below|above)\s*,?\s+(?:we|i|you)\b|^\W*here(?:'s|’s|\s+is|\s+are)\s|"
+    r"^\W*(?:read|download|see|check\s+out|get)\s+(?:the|our)\s+(?:full|complete|whole|entire)\b|"
     r"\b(?:we|i)\s+(?:will|shall|now|offer|present|show|discuss|describe|consider|look|introduce|explain|"
     r"review|begin|start|turn|focus|give|provide)\b|\blet(?:'s|\s+us)\b",
     re.IGNORECASE)
@@ -149,6 +152,9 @@ _PRONOUN_OPENER = re.compile(r"^\W*(?:(?:it|this|these|that|those|they|he|she|su
 _EMPTY_IT = re.compile(r"^\W*it\s+(?:is|was|has\s+been|had\s+been|will\s+be|would\s+be|may\s+be|might\s+be|"
                        r"seems|seemed|appears|appeared|remains|remained)\s+(?:not\s+)?(?:\w+ly\s+)?(?:\w+\s+)?"
                        r"(?:that|whether|if)\b", re.IGNORECASE)
+#: "This year's survey …", "This week, …": a time counted from now, not a pointer to the sentence before
+_NOW = re.compile(r"^\W*this\s+(?:year|week|month|morning|afternoon|evening|weekend|summer|winter|spring|autumn|"
+                  r"fall|season)\b", re.IGNORECASE)
 _RAW_MARKUP = re.compile(r"\\[\[\(]|\$\$|```|\\(?:frac|sum|int|mathbf|begin|end|left|right)\b")
 _MD_LINK = re.compile(r"!?\[([^\[\]]*)\]\([^)\[]*\)")  # no "[" inside: each "[" scans to the next one at most
 _MD_EMPHASIS = re.compile(r"(\*\*|__|(?<!\w)[*_](?=\S)|(?<=\S)[*_](?!\w))")
@@ -178,8 +184,9 @@ def is_question(sentence: str) -> bool:
 def needs_previous(sentence: str) -> bool:
     """True when the sentence opens with a pronoun or link word whose referent is in the sentence before (8),
     "one" standing for a thing named there among them ("A decent one costs $600", after "… a gaming PC."); not
-    an "it" that stands for the clause after it ("It is expected that …")."""
-    return bool(_PRONOUN_OPENER.match(sentence)) and not _EMPTY_IT.match(sentence)
+    an "it" that stands for the clause after it ("It is expected that …"), nor "this" counting time from now
+    ("This year's survey of 5,000 professionals …")."""
+    return bool(_PRONOUN_OPENER.match(sentence)) and not _EMPTY_IT.match(sentence) and not _NOW.match(sentence)
 
 
 def plain_text(text: str) -> str | None:
