@@ -97,13 +97,13 @@ def up_to_colon(sentence: str) -> str | None:
 # Beyond reading as a sentence, an extractive answer quotes a source's text as a finding only when it stands
 # on its own as one:
 #  7. not a meta-sentence: one about the page itself rather than its subject ("The method presented above …",
-#     "In this article we …", "Here, we offer another …", "Here's a look at …", "Read the full report …", "see
-#     below", "the following example"), nor a pointer
-#     to another page ("For details of individual countries see …", "For a list of films … see …", "See also
-#     …", "Main article: …"), nor an entry of a reference list (it holds an ISBN, ISSN or DOI, "Retrieved 3 May
-#     2015" or "Archived from the original", or opens with a wiki's back-link caret, "^ Aguilar, Carlos …"); nor
-#     a table's header row (the row above its rule line, "| Film | Year | Description |"); nor a question ("Are there general rules for finding such situations?"): it asks, it does
-#     not state;
+#     "In this article we …", "Here, we offer another …", "Here's a look at …", "Read the full report …",
+#     "see below", "the following example"), nor a pointer to another page ("For details of individual
+#     countries see …", "For a list of films … see …", "See also …", "Main article: …"), nor an entry of a
+#     reference list (it holds an ISBN, ISSN or DOI, "Retrieved 3 May 2015" or "Archived from the original", or
+#     opens with a wiki's back-link caret, "^ Aguilar, Carlos …"), nor a table's header row (the row above its
+#     rule line, "| Film | Year | Description |"); nor a question ("Are there general rules for finding such
+#     situations?"): it asks, it does not state;
 #  8. not opening with a pronoun or link phrase whose referent is in a sentence the reader does not see ("It …",
 #     "This implies …", "These are …", "He was …", "A decent one costs …", "In so doing, …", "For this reason
 #     …", "At that time …"): such a sentence is quoted only with the sentence before it; an "it" that stands
