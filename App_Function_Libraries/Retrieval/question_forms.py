@@ -56,8 +56,16 @@ _WHEN_CLAUSE = re.compile(r"^\s*when\s+(?!(?:is|are|was|were|did|does|do|will|wo
                           re.IGNORECASE)
 
 
+#: "When should you wash your hands?", "When do I water a cactus?": asks in which circumstances, not for a date
+_WHEN_ADVISED = re.compile(r"^\s*when\s+(?:should|do|does|can|could|must|would|ought)\s+(?:i|you|we|one|people|"
+                           r"someone|they)\b", re.IGNORECASE)
+
+
 def asked_for(question: str) -> str:
-    """'when', 'often', 'number', 'who', 'where', or '' when the question's form does not say."""
+    """'when', 'often', 'number', 'who', 'where', or '' when the question's form does not say (nor for "when
+    should you …", which asks in which circumstances, not for a date)."""
+    if _WHEN_ADVISED.match(question):
+        return ""
     clause = _WHEN_CLAUSE.match(question)
     if clause:
         question = clause.group(1)
