@@ -62,8 +62,8 @@ def prune_page_chrome(tree) -> int:
 
 
 _TABLE_PARTS = ("tbody", "thead", "tfoot", "tr", "td", "th", "caption", "colgroup", "col")
-_LAYOUT_CELL = ".//td//{0}|.//th//{0}"
 _BLOCKS = ("p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "table", "article", "section", "blockquote")
+_BLOCK_IN_CELL = "|".join(f".//td//{tag}|.//th//{tag}" for tag in _BLOCKS)  # a cell holding a block
 
 
 def unwrap_layout_tables(tree) -> int:
@@ -87,8 +87,7 @@ def _lays_out(table) -> bool:
         return True
     rows = [r for r in table.iter("tr") if _table_of(r) is table]
     columns = max((sum(1 for c in r if c.tag in ("td", "th")) for r in rows), default=0)
-    blocks = "|".join(_LAYOUT_CELL.format(tag) for tag in _BLOCKS)
-    return (len(rows) == 1 or columns == 1) and bool(table.xpath(blocks))
+    return (len(rows) == 1 or columns == 1) and bool(table.xpath(_BLOCK_IN_CELL))
 
 
 def _table_of(el):
