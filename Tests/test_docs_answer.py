@@ -190,3 +190,19 @@ def test_a_chunk_is_read_with_its_document_s_title(title, leads):
     lead = asked.answer.markdown.splitlines()[0]
     assert lead.startswith("What you'll need: Glass jar; Moss; Pebbles; Small fern") is leads, asked.answer.markdown
     assert "How to build a terrarium" not in asked.answer.markdown  # read, not shown: sources keep their names
+
+
+@pytest.mark.parametrize("title", ["Minecraft 1.8 - The Bountiful Update", ""])
+def test_a_chunk_is_as_close_to_the_question_as_its_title_makes_it(title):
+    """The relevance floor reads a chunk with its document's title when that is closer: the changelog's lines
+    never say "Bountiful Update", its title does. Control: with no title the same chunk stays below the floor."""
+    from App_Function_Libraries.Documents.answer import hit_similarities
+    from App_Function_Libraries.Documents.doc_types import SearchHit
+    from App_Function_Libraries.Retrieval.embeddings import get_embedder
+    hit = SearchHit(node_id=1, doc_id=1, path="/docs/changes.html", name="changes.html", file_type="html",
+                    group="fine", index=1, text="+ Added granite, andesite and diorite blocks\n+ Added slime blocks\n"
+                    "+ Added iron trapdoors\n+ Added banners and armor stands", context="", page=None, title=title)
+    similarity = float(hit_similarities("What is the Bountiful Update?", [hit], get_embedder())[0])
+    from App_Function_Libraries.config import DocumentSettings
+    floor = DocumentSettings().relevance_floor
+    assert (similarity >= floor) is bool(title), similarity

@@ -154,6 +154,23 @@ def test_a_changed_reader_reads_again_only_its_own_file_type(library, tmp_path, 
     assert library.add([tmp_path / "corpus"]).replaced == []  # and once read again, it stays
 
 
+def test_a_chunk_is_found_by_its_documents_title(library, tmp_path):
+    """A chunk that never names its subject is found by its document's title (BM25 searches it with the chunk;
+    not shown); a file with the same text and another title (the control) is not."""
+    page = ("<html><head><title>Minecraft 1.8 - The Bountiful Update</title></head><body><article>"
+            + "".join(f"<p>+ Added {b} blocks to the game, with smooth versions of each.</p>"
+                      for b in ("granite", "andesite", "diorite", "prismarine", "slime")) + "</article></body></html>")
+    (tmp_path / "changelog.html").write_text(page, encoding="utf-8")
+    (tmp_path / "notes.md").write_text("+ Added granite blocks to the game, with smooth versions of each.\n",
+                                       encoding="utf-8")
+    library.add([tmp_path])
+    hits = library.search("What is the Bountiful Update?", method="bm25")
+    assert [Path(h.path).name for h in hits] and {Path(h.path).name for h in hits} == {"changelog.html"}
+    assert all("Bountiful" not in h.text for h in hits)  # the chunk's own text does not hold it
+    assert {Path(h.path).name for h in library.search("granite blocks", method="bm25")} == {"changelog.html",
+                                                                                          "notes.md"}
+
+
 def test_contextual_and_path_annotation(make_settings, world, tmp_path, patterns_file):
     llm = ScriptedLLM(default="This passage comes from the zeppelin maintenance logbook of the airfield.")
     llm.install(world)

@@ -68,8 +68,17 @@ def answer_from_hits(question: str, hits: list[SearchHit], llm: LLMClient | None
 
 
 def hit_similarities(question: str, hits: list[SearchHit], embedder) -> np.ndarray:
-    """Cosine similarity of the question to each hit's text (the embedder's unit vectors)."""
-    return embedder.encode([h.text for h in hits]) @ embedder.encode_query(question)
+    """Cosine similarity of the question to each hit's text (the embedder's unit vectors), or to the text under
+    its document's title when that is closer: a chunk that never names its subject ("+ Added Slime Block …") is
+    as close to "What is the Bountiful Update?" as its page's title makes it ("Minecraft 1.8 - The Bountiful
+    Update")."""
+    query = embedder.encode_query(question)
+    similarity = embedder.encode([h.text for h in hits]) @ query
+    titled = [i for i, h in enumerate(hits) if h.title.strip()]
+    if titled:
+        under_title = embedder.encode([f"{hits[i].title}\n\n{hits[i].text}" for i in titled]) @ query
+        similarity[titled] = np.maximum(similarity[titled], under_title)
+    return similarity
 
 
 def closest_unused(hits: list[SearchHit], similarity: np.ndarray, floor: float) -> Answer:

@@ -2,8 +2,8 @@
 
 A file is skipped (with its reason recorded) when it cannot be read; the batch goes on. A file whose
 content hash and index recipe (node groups, annotation model, path context, embedding model, what changed in
-its type's reader: readers.READER_CHANGES) are those already stored is left alone; a changed one replaces its
-earlier version. Each file is read in a parse worker
+its type's reader: readers.READER_CHANGES, what BM25 searches: store.SEARCHED) are those already stored is left
+alone; a changed one replaces its earlier version. Each file is read in a parse worker
 under [documents] parse_timeout_seconds and parse_memory_mb, so a hostile file is skipped like any unreadable one.
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ from App_Function_Libraries.Documents.node_groups import NodeDraft, NodeGroup, N
 from App_Function_Libraries.config import DocumentSettings
 from App_Function_Libraries.Documents.readers import (READER_CHANGES, file_type_of, read_bytes,
                                                       read_document_limited)
-from App_Function_Libraries.Documents.store import DocumentStore, NewDocument, index_text
+from App_Function_Libraries.Documents.store import SEARCHED, DocumentStore, NewDocument, index_text
 
 Progress = Callable[[int, int, str], None]  # (files done, files in all, current path)
 
@@ -94,7 +94,7 @@ class Ingestor:
     def recipe(self, path_context: str, file_type: str | None = None) -> str:
         data = {"groups": [(g.name, g.parent, g.recipe, g.annotate) for g in self.groups],
                 "annotation": self.annotator.model_label if self.annotator else "",
-                "path_context": path_context, "embeddings": self.embedding_label}
+                "path_context": path_context, "embeddings": self.embedding_label, "searched": SEARCHED}
         if READER_CHANGES.get(file_type or ""):  # only then: other types' recipes stay as they were
             data["reader"] = READER_CHANGES[file_type]
         return hashlib.sha1(json.dumps(data, sort_keys=True).encode("utf-8")).hexdigest()
