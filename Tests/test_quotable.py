@@ -27,6 +27,7 @@ BROKEN = [
     "x = 3.14 * (2 + 7) / 45 = 0.63 [1].",
     "and the treaty was signed by both nations in the spring.",
     "• Free shipping on all orders over fifty dollars.",
+    "In a long interview with the local radio station, the beekeeper also said:",  # the words it reports are lost
 ]
 WHOLE = [
     "The treaty was signed in Paris in 1783, ending the war.",
@@ -44,6 +45,7 @@ WHOLE = [
     "Stephen King wrote It in 1986, after a decade of novels.",
     "If the exhaust event is too brief, the steam cannot evacuate the cylinder (\"kick back\").[citation needed]",
     "He finished a four-year term in three years, graduating in 1873.:33",
+    "In a long interview with the local radio station, the beekeeper described two hives:",  # a statement
 ]
 
 
@@ -462,3 +464,59 @@ def test_says_who_is_quick_on_hostile_text():
         started = time.monotonic()
         assert question_forms.says_who(question, junk + " has the") is False
         assert time.monotonic() - started < 5
+
+
+def test_a_quotation_over_several_sentences_is_quoted_whole():
+    """Rule 12: a quotation that runs over sentences is one text, up to the sentence that closes it, so no mark is
+    left open and whose words they are shows; its sentences are not quoted alone, in the report's voice."""
+    text = ('"Count the hives lost to mites since 2010 and it is under a thousand. Count the hives lost to '
+            'pesticides and it is in the tens of thousands," the beekeeper Ana Ruiz said. The survey ran for a year.')
+    texts = [t for t, _n in quote_candidates([CitableSource(1, "u", "Hives", [text])])]
+    whole = ('"Count the hives lost to mites since 2010 and it is under a thousand. Count the hives lost to '
+             'pesticides and it is in the tens of thousands," the beekeeper Ana Ruiz said.')
+    assert texts == [whole, "The survey ran for a year."]
+    lead = extractive("How many hives are lost to pesticides?", [CitableSource(1, "u", "Hives", [text])])
+    assert lead.markdown.splitlines()[0] == f"{whole} [1]"
+
+
+@pytest.mark.parametrize("sentences, joined", [
+    (['“We talked to forty newsrooms.', 'We agreed on one plan.”', 'Then we left.'],
+     ['“We talked to forty newsrooms. We agreed on one plan.”', 'Then we left.']),
+    (['The screen is 55" wide.', 'It is bright.'], ['The screen is 55" wide.', 'It is bright.']),  # inches
+    (['She said "go now."', 'He went.'], ['She said "go now."', 'He went.']),  # closed in its own sentence
+    (['Then "Stop.', 'Wait.', 'Go.', 'Run.', 'Hide.'],  # never closed within four sentences: each stays alone
+     ['Then "Stop.', 'Wait.', 'Go.', 'Run.', 'Hide.']),
+])
+def test_which_sentences_a_quotation_joins(sentences, joined):
+    assert quotable.with_quotations(sentences) == joined
+
+
+def test_a_pronoun_opener_is_quoted_with_the_question_a_heading_asks_above_it():
+    """"It's a term …" under the heading "What's a Superbug?" says what a superbug is: quoted with the question
+    (without the heading's label, "But First:"), it is the definition that leads "What are superbugs?"."""
+    page = ("But First: What's a Superbug?\n\nIt's a term coined by reporters to describe bacteria that cannot be "
+            "killed using multiple antibiotics.\n\nAny species of bacteria can turn into a superbug, doctors say.")
+    texts = [t for t, _n in quote_candidates([CitableSource(1, "u", "Superbugs", [page])])]
+    asked = ("What's a Superbug? It's a term coined by reporters to describe bacteria that cannot be killed using "
+             "multiple antibiotics.")
+    assert texts == [asked, "Any species of bacteria can turn into a superbug, doctors say."]
+    for question in ("What are superbugs?", "What's a superbug?"):
+        assert extractive_answer(question, [CitableSource(1, "u", "Superbugs", [page])]).startswith(asked)
+    # the control: with a statement above it instead of a question, the pronoun opener stays unquoted
+    told = page.replace("But First: What's a Superbug?", "Superbugs worry doctors")
+    assert [t for t, _n in quote_candidates([CitableSource(1, "u", "S", [told])])] == [
+        "Any species of bacteria can turn into a superbug, doctors say."]
+
+
+def test_a_question_asked_in_the_text_goes_with_the_answer_after_it():
+    text = "The console is the fastest yet. The only problem? It costs $500, while its rival launched at $400."
+    texts = [t for t, _n in quote_candidates([CitableSource(1, "u", "Review", [text])])]
+    assert texts == ["The console is the fastest yet.",
+                     "The only problem? It costs $500, while its rival launched at $400."]
+
+
+def test_a_list_item_shares_a_word_with_the_question_in_any_of_its_forms():
+    """"What did the update add?" is answered by "+ Added …" items: "add" and "Added" are one word."""
+    page = "+ Added granite and andesite stone blocks\n+ Added the ocean monument with guardians\n"
+    lead = extractive_answer("What did the update add?", [CitableSource(1, "u", "Update notes", [page])])
+    assert lead.startswith("Added granite and andesite stone blocks")

@@ -19,7 +19,8 @@ from App_Function_Libraries.Retrieval.passages import split_sentences
 from App_Function_Libraries.Retrieval.question_forms import answer_shape, asked_for, known_names
 from App_Function_Libraries.Retrieval.quotable import (INLINE_TAGS, is_meta, is_question, is_table_rule,
                                                        item_reads_whole, list_number, needs_previous, plain_text,
-                                                       quotable_line, reads_as_sentence, step_label, up_to_colon)
+                                                       quotable_line, reads_as_sentence, stem, step_label,
+                                                       up_to_colon, with_quotations)
 from App_Function_Libraries.records import Citation, Source
 
 # [1]  [1, 3]  [1-3]  [1–3]  [1,2, 5-6]  [1000]   (not [^1] footnotes, not [text](links)); a number of any
@@ -231,7 +232,8 @@ def gives_orders(sentence: str) -> bool:
 
 
 def _content_words(text: str) -> set[str]:
-    return {t[:-1] if len(t) > 3 and t.endswith("s") and not t.endswith("ss") else t for t in tokenize(text)}
+    """The text's words (stop words aside) as stems, so the forms of one word meet ("add" and "Added")."""
+    return {stem(t) for t in tokenize(text)}
 
 
 def rank_sentences(question: str, sources: list[CitableSource], embedder=None,
@@ -270,12 +272,12 @@ def quote_candidates(sources: list[CitableSource]) -> list[tuple[str, int]]:
     sentences that read as sentences (only when none does, the others), list items and table rows as what
     they are, a list whose items are too short to quote alone as one text under its lead-in (`_whole_list`);
     no orders, no meta-sentences, no raw markup; a sentence opening with a pronoun only together with the
-    sentence before it."""
+    sentence before it, or with the question a heading asks right above it ("What's a Superbug? It's a term …")."""
     whole: list[tuple[str, int]] = []
     broken: list[tuple[str, int]] = []
     for src in sources:
         for passage in src.passages:
-            lead, run, label = "", [], ""
+            lead, run, label, asked = "", [], "", ""
             lines = passage.splitlines() + [""]
             for i, line in enumerate(lines):
                 item = quotable_line(line)
@@ -288,15 +290,28 @@ def quote_candidates(sources: list[CitableSource]) -> list[tuple[str, int]]:
                     run = []
                 if item is not None:
                     _item(item[1], src.n, whole, list_number(line))
-                    label = ""  # a step's label goes with the sentence right after it, not one after a list
+                    label = asked = ""  # a step's label goes with the sentence right after it, not one after a list
                     continue
                 lead, step = line.strip(), step_label(line)
                 if step:
                     label = step  # the step's sentence is on the next line of text
                 elif lead:
-                    _sentences(line, src.n, whole, broken, label)
-                    label = ""
+                    _sentences(line, src.n, whole, broken, label, asked)
+                    label, asked = "", heading_question(lead)
     return whole or broken
+
+
+ASKING_WORDS = 15  # a heading that asks is a question of at most this many words
+
+
+def heading_question(line: str) -> str:
+    """The question a line asks when the line is only that, a heading ("What's a Superbug?"; after a label,
+    "But First: What's a Superbug?", the question alone); else ''."""
+    text = plain_text(line) or ""
+    question = text.rsplit(": ", 1)[-1]
+    if not is_question(question) or len(question.split()) > ASKING_WORDS or len(split_sentences(question)) != 1:
+        return ""
+    return question
 
 
 LIST_ITEMS_MAX = 12  # a list quoted whole shows at most this many items, then "…"
@@ -321,12 +336,22 @@ def _whole_list(lead: str, items: list[str], n: int, whole: list) -> None:
     _item(f"{intro} {shown}".strip(), n, whole)
 
 
-def _sentences(line: str, n: int, whole: list, broken: list, label: str = "") -> None:
+def _sentences(line: str, n: int, whole: list, broken: list, label: str = "", asked: str = "") -> None:
     """The line's sentences that may be quoted; its first one with `label` ("Step 3: …"), a step's label on the
-    line before it."""
-    previous = ""  # the last sentence of the line that could be quoted on its own
-    for i, raw in enumerate(split_sentences(line)):
+    line before it; a pronoun opener with the sentence before it, or with the question asked just before it (in
+    the line, or by the heading above it: `asked`); a sentence too short to quote alone with the sentence before
+    it, which it finishes ("Every year, about 2 million people get sick from a superbug. About 23,000 die.")."""
+    previous = asked  # the last sentence that could be quoted on its own, or a question its next one answers
+    for i, raw in enumerate(with_quotations(split_sentences(line))):
         s = plain_text(raw)
+        if s is not None and heading_question(s) and not gives_orders(s):
+            previous = heading_question(s)
+            continue
+        if s is not None and len(s.split()) < 4 and previous and not is_question(previous) and not is_question(s):
+            if reads_as_sentence(f"{previous} {s}") and not gives_orders(s) and not is_meta(s):
+                whole.append((f"{previous} {s}", n))
+            previous = ""
+            continue
         if s is None or len(s.split()) < 4 or gives_orders(s) or is_meta(s) or is_question(s):
             previous = ""
             continue
@@ -351,7 +376,7 @@ def sentence_before(sources: list[CitableSource]) -> dict[tuple[int, str], str]:
         for passage in src.passages:
             for line in passage.splitlines():
                 before = ["", ""]  # the two sentences before the current one
-                for raw in split_sentences(line):
+                for raw in with_quotations(split_sentences(line)):
                     s = plain_text(raw)
                     if not s:
                         continue

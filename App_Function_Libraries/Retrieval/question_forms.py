@@ -269,7 +269,7 @@ def may_give(question: str, sentence: str, kind: str, names: frozenset[str] = fr
 
 # ---------------------------------------------------------------- definitions ("what is X")
 
-_DEFINITION_Q = re.compile(r"^\s*(?:what\s+(?:is|are|was|were)\s+(?:an?\s+)?|define\s+|what\s+does\s+)"
+_DEFINITION_Q = re.compile(r"^\s*(?:what(?:\s+(?:is|are|was|were)|['’]s)\s+(?:an?\s+)?|define\s+|what\s+does\s+)"
                            r"(?P<x>[^?]+?)(?:\s+mean)?\s*\??\s*$", re.IGNORECASE)
 _DEFINES = re.compile(r"\b(?:is|are|was|were|refers?\s+to|means?|denotes?|is\s+defined\s+as|is\s+called)\b",
                       re.IGNORECASE)
@@ -289,14 +289,27 @@ _NAMES_KIND = re.compile(r"\b(?:(?:is|are|was|were)\s+(?:a|an|the|one|any)\b|ref
                          r"is\s+defined\s+as)", re.IGNORECASE)
 
 
+#: a question and the answer that opens with a pronoun for its subject: "What's a Superbug? It's a term …"
+_ASKED_THEN_PRONOUN = re.compile(r"^(?P<q>[^?]{1,150}\?)\s+(?:it|they|this|these)(?P<verb>['’](?:s|re)\b.*|\s+\w.*)",
+                                 re.IGNORECASE | re.DOTALL)
+
+
 def is_definition(subject: str, text: str, names_kind: bool = False) -> bool:
     """The text defines the subject: it opens with the subject (after an article, or a field such as "In
     mathematics,"), an optional aside in brackets or commas, then a defining verb ("is", "refers to" …); with
-    names_kind, one that names what the subject is ("is a framework", not "is for everyone")."""
+    names_kind, one that names what the subject is ("is a framework", not "is for everyone"). Or it asks what
+    the subject is and answers with a pronoun and such a verb ("What's a Superbug? It's a term coined …")."""
     words = [re.escape(fold(w)) + r"(?:e?s)?" for w in re.findall(r"\w+", subject.lower())]
     if not words:
         return False
     verb = _NAMES_KIND if names_kind else _DEFINES
+    asked = _ASKED_THEN_PRONOUN.match(text)
+    if asked:
+        said = asked.group("verb").replace("’", "'")
+        said = ("is" + said[2:]) if said.lower().startswith("'s") else ("are" + said[3:]) if said.startswith("'") \
+            else said.strip()
+        return (re.fullmatch(r"(?:" + r"\W+".join(words) + r")", fold(definition_subject(asked.group("q"))),
+                             re.IGNORECASE) is not None and re.match(verb.pattern, said, re.IGNORECASE) is not None)
     pattern = (r"^\W*(?:in\s+[^,]{1,40},\s*)?(?:(?:a|an|the)\s+)?" + r"\W+".join(words)
                + r"\W*(?:\([^)]{0,80}\)\s*)?(?:,[^,]{0,80},\s*)?" + verb.pattern)
     return bool(re.match(pattern, text, re.IGNORECASE))

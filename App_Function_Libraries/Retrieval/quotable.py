@@ -72,12 +72,16 @@ def reads_as_sentence(sentence: str) -> bool:
 
 COLON_WORDS = 8
 #: a word that only introduces what follows a colon: "The signals are:", "Features include:", "as follows:",
-#: "it satisfies:", "is given by:"
+#: "it satisfies:", "is given by:", and a speaking verb before the words it reports ("… President Obama also
+#: said:", "… she told reporters:")
 _INTRODUCES = frozenset("""is are was were be been include includes included including follows following
 follow as like namely these those this below such example examples e.g. i.e. of to by with for from
 and or the a an satisfy satisfies satisfying give gives given write writes written define defines defined
 denote denotes denoted express expresses expressed hold holds read reads become becomes equal equals yield
-yields get gets obtain obtains have has had""".split())
+yields get gets obtain obtains have has had say says said tell tells told reporters explain explains explained
+add adds added wrote note notes noted state states stated announce announces announced declare declares declared
+reply replies replied answer answers answered ask asks asked comment comments commented remark remarks
+remarked continue continues continued warn warns warned put""".split())
 
 
 def up_to_colon(sentence: str) -> str | None:
@@ -117,6 +121,11 @@ def up_to_colon(sentence: str) -> str | None:
 # 11. a step of a how-to, the sentence after a line that is only its label ("Step 3"), is quoted with its label:
 #     "Step 3: Insert your plant into the hole." (`step_label`, `step_number`); an item of a numbered list keeps
 #     its number, "3. Add one teaspoon of tea per cup." (`list_number`), and is a step too.
+# 12. a quotation that runs over several sentences is quoted whole: a sentence that opens a quotation it does not
+#     close goes with the sentences after it, up to the one that closes it (QUOTATION_SENTENCES in all at most), so
+#     no quotation mark is left open and the words show whose they are ('"If you look at … it's less than 100. If
+#     you look at … it's in the tens of thousands," Mr Obama said.'); a sentence inside the quotation is not quoted
+#     alone, in the report's voice (`with_quotations`).
 
 _META = re.compile(
     r"\b(?:this|the present|the following|the next|the previous|the above|the below)\s+(?:article|section|page|"
@@ -187,6 +196,39 @@ def needs_previous(sentence: str) -> bool:
     an "it" that stands for the clause after it ("It is expected that …"), nor "this" counting time from now
     ("This year's survey of 5,000 professionals …")."""
     return bool(_PRONOUN_OPENER.match(sentence)) and not _EMPTY_IT.match(sentence) and not _NOW.match(sentence)
+
+
+QUOTATION_SENTENCES = 4
+_OPENING_AFTER = "([{—–-/"
+
+
+def opens_quotation(text: str) -> bool:
+    """The text opens a quotation it does not close: more “ than ”, or (with straight marks) an odd number of
+    them, the last one an opening mark (at the start or after a space or bracket, with a word after it)."""
+    curly = text.count("“") - text.count("”")
+    if curly:
+        return curly > 0
+    marks = [i for i, ch in enumerate(text) if ch == '"']
+    if len(marks) % 2 == 0:
+        return False
+    i = marks[-1]
+    return (i == 0 or text[i - 1].isspace() or text[i - 1] in _OPENING_AFTER) and text[i + 1:i + 2].strip() != ""
+
+
+def with_quotations(sentences: list[str]) -> list[str]:
+    """The sentences of a paragraph with each quotation that runs over several of them as one text (rule 12)."""
+    out: list[str] = []
+    i = 0
+    while i < len(sentences):
+        text, end = sentences[i], i
+        if opens_quotation(text):
+            for j in range(i + 1, min(i + QUOTATION_SENTENCES, len(sentences))):
+                if not opens_quotation(" ".join(sentences[i:j + 1])):
+                    text, end = " ".join(sentences[i:j + 1]), j
+                    break
+        out.append(text)
+        i = end + 1
+    return out
 
 
 def plain_text(text: str) -> str | None:
