@@ -268,7 +268,7 @@ def rank_sentences(question: str, sources: list[CitableSource], embedder=None,
 
 
 def quote_candidates(sources: list[CitableSource]) -> list[tuple[str, int]]:
-    """(text, source n) of every text an extractive answer may quote (Retrieval/quotable.py rules 1-10):
+    """(text, source n) of every text an extractive answer may quote (Retrieval/quotable.py rules 1-13):
     sentences that read as sentences (only when none does, the others), list items and table rows as what
     they are, a list whose items are too short to quote alone as one text under its lead-in (`_whole_list`);
     no orders, no meta-sentences, no raw markup; a sentence opening with a pronoun only together with the

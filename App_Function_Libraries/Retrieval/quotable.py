@@ -110,7 +110,8 @@ def up_to_colon(sentence: str) -> str | None:
 #     situations?"): it asks, it does not state;
 #  8. not opening with a pronoun or link phrase whose referent is in a sentence the reader does not see ("It …",
 #     "This implies …", "These are …", "He was …", "A decent one costs …", "In so doing, …", "For this reason
-#     …", "At that time …"): such a sentence is quoted only with the sentence before it; an "it" that stands
+#     …", "At that time …"): such a sentence is quoted only with the sentence before it, or with the question
+#     asked just before it, in the text or by a heading ("What's a Superbug? It's a term …"); an "it" that stands
 #     for nothing, the one that opens a statement of what is expected, said or known ("It is expected that …",
 #     "It was reported that …", "It is not clear whether …"), needs no sentence before, nor does a "this" that
 #     counts time from now ("This year's survey …", "This week, …");
@@ -125,7 +126,9 @@ def up_to_colon(sentence: str) -> str | None:
 #     close goes with the sentences after it, up to the one that closes it (QUOTATION_SENTENCES in all at most), so
 #     no quotation mark is left open and the words show whose they are ('"If you look at … it's less than 100. If
 #     you look at … it's in the tens of thousands," Mr Obama said.'); a sentence inside the quotation is not quoted
-#     alone, in the report's voice (`with_quotations`).
+#     alone, in the report's voice (`with_quotations`);
+# 13. a sentence too short to quote alone (under four words) is quoted with the sentence before it, which it
+#     finishes ("Every year, about 2 million people get sick from a superbug. About 23,000 die.").
 
 _META = re.compile(
     r"\b(?:this|the present|the following|the next|the previous|the above|the below)\s+(?:article|section|page|"
