@@ -594,3 +594,29 @@ def test_only_the_how_to_s_own_steps_lengthen_an_answer():
     d = core.draft("How do you pot a cactus?", sources, None)
     assert [p.text.split(":")[0] for p in [d.lead, *d.picks]][:4] == ["Step 1", "Step 2", "Step 3", "Step 4"]
     assert all(p.n == 1 for p in [d.lead, *d.picks][:4]) and len([d.lead, *d.picks]) <= 6
+
+
+HIVES = [("Hive losses", "Beekeepers met in the spring to compare their winter losses. \"Count the hives lost to mites "
+          "since 2010 and it is under a thousand. Count the hives lost to pesticides and it is in the tens of "
+          "thousands,\" the beekeeper Ana Ruiz said. The survey ran for a year.")]
+MITES = [("Varroa mites", "But First: What's a Varroa mite?\n\nIt's a parasite that feeds on honey bees and spreads "
+          "viruses between colonies.\n\nAny colony in Europe can carry the mites, keepers say.")]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_quotation_over_sentences_and_a_question_s_pronoun_answer_lead_whole(path, make_settings):
+    """A quotation that runs over two sentences leads whole, closed and with its speaker (it led with its first
+    sentence, a mark left open); "It's a parasite …" under the heading "What's a Varroa mite?" is the
+    definition, quoted with its question. Each citation's quote holds its sentence on every path."""
+    def lead(answer: Answer) -> str:  # the first cited line (the web report opens with a line on its mode)
+        return next(line for line in answer.markdown.splitlines() if "[1]" in line)
+    out = path("How many hives are lost to pesticides?", HIVES, make_settings)
+    assert lead(out).startswith(
+        "\"Count the hives lost to mites since 2010 and it is under a thousand. Count the hives lost to pesticides "
+        "and it is in the tens of thousands,\" the beekeeper Ana Ruiz said. [1]"), out.markdown
+    out2 = path("What are Varroa mites?", MITES, make_settings)
+    assert lead(out2).startswith(
+        "What's a Varroa mite? It's a parasite that feeds on honey bees and spreads viruses between colonies."), \
+        out2.markdown
+    for answer in (out, out2):
+        assert answer.citations and all(c.verdict == verifier.SUPPORTED for c in answer.citations), answer.citations
