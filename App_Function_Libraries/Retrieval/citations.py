@@ -344,8 +344,9 @@ def _sentences(line: str, n: int, whole: list, broken: list, label: str = "", as
     previous = asked  # the last sentence that could be quoted on its own, or a question its next one answers
     for i, raw in enumerate(with_quotations(split_sentences(line))):
         s = plain_text(raw)
-        if s is not None and heading_question(s) and not gives_orders(s):
-            previous = heading_question(s)
+        question = heading_question(s) if s is not None and not gives_orders(s) else ""
+        if question:
+            previous = question
             continue
         if s is not None and len(s.split()) < 4 and previous and not is_question(previous) and not is_question(s):
             if reads_as_sentence(f"{previous} {s}") and not gives_orders(s) and not is_meta(s):

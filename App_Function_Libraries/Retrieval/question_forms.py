@@ -305,9 +305,8 @@ def is_definition(subject: str, text: str, names_kind: bool = False) -> bool:
     verb = _NAMES_KIND if names_kind else _DEFINES
     asked = _ASKED_THEN_PRONOUN.match(text)
     if asked:
-        said = asked.group("verb").replace("’", "'")
-        said = ("is" + said[2:]) if said.lower().startswith("'s") else ("are" + said[3:]) if said.startswith("'") \
-            else said.strip()
+        said = re.sub(r"^'re\b", "are", re.sub(r"^'s\b", "is", asked.group("verb").replace("’", "'").strip(),
+                                                flags=re.IGNORECASE), flags=re.IGNORECASE)
         return (re.fullmatch(r"(?:" + r"\W+".join(words) + r")", fold(definition_subject(asked.group("q"))),
                              re.IGNORECASE) is not None and re.match(verb.pattern, said, re.IGNORECASE) is not None)
     pattern = (r"^\W*(?:in\s+[^,]{1,40},\s*)?(?:(?:a|an|the)\s+)?" + r"\W+".join(words)
