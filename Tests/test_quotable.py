@@ -166,6 +166,10 @@ def test_how_often_asks_for_a_frequency_not_any_number():
     # someone else's words, quoted: about their post, not this page (the Ars Technica page's key sentence)
     ('"I thought a lot before writing this post," developer Ammar Askar wrote after reporting the bug.', False),
     ("I thought a lot before writing this post, but the bug is real.", True),  # control: the page's own words
+    # what the page will not cover (the SRE book's chapter on monitoring), not a finding about the subject
+    ("Because the chapter covers hives, we won't discuss these uses of wax here.", True),
+    ("Because the chapter covers hives, we will not discuss wax.", True),
+    ('"We won\'t give up on the hives," the keeper said.', False),  # control: someone else's words
 ])
 def test_a_pointer_to_another_page_or_a_reference_is_not_quoted(sentence, meta):
     from App_Function_Libraries.Retrieval.quotable import is_meta

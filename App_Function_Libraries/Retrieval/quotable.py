@@ -101,8 +101,8 @@ def up_to_colon(sentence: str) -> str | None:
 # Beyond reading as a sentence, an extractive answer quotes a source's text as a finding only when it stands
 # on its own as one:
 #  7. not a meta-sentence: one about the page itself rather than its subject ("The method presented above …",
-#     "In this article we …", "Here, we offer another …", "Here's a look at …", "Read the full report …",
-#     "see below", "the following example"), nor a pointer to another page ("For details of individual
+#     "In this article we …", "Here, we offer another …", "we won't discuss …", "Here's a look at …", "Read the
+#     full report …", "see below", "the following example"), nor a pointer to another page ("For details of individual
 #     countries see …", "For a list of films … see …", "See also …", "Main article: …"), nor an entry of a
 #     reference list (it holds an ISBN, ISSN or DOI, "Retrieved 3 May 2015" or "Archived from the original", or
 #     opens with a wiki's back-link caret, "^ Aguilar, Carlos …"), nor a table's header row (the row above its
@@ -145,8 +145,8 @@ _META = re.compile(
     r"\b(?-i:Archived from the original)\b|^\s*\^\s|"
     r"^\W*(?:here|in this \w+|below|above)\s*,?\s+(?:we|i|you)\b|^\W*here(?:'s|’s|\s+is|\s+are)\s|"
     r"^\W*(?:read|download|see|check\s+out|get)\s+(?:the|our)\s+(?:full|complete|whole|entire)\b|"
-    r"\b(?:we|i)\s+(?:will|shall|now|offer|present|show|discuss|describe|consider|look|introduce|explain|"
-    r"review|begin|start|turn|focus|give|provide)\b|\blet(?:'s|\s+us)\b",
+    r"\b(?:we|i)\s+(?:will|shall|won['’]t|will\s+not|now|offer|present|show|discuss|describe|consider|look|"
+    r"introduce|explain|review|begin|start|turn|focus|give|provide)\b|\blet(?:'s|\s+us)\b",
     re.IGNORECASE)
 #: a link phrase that stands for what the sentence before said: "In so doing, …", "By doing so …", "For this
 #: reason …", "Because of this …", "At that time …" (not a connective such as "As a result," or "In addition,":
