@@ -620,3 +620,69 @@ def test_a_quotation_over_sentences_and_a_question_s_pronoun_answer_lead_whole(p
         out2.markdown
     for answer in (out, out2):
         assert answer.citations and all(c.verdict == verifier.SUPPORTED for c in answer.citations), answer.citations
+
+
+QUILL = [("Ada Quill", "Ada Quill met the editor Brian Fogg of Redwood Press at a fair in 2019. Ada Quill is a "
+          "software engineer who designs accessible readers for blind students.")]
+
+
+def _lead(answer: Answer) -> str:
+    return next(line for line in answer.markdown.splitlines() if "[1]" in line)
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_who_is_x_leads_with_what_x_is(path, make_settings):
+    """"Who is Ada Quill?" asks what she is, not for a name other than hers: the sentence that says it leads,
+    not the one naming someone she met."""
+    out = path("Who is Ada Quill?", QUILL, make_settings)
+    assert "Ada Quill is a software engineer" in _lead(out), out.markdown
+
+
+def test_control_read_as_asking_for_a_name_the_other_name_leads(make_settings, monkeypatch):
+    """Without the "who is X" form, the question asks for a name and the sentence naming Brian Fogg leads."""
+    from App_Function_Libraries.Retrieval import question_forms
+    monkeypatch.setattr(question_forms, "_WHO_IS", re.compile(r"(?!x)x"))
+    out = documents("Who is Ada Quill?", QUILL, make_settings)
+    assert "Brian Fogg" in _lead(out), out.markdown
+
+
+COCOA = [("Cocoa", "Chocolate makers come and go, and because of Ruiz and his shop in town, cocoa beans came cheap. "
+          "The first cocoa beans were grown in the upper Amazon basin, long before chocolate reached Europe.")]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_where_is_answered_by_a_place_not_by_any_name(path, make_settings):
+    """"Where did cocoa beans come from?" asks for a place: a name after a word of place ("in the upper Amazon
+    basin") gives one; "because of Ruiz" names a man, which answers no "where"."""
+    out = path("Where did cocoa beans come from?", COCOA, make_settings)
+    assert "upper Amazon basin" in _lead(out), out.markdown
+
+
+def test_a_name_is_a_place_after_a_word_of_place():
+    from App_Function_Libraries.Retrieval.question_forms import has_kind, may_give
+    q = "Where did cocoa beans come from?"
+    assert has_kind(q, "They were grown in the upper Amazon basin.", "where")
+    assert has_kind(q, "The beans came from Ecuador.", "where")
+    assert not has_kind(q, "Because of Ruiz and his shop, the beans came cheap.", "where")
+    assert may_give(q, "Because of Ruiz and his shop, the beans came cheap.", "where")  # leniently, any name
+
+
+NEON = [("Glow tubes", "Glow tubes were invented in Europe, and they seemed dazzlingly futuristic to the crowds. "
+         "The engineer Georges Claude held the patent on glow tubes and sold them to sign makers.")]
+
+
+def test_who_is_not_answered_by_a_place():
+    """"Who invented glow tubes?": "debuted in Europe" names a place, not who; the inventor's sentence has the
+    shape asked for."""
+    from App_Function_Libraries.Retrieval.question_forms import has_kind
+    q = "Who invented glow tubes?"
+    assert not has_kind(q, "When glow tubes debuted in Europe, they seemed dazzlingly futuristic.", "who")
+    assert has_kind(q, "In Paris, the engineer Georges Claude showed the first tube.", "who")  # the man, not Paris
+    assert has_kind(q, "The idea first appears in Einstein's notes on light.", "who")  # a person's work, in it
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_who_leads_with_the_person_not_the_place(path, make_settings):
+    """The sentence placing the invention in Europe is the more relevant; the one naming the man leads."""
+    out = path("Who invented glow tubes?", NEON, make_settings)
+    assert "Georges Claude" in _lead(out), out.markdown

@@ -99,6 +99,8 @@ SAID = [CitableSource(1, "http://t.test/okafor", "Okafor on mergers at the heari
     ("What did Dalton think the atomic ratios were?", "Dalton"),
     ("What is said to be the largest funfair in Europe?", ""),  # no one's words asked for
     ("What did Edward Lorenz discover?", ""),
+    ("What did the 2024 hive survey find?", "the 2024 hive survey"),  # findings, as a study reports them
+    ("What does the swarm map show?", "the swarm map"),
     ("Who said that mergers take years?", ""),  # asks for a name
 ])
 def test_whose_words_a_question_asks_for(question, speaker):
@@ -117,6 +119,17 @@ def test_a_text_that_reports_the_speakers_words_pinpoints(text, expected):
     assert core.pinpoints(SAID_QUESTION, text) is expected
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("This year's hive survey of 5,000 keepers suggests that colonies lost to mites have halved.", True),
+    ("The survey found that colonies lost to mites have halved since 2020.", True),
+    ("This year we looked at mites in hives, and the survey's results were somewhat surprising.", False),
+])
+def test_a_text_that_reports_a_study_s_findings_pinpoints(text, expected):
+    """"What did the survey find?": a text naming the survey and what it found, suggests or shows, not one
+    announcing that its results surprise."""
+    assert core.pinpoints("What did the 2024 hive survey find?", text) is expected
+
+
 def test_what_the_speaker_said_leads(embedder):
     """The sentence naming Okafor as a merger expert scores higher; the one reporting Okafor's words leads."""
     ranked = sorted(core.candidates(SAID_QUESTION, SAID, embedder), key=lambda p: -p.score)
@@ -126,6 +139,44 @@ def test_what_the_speaker_said_leads(embedder):
 
 
 def test_control_without_the_speech_rule_the_higher_text_leads(embedder, monkeypatch):
-    monkeypatch.setattr(core, "speaker_asked", lambda question: "")
+    from App_Function_Libraries.Retrieval import question_forms
+    monkeypatch.setattr(question_forms, "speaker_asked", lambda question: "")
     d = core.draft(SAID_QUESTION, SAID, embedder)
     assert d.lead is not None and "knows a thing or two" in d.lead.text
+
+
+# ---------------------------------------------------------------- what something is used for
+
+USE_QUESTION = "What is beeswax used for?"
+USE = [CitableSource(1, "http://t.test/wax", "Beeswax", [
+    "Beeswax is a natural wax that worker bees make in their hives. "
+    "In the 1700s, beeswax started being used for church candles in Paris."])]
+
+
+@pytest.mark.parametrize("question, text, expected", [
+    (USE_QUESTION, "Beeswax is used for candles and cosmetics.", True),
+    (USE_QUESTION, "Beeswax is used to waterproof leather.", True),
+    ("What are the uses of beeswax?", "Its uses include candles and polish.", True),
+    (USE_QUESTION, "Beeswax is made by young worker bees.", False),
+    (USE_QUESTION, "Beeswax is used mainly in cosmetics.", True),
+    (USE_QUESTION, "Beekeepers use it.", False),
+    (USE_QUESTION, "A hive needs to use wax to store honey.", False),  # not said of what the question asks about
+    ("Who used beeswax first?", "Beeswax is used for candles.", False),  # not asked what it serves for
+])
+def test_a_text_saying_what_something_is_used_for_pinpoints(question, text, expected):
+    assert core.pinpoints(question, text) is expected
+
+
+def test_what_it_is_used_for_leads(embedder):
+    """"What is beeswax used for?": the sentence saying what beeswax is scores higher; the one saying what it
+    is used for leads."""
+    d = core.draft(USE_QUESTION, USE, embedder)
+    assert d.lead is not None and "used for church candles" in d.lead.text, d.lead
+
+
+def test_control_without_the_use_rule_the_higher_text_leads(embedder, monkeypatch):
+    from App_Function_Libraries.Retrieval import question_forms
+    monkeypatch.setattr(question_forms, "asks_use", lambda question: False)
+    d = core.draft(USE_QUESTION, USE, embedder)
+    ranked = sorted(core.candidates(USE_QUESTION, USE, embedder), key=lambda p: -p.score)
+    assert d.lead is not None and d.lead.text == ranked[0].text and "natural wax" in d.lead.text, ranked

@@ -32,7 +32,8 @@ RELEVANCE_FLOOR. Its relevance is the mean of two measures, less a penalty:
     (`pinpoints`): a number that counts what "how many N" counts ("500 points"), for a question asking
     what something is named or called, a name given by a naming word ("a story called Children of Earth"), or,
     for a question asking what is needed, a list of it ("What You'll Need: Cloche; Moss; …"), for a question
-    asking what someone said, a text reporting their words ("…, Zuckerberg said at the trial").
+    asking what someone said, a text reporting their words ("…, Zuckerberg said at the trial"), for a question
+    asking what something is used for, a text saying it ("is used to treat …"; question_forms.pinpoints).
 Without an embedding model the relevance is the coverage alone, less the penalty, against LEXICAL_FLOOR.
 Below the floor a text is never presented as the answer: when nothing clears it the answer says the sources
 do not answer the question and lists the closest passages as not used; when a part of the question (a
@@ -71,11 +72,9 @@ from App_Function_Libraries.Retrieval.bm25 import tokenize
 from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, CitableSource, cited_sentences,
                                                         format_group, parse_group, quote_candidates, rank_sentences,
                                                         sentence_before)
-from App_Function_Libraries.Retrieval.question_forms import (answer_shape, asked_for, asks_name, asks_what_is_needed,
-                                                             counted_noun, counted_words, definition_subject,
-                                                             gives_advice, gives_name, is_definition, known_names,
-                                                             lists_what_is_needed, may_give, reports_speech_of,
-                                                             says_who, speaker_asked)
+from App_Function_Libraries.Retrieval.question_forms import (answer_shape, asked_for, definition_subject,
+                                                             gives_advice, is_definition, known_names, may_give,
+                                                             pinpoints)
 from App_Function_Libraries.Retrieval.quotable import asks_how_to, repeats_title, stem, step_number
 from App_Function_Libraries.Retrieval.verifier import verify, words_of
 from App_Function_Libraries.records import Answer, AnswerSource, NotUsed
@@ -237,31 +236,14 @@ def shape_fits(question: str, text: str, names: frozenset[str] = frozenset()) ->
     """The text has what the question's form asks for (see the module docstring; `names`: question_forms.known_names
     of the texts it is among)."""
     subject = definition_subject(question)
-    if subject:
-        return is_definition(subject, text)
     kind = asked_for(question)
+    if subject and is_definition(subject, text):
+        return True
+    if subject and kind != "who":  # "Who is X?" that no text defines: a text naming someone else, as before
+        return False
     if not kind and asks_how_to(question):
         return gives_advice(text)
     return bool(kind) and answer_shape(question, text, kind, names) == 2
-
-
-def pinpoints(question: str, text: str) -> bool:
-    """The text states the answer the way the question asks for it: for "how many N" a number that counts N
-    ("500 points" for "How many points …"); for a question asking what something is named or called, a name
-    given by a naming word ("a story called Children of Earth", 'a gas he named "dephlogisticated air"'); for
-    "who" doing what the question says, that said of someone ("The licensed local pastor has the authority …",
-    question_forms.says_who); for a question asking what is needed ("What do you need to …"), a list quoted under a
-    lead-in naming what is needed ("What You'll Need: Cloche; Moss; …", "Ingredients: …"); for a question
-    asking what someone said ("What did Zuckerberg say about acquisitions?"), a text reporting their words
-    ("…, Zuckerberg said at the trial."). Evidence of an answer, not proof: "how many points" may be met by the
-    points of another team."""
-    noun = counted_noun(question)
-    if noun:
-        return stem(noun) in {stem(w) for w in counted_words(text)}
-    speaker = speaker_asked(question)
-    return ((asks_name(question) and gives_name(text)) or says_who(question, text)
-            or (asks_what_is_needed(question) and lists_what_is_needed(text))
-            or bool(speaker and reports_speech_of(speaker, text)))
 
 
 def candidates(question: str, sources: list[CitableSource], embedder=None, topic: str = "") -> list[Pick]:

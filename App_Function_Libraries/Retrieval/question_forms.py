@@ -7,19 +7,21 @@ whether a sentence has it (`has_kind`: a capitalised word after the first, or a 
 name, `known_names`), and, for any question, words the question does not already have. Sentences that merely
 repeat the question's words rank below those that add to them. `may_give` is the lenient form an answer is
 checked with before it is said to lack the kind asked for.
-For the core's `pinpoints` (a text that states the answer the way the question asks for it):
+`pinpoints` (a text that states the answer the way the question asks for it, for the cited-answer core) reads:
 `counted_noun`/`counted_words` (what "how many N" counts), `asks_name`/`gives_name` (a name given by a naming
 word), `says_who` (a role or name doing what a "who" question says), `asks_what_is_needed`/
-`lists_what_is_needed`, and `speaker_asked`/`reports_speech_of` (for "What did X say about Y?", a text that
-reports X's words: "…, Zuckerberg said at the trial").
-`definition_subject`/`is_definition`: X of "what is X?", and a text that defines X.
+`lists_what_is_needed`, `speaker_asked`/`reports_speech_of` (for "What did X say about Y?" or "What did X
+find?", a text that reports X's words or findings: "…, Zuckerberg said at the trial"), and `asks_use`/`gives_use`
+("What is X used for?").
+`definition_subject`/`is_definition`: X of "what is X?" (or of "who is X?" for a name X), and a text that
+defines X. For "where", a name is a place after a word of place (`_PLACED`: "in 15th century Europe").
 """
 from __future__ import annotations
 
 import re
 
 from App_Function_Libraries.Retrieval.bm25 import STOPWORDS, tokenize
-from App_Function_Libraries.Retrieval.quotable import LIST_NUMBER, fold
+from App_Function_Libraries.Retrieval.quotable import LIST_NUMBER, fold, stem
 
 
 _YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\b\d{1,2}(?:st|nd|rd|th)\s+century\b|\bcentury\b", re.I)
@@ -111,6 +113,25 @@ def counted_words(sentence: str) -> set[str]:
 def asks_name(question: str) -> bool:
     """The question asks what something is named or called ("What was the name of …", "… called?")."""
     return bool(_ASKS_NAME.search(question))
+
+
+#: "What is neon used for?", "What are the uses of X?", "What is X used in?": asks what X serves for
+_ASKS_USE = re.compile(r"^\W*(?:what|which|how)\b[^?]*\b(?:used\s+(?:for|in|as)\b|uses?\s+of\b|uses?\s+for\b)",
+                       re.IGNORECASE)
+#: a text saying what something serves for: "is used to treat …", "used mainly for signs", "its uses include …"
+_GIVES_USE = re.compile(r"\b(?:used|uses?|using)\s+(?:\w+ly\s+)?(?:for|to|in|as)\s+\w|\buses\s+(?:include|are)\b",
+                        re.IGNORECASE)  # not "needs to use CPU to work": an adverb at most between
+
+
+def asks_use(question: str) -> bool:
+    """The question asks what something is used for ("What is neon used for?", "What are the uses of …")."""
+    return bool(_ASKS_USE.search(question))
+
+
+def gives_use(text: str) -> bool:
+    """The text says what something is used for: "started being used for cosmopolitan flash", "is used to
+    treat …", "its uses include …"."""
+    return bool(_GIVES_USE.search(text))
 
 
 _NEEDED = r"(?:need|needs|needed|require|requires|required|ingredients|materials|supplies|tools|equipment)"
@@ -207,12 +228,24 @@ _NO_NAME = re.compile(rf"(?:I|I['’](?:m|ve|d|ll)|{_MONTHS}|(?:Mon|Tues|Wednes|
 _DEGREE = re.compile(r"\b(?:Master|Bachelor)(?:['’]?s)?\s+degrees?\b")
 
 
+#: a word of place and up to three words after it, up to a capitalised word: "in 15th century Europe", "from
+#: the Champ de Mars", "near Paris" (not "because of Kaplan": a name that is no place)
+_PLACED = re.compile(r"\b(?:in|into|from|at|near|on|to|across|throughout|around|outside|inside|within|between|"
+                     r"towards?|off|along|north|south|east|west)\s+(?:[\w'’-]+\s+){0,3}?[A-Z][\w'’-]*")
+
+
+#: a name in a place: "in Europe", "throughout the United States" (a "who" is not answered by it)
+_IN_PLACE = re.compile(r"\b(?i:in|near|across|throughout|inside|outside|within)\s+(?:the\s+)?"
+                       r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
+
+
 def has_kind(question: str, sentence: str, kind: str, names: frozenset[str] = frozenset()) -> bool:
     """The sentence holds the kind of answer asked for (asked_for): a year or month for "when", a number the
-    question does not state for "number", a frequency for "often", else a name the question does not have: a
-    capitalised word inside a sentence, or one that opens the sentence (or a sentence within the text, "… dance.
-    She runs …") when the texts use it as a name (`names`: known_names); not "I", a month, a weekday or a
-    degree ("a Master's degree"), which name no one."""
+    question does not state for "number", a frequency for "often", for "who is X" a definition of X, else a name
+    the question does not have (for "where" one after a word of place, `_PLACED`; for "who" none in a place,
+    `_IN_PLACE`): a capitalised word inside a sentence, or one that opens the sentence (or a sentence within the
+    text, "… dance. She runs …") when the texts use it as a name (`names`: known_names); not "I", a month, a
+    weekday or a degree ("a Master's degree"), which name no one."""
     if kind == "when":
         return bool(_YEAR.search(sentence) or _MONTH.search(sentence))
     if kind == "number":  # a count or amount: a date's day and year do not answer "how many"
@@ -222,6 +255,12 @@ def has_kind(question: str, sentence: str, kind: str, names: frozenset[str] = fr
         return bool(_FREQUENCY.search(sentence))
     if kind == "who" and says_who(question, sentence):  # a role answers too: "The licensed local pastor has …"
         return True
+    if kind == "who" and _WHO_IS.match(question) and is_definition(definition_subject(question), sentence):
+        return True  # "Who is X?" is answered by what X is: "X is an American activist …"
+    if kind == "where":  # a name is a place where a word of place comes before it: "in 15th century Europe"
+        sentence = " ".join(m.group(0) for m in _PLACED.finditer(sentence))
+    elif kind == "who":  # a place names no one: "debuted in Europe" (not "in Einstein's theory")
+        sentence = _IN_PLACE.sub(lambda m: m.group(0) if re.search(r"['’]s$", m.group(0)) else " ", sentence)
     named = set()
     sentence = _DEGREE.sub(" ", sentence)
     for i, m in enumerate(_WORD.finditer(sentence)):
@@ -254,9 +293,9 @@ _MAY_SAY_AMOUNT = re.compile(r"\b(?:several|dozens|few|many|numerous|single|mult
 
 def may_give(question: str, sentence: str, kind: str, names: frozenset[str] = frozenset()) -> bool:
     """Leniently, whether the sentence may hold the kind of answer asked for: `has_kind`, or for "when" any
-    figure (not money, a share or an age) or time word, for "number" any quantifier. An answer is said to lack
-    the kind only when none of its texts may hold it, so the line that says so is not said of an answer in a form
-    has_kind misses."""
+    figure (not money, a share or an age) or time word, for "number" any quantifier, for "where" any name. An
+    answer is said to lack the kind only when none of its texts may hold it, so the line that says so is not said
+    of an answer in a form has_kind misses."""
     if has_kind(question, sentence, kind, names):
         return True
     if kind == "when":
@@ -264,7 +303,30 @@ def may_give(question: str, sentence: str, kind: str, names: frozenset[str] = fr
         return bool(_MAY_SAY_WHEN.search(timeless) or _MONTH.search(timeless))
     if kind == "number":
         return bool(_MAY_SAY_AMOUNT.search(sentence))
+    if kind == "where":  # any name may be a place: "Paris's most visited museum"
+        return has_kind(question, sentence, "name", names)
     return False
+
+
+def pinpoints(question: str, text: str) -> bool:
+    """The text states the answer the way the question asks for it: for "how many N" a number that counts N
+    ("500 points" for "How many points …"); for a question asking what something is named or called, a name
+    given by a naming word ("a story called Children of Earth", 'a gas he named "dephlogisticated air"'); for
+    "who" doing what the question says, that said of someone ("The licensed local pastor has the authority …",
+    question_forms.says_who); for a question asking what is needed ("What do you need to …"), a list quoted under a
+    lead-in naming what is needed ("What You'll Need: Cloche; Moss; …", "Ingredients: …"); for a question
+    asking what someone said ("What did Zuckerberg say about acquisitions?"), a text reporting their words
+    ("…, Zuckerberg said at the trial."); for a question asking what something is used for, a text saying what
+    it is used for ("neon started being used for cosmopolitan flash"). Evidence of an answer, not proof: "how
+    many points" may be met by the points of another team."""
+    noun = counted_noun(question)
+    if noun:
+        return stem(noun) in {stem(w) for w in counted_words(text)}
+    speaker = speaker_asked(question)
+    return ((asks_name(question) and gives_name(text)) or says_who(question, text)
+            or (asks_use(question) and gives_use(text))
+            or (asks_what_is_needed(question) and lists_what_is_needed(text))
+            or bool(speaker and reports_speech_of(speaker, text)))
 
 
 # ---------------------------------------------------------------- definitions ("what is X")
@@ -275,8 +337,18 @@ _DEFINES = re.compile(r"\b(?:is|are|was|were|refers?\s+to|means?|denotes?|is\s+d
                       re.IGNORECASE)
 
 
+#: "Who is X?", "Who were the Huguenots?" for a name X (capitalised words, perhaps joined by "von", "de" …):
+#: asks what X is, as "What is X?" does, not for a name other than X
+_WHO_IS = re.compile(r"^\s*[Ww]ho\s+(?:is|was|are|were)\s+(?:[Tt]he\s+)?(?P<x>[A-Z][\w'’.-]*"
+                     r"(?:\s+(?:(?:von|van|de|der|den|da|di|du|al|bin|le|la)\s+)*[A-Z][\w'’.-]*){0,4})\s*\??\s*$")
+
+
 def definition_subject(question: str) -> str:
-    """X of "what is X?" when X is a short name (no "of", at most five words), else ''."""
+    """X of "what is X?" when X is a short name (no "of", at most five words), or of "who is X?" when X is a
+    name (`_WHO_IS`), else ''."""
+    who = _WHO_IS.match(question)
+    if who:
+        return who.group("x")
     m = _DEFINITION_Q.match(question)
     if not m:
         return ""
@@ -319,8 +391,12 @@ def is_definition(subject: str, text: str, names_kind: bool = False) -> bool:
 _SPEECH = (r"(?:say|says|said|saying|tell|tells|told|think|thinks|thought|believe|believes|believed|claim|claims|"
            r"claimed|argue|argues|argued|write|writes|wrote|written|state|states|stated|suggest|suggests|suggested|"
            r"warn|warns|warned|explain|explains|explained|add|adds|added|note|notes|noted|announce|announces|"
-           r"announced|insist|insists|insisted|admit|admits|admitted|recall|recalls|recalled)")
-#: "What did X say …", "What does X think of …", "What has X said about …": X is whose words are asked for
+           r"announced|insist|insists|insisted|admit|admits|admitted|recall|recalls|recalled|"
+           # what a study or a search reports: "What did the survey find?", "What does the map show?"
+           r"find|finds|found|show|shows|showed|shown|reveal|reveals|revealed|conclude|concludes|concluded|"
+           r"report|reports|reported)")
+#: "What did X say …", "What does X think of …", "What has X said about …", "What did X find?": X is whose words
+#: (or findings) are asked for
 _ASKS_SAID = re.compile(rf"^\W*what\s+(?:did|does|do|has|have|had)\s+(?P<who>.+?)\s+{_SPEECH}\b", re.IGNORECASE)
 #: a text that reports what someone said: a speaking verb ("Zuckerberg said at the trial"), "according to", or
 #: a quotation in its own marks
@@ -336,8 +412,9 @@ def speaker_asked(question: str) -> str:
 
 
 def reports_speech_of(speaker: str, text: str) -> bool:
-    """The text reports what the speaker said, thought or wrote: it names them (a word of their name, "the
-    court" for "the Court of Justice") and says that they spoke (a speaking verb, "according to", a quotation)."""
+    """The text reports what the speaker said, thought, wrote or found: it names them (a word of their name, "the
+    court" for "the Court of Justice") and says that they spoke (a speaking or reporting verb, "found",
+    "suggests", "according to", a quotation)."""
     named = set(tokenize(speaker)) - _NO_DOER
     return bool(named & set(tokenize(text))) and bool(_REPORTS_SPEECH.search(text))
 
