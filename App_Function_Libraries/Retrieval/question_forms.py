@@ -313,10 +313,10 @@ def pinpoints(question: str, text: str) -> bool:
     ("500 points" for "How many points …"); for a question asking what something is named or called, a name
     given by a naming word ("a story called Children of Earth", 'a gas he named "dephlogisticated air"'); for
     "who" doing what the question says, that said of someone ("The licensed local pastor has the authority …",
-    question_forms.says_who); for a question asking what is needed ("What do you need to …"), a list quoted under a
-    lead-in naming what is needed ("What You'll Need: Cloche; Moss; …", "Ingredients: …"); for a question
-    asking what someone said ("What did Zuckerberg say about acquisitions?"), a text reporting their words
-    ("…, Zuckerberg said at the trial."); for a question asking what something is used for, a text saying what
+    `says_who`); for a question asking what is needed ("What do you need to …"), a list quoted under a lead-in
+    naming what is needed ("What You'll Need: Cloche; Moss; …", "Ingredients: …"); for a question asking what
+    someone said or found ("What did Zuckerberg say about acquisitions?", "What did the survey find?"), a text
+    reporting their words or findings ("…, Zuckerberg said at the trial.", "The survey suggests that …"); for a question asking what something is used for, a text saying what
     it is used for ("neon started being used for cosmopolitan flash"). Evidence of an answer, not proof: "how
     many points" may be met by the points of another team."""
     noun = counted_noun(question)
