@@ -245,7 +245,9 @@ def test_open_time_leaves_out_the_embedding_model_load(wiki, tmp_path):
     started = time.perf_counter()
     index = WikiIndex.open(tmp_path / "idx", Embedder())  # a new embedder: its model loads now
     elapsed = time.perf_counter() - started
-    assert index.model_seconds > 0.05 and index.open_seconds < 0.5
+    assert index.model_seconds > 0 and index.open_seconds < 0.5
     assert index.model_seconds + index.open_seconds <= elapsed
     again = WikiIndex.open(tmp_path / "idx", index.embedder)  # the model is loaded already
-    assert again.model_seconds < 0.01 and again.open_seconds < 0.5
+    # loading the model (tens of ms at least, from a warm disk cache) against reading an attribute (microseconds):
+    # compared with each other, not with a fixed time a fast machine beats (0.047 s once failed "> 0.05")
+    assert again.model_seconds < index.model_seconds / 10 and again.open_seconds < 0.5
