@@ -686,3 +686,35 @@ def test_who_leads_with_the_person_not_the_place(path, make_settings):
     """The sentence placing the invention in Europe is the more relevant; the one naming the man leads."""
     out = path("Who invented glow tubes?", NEON, make_settings)
     assert "Georges Claude" in _lead(out), out.markdown
+
+
+OUTLIERS = [("Sales outliers", "I wanted to find anomalies in our sales data before customers did, so every night I "
+             "looked for anomalies in the sales data. A z-score is an easy way to get started with anomaly "
+             "detection, without any machine learning.")]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_how_to_without_advice_is_led_by_a_way_to_do_it(path, make_settings):
+    """"How do you find anomalies in sales data?" on a page with no instruction: the text naming a way to do it
+    leads, not the writer's story of looking, the more relevant (the SQL anomalies page led with such a story)."""
+    out = path("How do you find anomalies in sales data?", OUTLIERS, make_settings)
+    assert "A z-score is an easy way" in _lead(out), out.markdown
+
+
+def test_control_without_the_way_the_writer_s_story_leads(make_settings, monkeypatch):
+    monkeypatch.setattr(core, "names_a_way", lambda text: False)
+    out = documents("How do you find anomalies in sales data?", OUTLIERS, make_settings)
+    assert "every night I looked" in _lead(out), out.markdown
+
+
+def test_a_way_to_do_it_is_named_and_is_weaker_than_advice():
+    from App_Function_Libraries.Retrieval.question_forms import gives_advice, names_a_way
+    assert names_a_way("A z-score is an easy way to find anomalies.")
+    assert names_a_way("The best way to descale a kettle is to boil vinegar in it.")
+    assert names_a_way("Node.js provides a way to collect data about CPU use.")
+    assert not names_a_way("There is no way to know.") and not names_a_way("I started looking for ways to help.")
+    assert not gives_advice("A z-score is an easy way to find anomalies.")  # a statement, not an instruction
+    out = core.draft("How can you save money on food for a birthday party?",
+                     [CitableSource(1, "http://t.test/p", "Party", [PARTY[0][1] + " Parties are a great way to "
+                                                                     "celebrate a birthday with friends."])])
+    assert out.lead is not None and out.lead.text.startswith("Instead of a catered dinner"), out.lead

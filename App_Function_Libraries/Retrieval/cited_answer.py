@@ -45,7 +45,7 @@ Extractive writer. The lead is the one text that best answers the question by it
 (Retrieval/question_forms.asked_for): for "what is X" a definition of X ("X is …", "X refers to …"), for "when" a
 date, for "how often" a frequency ("every day", "twice a week"), for "how many/much" a number, for "who" a
 name, for "where" a place, for "how do I …" an instruction or advice ("Opt for simple food …", "You can …";
-question_forms.gives_advice); among the LEAD_POOL most relevant texts that clear the floor, the most relevant
+question_forms.gives_advice), or without one a text naming a way to do it ("… is an easy way to …"); among the LEAD_POOL most relevant texts that clear the floor, the most relevant
 that pinpoints the answer, else, for "what is X", the most relevant definition that names what X is ("X is a
 framework …", not "X is for everyone …"), else the most relevant with that shape, else the most relevant. For
 a how-to question ("How do I …", "How to …") whose texts include steps ("Step 2: …", quotable rule 11), the
@@ -74,7 +74,7 @@ from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, Citab
                                                         sentence_before)
 from App_Function_Libraries.Retrieval.question_forms import (answer_shape, asked_for, definition_subject,
                                                              gives_advice, is_definition, known_names, may_give,
-                                                             pinpoints)
+                                                             names_a_way, pinpoints)
 from App_Function_Libraries.Retrieval.quotable import asks_how_to, repeats_title, stem, step_number
 from App_Function_Libraries.Retrieval.verifier import verify, words_of
 from App_Function_Libraries.records import Answer, AnswerSource, NotUsed
@@ -283,14 +283,16 @@ def closest_texts(ranked: list[Pick], sources: list[CitableSource]) -> list[tupl
 
 def choose_lead(question: str, cleared: list[Pick], names: frozenset[str] = frozenset()) -> Pick | None:
     """Of the LEAD_POOL most relevant texts, the most relevant that pinpoints the answer, else (for "what is X")
-    the most relevant definition naming what X is, else the most relevant that has the answer's shape, else the
-    most relevant one (a how-to's steps may go before it: `in_step_order`). `names`: question_forms.known_names of
-    all the texts."""
+    the most relevant definition naming what X is, else the most relevant that has the answer's shape, else (for
+    a how-to) the most relevant that names a way to do it, else the most relevant one (a how-to's steps may go
+    before it: `in_step_order`). `names`: question_forms.known_names of all the texts."""
     pool = sorted(cleared, key=lambda p: -p.score)[:LEAD_POOL]
     subject = definition_subject(question)
+    how_to = not asked_for(question) and asks_how_to(question)
     return next((p for p in pool if pinpoints(question, p.text)),
                 next((p for p in pool if subject and is_definition(subject, p.text, names_kind=True)),
-                     next((p for p in pool if shape_fits(question, p.text, names)), pool[0] if pool else None)))
+                     next((p for p in pool if shape_fits(question, p.text, names)),
+                          next((p for p in pool if how_to and names_a_way(p.text)), pool[0] if pool else None))))
 
 
 def in_step_order(lead: Pick, supporting: list[Pick], ranked: list[Pick], cleared: list[Pick],

@@ -437,6 +437,12 @@ _ADVICE_ADVERB = re.compile(r"^(?:please|just|simply|always|never|don['’]t|do\
 _ADVICE_MODAL = re.compile(r"^(?:you|one)\s+(?:can|could|should|may|might|must|need\s+to|have\s+to|will\s+want\s+to|"
                            r"may\s+want\s+to|might\s+want\s+to)\b|^it(?:'s|’s|\s+is)\s+(?:best|better|wise|"
                            r"a\s+good\s+idea)\s+to\b", re.IGNORECASE)
+#: a way to do it, said as a statement: "… is an easy way to get started", "The best way to descale a kettle is
+#: to …" (not "There is no way to know")
+_WAY_TO = re.compile(r"\b(?:is|are|offers?|gives?|provides?)\s+(?:an?|the|one)\s+(?:(?:more|most)\s+)?(?:[\w-]+\s+)?"
+                     r"(?:way|method|means|approach|technique)\s+to\b|"
+                     r"^(?:the|an?|one)\s+(?:[\w-]+\s+)?(?:way|method)\s+to\b[^.;]{0,120}?\bis\s+(?:to|by)\b",
+                     re.IGNORECASE)
 #: a word after the opening one that makes it a subject, not an instruction: "Water is …", "Use of …"
 _NOT_AFTER_VERB = frozenset("is are was were has have had can will would should may might must does did of".split())
 
@@ -451,3 +457,10 @@ def gives_advice(text: str) -> bool:
         return True
     words = _tokens(text[:80])
     return len(words) > 1 and words[0] in _ADVICE_VERBS and words[1] not in _NOT_AFTER_VERB
+
+
+def names_a_way(text: str) -> bool:
+    """The text names a way to do something: "… is an easy way to get started", "Node.js provides a way to
+    collect …", "The best way to … is to …". Weaker than advice (a party "is a great way to commemorate" the
+    years of study, which tells no one how to throw it): a how-to's lead when no text gives advice."""
+    return bool(_WAY_TO.search(text))
