@@ -718,3 +718,19 @@ def test_a_way_to_do_it_is_named_and_is_weaker_than_advice():
                      [CitableSource(1, "http://t.test/p", "Party", [PARTY[0][1] + " Parties are a great way to "
                                                                      "celebrate a birthday with friends."])])
     assert out.lead is not None and out.lead.text.startswith("Instead of a catered dinner"), out.lead
+
+
+REFERENCED = [("Keeper's claims", "The inspector was hired in May. According to the inspector, the keeper remarked, "
+               "\"There's a thousand hives in it for you if you can count them.\":54–57 :64 This has been noted as an "
+               "odd claim from a keeper who owned few hives.")]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_the_quote_writes_the_sentence_as_the_answer_does(path, make_settings):
+    """An editor's page reference left out (":54–57") leaves the page's '." :64 This'. The answer's sentence keeps
+    that space, as the page and the stored quote write it, so the quote holds the sentence character for
+    character (with the space taken out, '.":64', the SQuAD bench counted the quote as not holding it)."""
+    out = path("What did the keeper remark about a thousand hives?", REFERENCED, make_settings)
+    assert out.citations
+    for c in out.citations:
+        assert c.sentence.rstrip(".") in c.quote, (c.sentence, c.quote)

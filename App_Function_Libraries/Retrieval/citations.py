@@ -105,7 +105,7 @@ def clean_citation_groups(markdown: str, valid: set[int]) -> tuple[str, int]:
         return format_group(kept) if kept else ""
 
     text = CITATION_GROUP_RE.sub(fix, markdown)
-    text = re.sub(r"[ \t]+([.,;:!?])", r"\1", text)  # "claim [9]." with [9] removed -> "claim."
+    text = re.sub(r"[ \t]+([.,;:!?])(?!\w)", r"\1", text)  # "claim [9]." with [9] removed -> "claim." (not " :64")
     text = re.sub(r"[ \t]{2,}", " ", text)
     return text, removed
 
@@ -133,7 +133,7 @@ def cited_sentences(markdown: str) -> list[tuple[str, list[int]]]:
                 numbers += [n for n in parse_group(m.group(1)) if n not in numbers]
             if numbers:
                 plain = CITATION_GROUP_RE.sub("", s)
-                plain = re.sub(r"\s+([.,;:!?])", r"\1", plain).replace("**", "").strip()
+                plain = close_marks(plain).replace("**", "").strip()
                 out.append((plain, numbers))
     return out
 
@@ -389,12 +389,19 @@ def sentence_before(sources: list[CitableSource]) -> dict[tuple[int, str], str]:
 
 
 _LINK_SYNTAX = re.compile(r"([\[\]])")
+#: a space before a mark that ends a word ("word ." from a page's markup), not one before a mark that opens a
+#: token: '… do it." :64 This …' keeps its ":64", a page reference, as the page and the stored quote write it
+_SPACE_BEFORE_MARK = re.compile(r"\s+([.,;:!?])(?!\w)")
+
+
+def close_marks(text: str) -> str:
+    """The text with no space before a mark that ends a word ("word ." -> "word.")."""
+    return _SPACE_BEFORE_MARK.sub(r"\1", text)
 
 
 def quote_text(sentence: str) -> str:
     """A source sentence as an answer quotes it: the page's own citation marks ("[3]") removed, since they
     would read as ours, and square brackets escaped, so a page's markdown link or image shows as the text it
     is (the sentence is data; emphasis marks stay, harmless, so plain-text output keeps few backslashes)."""
-    plain = " ".join(CITATION_GROUP_RE.sub("", INLINE_TAGS.sub("", sentence)).split())
-    plain = re.sub(r"\s+([.,;:!?])", r"\1", plain)
+    plain = close_marks(" ".join(CITATION_GROUP_RE.sub("", INLINE_TAGS.sub("", sentence)).split()))
     return _LINK_SYNTAX.sub(r"\\\1", plain)
