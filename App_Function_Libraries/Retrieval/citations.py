@@ -105,7 +105,7 @@ def clean_citation_groups(markdown: str, valid: set[int]) -> tuple[str, int]:
         return format_group(kept) if kept else ""
 
     text = CITATION_GROUP_RE.sub(fix, markdown)
-    text = re.sub(r"[ \t]+([.,;:!?])(?!\w)", r"\1", text)  # "claim [9]." with [9] removed -> "claim." (not " :64")
+    text = close_marks(text)  # "claim [9]." with [9] removed -> "claim."
     text = re.sub(r"[ \t]{2,}", " ", text)
     return text, removed
 
@@ -391,7 +391,7 @@ def sentence_before(sources: list[CitableSource]) -> dict[tuple[int, str], str]:
 _LINK_SYNTAX = re.compile(r"([\[\]])")
 #: a space before a mark that ends a word ("word ." from a page's markup), not one before a mark that opens a
 #: token: '… do it." :64 This …' keeps its ":64", a page reference, as the page and the stored quote write it
-_SPACE_BEFORE_MARK = re.compile(r"\s+([.,;:!?])(?!\w)")
+_SPACE_BEFORE_MARK = re.compile(r"[ \t]+([.,;:!?])(?!\w)")  # within a line: a Markdown answer keeps its lines
 
 
 def close_marks(text: str) -> str:

@@ -45,9 +45,10 @@ Extractive writer. The lead is the one text that best answers the question by it
 (Retrieval/question_forms.asked_for): for "what is X" a definition of X ("X is …", "X refers to …"), for "when" a
 date, for "how often" a frequency ("every day", "twice a week"), for "how many/much" a number, for "who" a
 name, for "where" a place, for "how do I …" an instruction or advice ("Opt for simple food …", "You can …";
-question_forms.gives_advice), or without one a text naming a way to do it ("… is an easy way to …"); among the LEAD_POOL most relevant texts that clear the floor, the most relevant
+question_forms.gives_advice); among the LEAD_POOL most relevant texts that clear the floor, the most relevant
 that pinpoints the answer, else, for "what is X", the most relevant definition that names what X is ("X is a
-framework …", not "X is for everyone …"), else the most relevant with that shape, else the most relevant. For
+framework …", not "X is for everyone …"), else the most relevant with that shape, else, for a how-to, the most
+relevant naming a way to do it ("… is an easy way to …", question_forms.names_a_way), else the most relevant. For
 a how-to question ("How do I …", "How to …") whose texts include steps ("Step 2: …", quotable rule 11), the
 steps of the how-to with the most relevant step are the answer, in their order (`in_step_order`).
 Then the supporting texts, best ranked first: for a question of one part, texts that clear the floor and texts
@@ -289,10 +290,15 @@ def choose_lead(question: str, cleared: list[Pick], names: frozenset[str] = froz
     pool = sorted(cleared, key=lambda p: -p.score)[:LEAD_POOL]
     subject = definition_subject(question)
     how_to = not asked_for(question) and asks_how_to(question)
-    return next((p for p in pool if pinpoints(question, p.text)),
-                next((p for p in pool if subject and is_definition(subject, p.text, names_kind=True)),
-                     next((p for p in pool if shape_fits(question, p.text, names)),
-                          next((p for p in pool if how_to and names_a_way(p.text)), pool[0] if pool else None))))
+    tiers: list[Callable[[str], bool]] = [lambda t: pinpoints(question, t),
+                                          lambda t: bool(subject) and is_definition(subject, t, names_kind=True),
+                                          lambda t: shape_fits(question, t, names),
+                                          lambda t: how_to and names_a_way(t)]
+    for fits in tiers:
+        found = next((p for p in pool if fits(p.text)), None)
+        if found is not None:
+            return found
+    return pool[0] if pool else None
 
 
 def in_step_order(lead: Pick, supporting: list[Pick], ranked: list[Pick], cleared: list[Pick],

@@ -255,7 +255,8 @@ def has_kind(question: str, sentence: str, kind: str, names: frozenset[str] = fr
         return bool(_FREQUENCY.search(sentence))
     if kind == "who" and says_who(question, sentence):  # a role answers too: "The licensed local pastor has …"
         return True
-    if kind == "who" and _WHO_IS.match(question) and is_definition(definition_subject(question), sentence):
+    who_is = _WHO_IS.match(question) if kind == "who" else None
+    if who_is and is_definition(who_is.group("x"), sentence):
         return True  # "Who is X?" is answered by what X is: "X is an American activist …"
     if kind == "where":  # a name is a place where a word of place comes before it: "in 15th century Europe"
         sentence = " ".join(m.group(0) for m in _PLACED.finditer(sentence))
