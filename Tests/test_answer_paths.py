@@ -734,3 +734,95 @@ def test_the_quote_writes_the_sentence_as_the_answer_does(path, make_settings):
     assert out.citations
     for c in out.citations:
         assert c.sentence.rstrip(".") in c.quote, (c.sentence, c.quote)
+
+
+SNAPLINE = [("Acme and Snapline", "Acme Corporation is just one owner of photo apps: Acme owns Snapline, Chatterly and "
+             "dozens of other apps."),
+            ("Acme deals", "The founder brokered the $1 billion purchase of Snapline himself, years ago.")]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_how_much_was_paid_is_answered_by_an_amount_of_money(path, make_settings):
+    """"How much did Acme pay for Snapline?" asks for money: "just one owner" and "dozens of apps" are numbers,
+    but no price. The sentence with the price, less relevant by its words, leads."""
+    out = path("How much did Acme pay for Snapline?", SNAPLINE, make_settings)
+    assert "$1 billion" in _lead(out), out.markdown
+
+
+def test_money_is_asked_by_the_question_s_verb_and_given_by_a_currency():
+    from App_Function_Libraries.Retrieval.question_forms import asked_for, has_kind, may_give
+    for q in ("How much did Acme pay for Snapline?", "How much does the headset cost?", "How expensive is it?",
+              "How much money did the film make?", "What is the price of the headset?", "How much is it worth?"):
+        assert asked_for(q) == "money", q
+    for q in ("How much time did they spend on it?", "How much water does a cactus need?",
+              "How much of the budget was spent?"):  # control: what is measured is named, and it is no money
+        assert asked_for(q) == "number", q
+    q = "How much does the headset cost?"
+    for text in ("It costs $3,499.", "It sells for US$35 in shops.", "It costs 10 euros.", "It costs €3.5m.",
+                 "They paid two million dollars for it."):
+        assert has_kind(q, text, "money"), text
+    assert not has_kind(q, "It is just one of dozens of headsets.", "money")
+    assert may_give(q, "It sells for 35 at launch.", "money")  # leniently, a bare figure may be a price
+    q = "How much did Acme pay for Chatterly?"
+    d = core.draft(q, [CitableSource(1, "http://a.test/", "Apps", ["Acme bought Chatterly after long talks with its "
+                                                                   "founders."])])
+    assert d.lead is not None and d.missing == ("The question asks for an amount of money; none of the quoted "
+                                                "texts gives one.")
+    assert core.missing_note(q, [core.Pick("Acme bought Chatterly for $2 billion.", 1)]) == ""  # control
+
+
+QUILL_LAB = [("Lab history", "When Ada Quill arrived at the lab in the summer of 1959, she had a fresh math degree. "
+              "The lab's computer filled a whole room and needed constant care. The weather models ran for days on "
+              "it. Quill, who popularized the term flight software, later led the team that wrote the code for the "
+              "Skylark station.")]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_a_person_called_by_surname_on_a_page_naming_them_in_full_is_named(path, make_settings):
+    """The page names Ada Quill in full once, then calls her Quill: "Quill, who popularized …, later led the team
+    …" answers "Which team did Ada Quill lead?" as if it said her full name."""
+    out = path("Which team did Ada Quill lead?", QUILL_LAB, make_settings)
+    assert "later led the team" in _lead(out), out.markdown
+
+
+def test_a_surname_stands_for_a_full_name_only_alone_and_where_the_page_has_it():
+    from App_Function_Libraries.Retrieval.names import named_by_surname
+    page = " ".join(text for _t, text in QUILL_LAB) + " The Vision Pro is new. Luis de Miranda wrote on neon."
+    q = "Which team did Ada Quill lead?"
+    assert named_by_surname(q, "Quill, who popularized the term, later led the team.", page) == "Ada Quill"
+    assert named_by_surname(q, "When Quill arrived, she met the team.", page) == "Ada Quill"
+    assert named_by_surname("Who is Luis de Miranda?", "De Miranda notes that neon glows.", page) == "Luis de Miranda"
+    assert named_by_surname(q, "Ada Quill arrived.", page) == ""  # named in full already
+    assert named_by_surname(q, "The Quill Pen Company sold pens.", page) == ""  # within another name
+    assert named_by_surname(q, "Quill left.", "Quill left.") == ""  # the page never names her in full
+    assert named_by_surname("How much does the Vision Pro cost?", "The Meta Quest Pro costs $1,000.", page) == ""
+    treaties = "The Lisbon Treaty was signed in 2007. The Treaty of Rome came first."  # another name, "of" after
+    assert named_by_surname("When was the Lisbon Treaty signed?", "The Treaty of Rome came first.", treaties) == ""
+    treaty = "The Lisbon Treaty was signed in 2007. The treaty reformed the union. Treaty changes came later."
+    assert named_by_surname("When was the Lisbon Treaty signed?", "Treaty changes came later.", treaty) == ""
+
+
+QUILL_ROLE = [("Fair notes", "Ada Quill met the editor Brian Fogg of Redwood Press at a fair in 2019, and Ada Quill "
+               "kept in touch with Brian Fogg. The novelist Ada Quill wrote her third book in a borrowed cabin.")]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_who_is_x_without_a_definition_leads_with_x_s_role(path, make_settings):
+    """No text says "Ada Quill is …": the one calling her "The novelist Ada Quill" says what she is, and leads
+    before the one naming someone else she met."""
+    out = path("Who is Ada Quill?", QUILL_ROLE, make_settings)
+    assert "The novelist Ada Quill" in _lead(out), out.markdown
+
+
+def test_a_role_before_a_name_or_an_aside_after_it_describes_the_person():
+    from App_Function_Libraries.Retrieval.question_forms import describes
+    for text in ("Facebook CEO Ada Quill knows a thing or two.", "In 2012 the philosopher Ada Quill wrote a book.",
+                 "Pakistan-based developer Ada Quill wrote a post.", "President Ada Quill apologized.",
+                 "Ada Quill, a recent graduate of Mount Holyoke, came.", "It came from a meteorologist named Ada Quill."):
+        assert describes("Ada Quill", text), text
+    for text in ("Then he met Ada Quill at a fair.", "Two years after Ada Quill left, he came.", "When Ada Quill came.",
+                 "Ada Quill met the editor.", "Thank you, said Ada Quill.", "Ada Quill's book, a novel, sold well."):
+        assert not describes("Ada Quill", text), text
+    # "who is X" asks what X is, not for another name: no line says the answer lacks one (control: "who wrote")
+    assert core.missing_note("Who is Ada Quill?", [core.Pick("The novelist Ada Quill wrote a book.", 1)]) == ""
+    assert core.missing_note("Who wrote the book?", [core.Pick("The novelist wrote a book in a cabin.", 1)]) != ""

@@ -115,6 +115,14 @@ def test_a_heading_is_never_read_as_the_start_of_the_sentence_after_it():
     assert asked_for("Which archaeologist proposed the idea?") == "who"
 
 
+def test_a_person_after_what_is_asked_for_only_where_the_question_asks_which_one():
+    """"What scientist …" asks who; "What are pharmacists forbidden to do?" asks what they may not do, and
+    "What were Christians allowed to do?" what they might do: neither wants a name."""
+    assert asked_for("What famous scientist found the comet?") == "who"
+    assert asked_for("What are pharmacists forbidden to do?") == ""
+    assert asked_for("What were Christians allowed to do?") == ""
+
+
 def test_the_reviewers_case_the_sentence_that_answers_is_kept():
     """A lower-case brand name or many figures are no sign of a broken sentence (control: the old rule
     dropped 'eBay was founded…' and quoted the sentence that only repeats the question)."""

@@ -368,6 +368,16 @@ def _sentences(line: str, n: int, whole: list, broken: list, label: str = "", as
         (whole if reads_as_sentence(s) else broken).append((s, n))
 
 
+def document_texts(sources: list[CitableSource]) -> dict[int, str]:
+    """For each source n, the text of its whole document: all passages of the sources at its address (without
+    its #fragment: a library's chunks of one file are one document), in one line."""
+    docs: dict[str, list[str]] = {}
+    for src in sources:
+        docs.setdefault(src.url.split("#", 1)[0], []).extend(src.passages)
+    joined = {url: " ".join(" ".join(texts).split()) for url, texts in docs.items()}
+    return {src.n: joined[src.url.split("#", 1)[0]] for src in sources}
+
+
 def sentence_before(sources: list[CitableSource]) -> dict[tuple[int, str], str]:
     """(source n, quotable text) -> the sentence before it in its passage's line ('' for the first): the
     context a sentence inherits its topic from ("It swept through 146 city blocks" after "A fire ravaged

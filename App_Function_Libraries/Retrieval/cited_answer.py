@@ -18,16 +18,16 @@ RELEVANCE_FLOOR. Its relevance is the mean of two measures, less a penalty:
   - how close the text's meaning is to the question's: the cosine of their embeddings (the configured
     embedding model), which carries what words cannot, a question that says "join" against a text that says
     "became a member", or "made up of" against "composed of";
-  - the penalty, FORM_PENALTY, when the question's form asks for a kind of answer (a date for "when", a number
-    for "how many", a name for "who", a place for "where", a frequency for "how often": question_forms.asked_for)
-    and the text holds none; and NUMBER_PENALTY when the question states a number or ordinal ("Super Bowl
-    50", "in 1984", "around 1800", "the third series"; not "first" or "second", said in many ways or a unit
-    of time) that neither the text, its title nor the sentence before it holds: the text is then most likely
-    about another game, year or edition; and NAME_PENALTY when the question states a name (a run of
-    capitalised words after its first word: "Carl Wilhelm Scheele", "Tesla's", "ABC"; `question_names`) of
-    which neither the text, its title nor the sentence before it holds any word (accents aside): a text about
-    another person, place or work ("When did Carl Wilhelm Scheele discover oxygen?" against a sentence on how
-    Pictet liquefied it);
+  - the penalty, FORM_PENALTY, when the question's form asks for a kind of answer (a date for "when", a number for
+    "how many", money for "how much did it cost", a name for "who", a place for "where", a frequency for "how
+    often": question_forms.asked_for) and the text holds none; and NUMBER_PENALTY when the question states a number
+    or ordinal ("Super Bowl 50", "in 1984", "around 1800", "the third series"; not "first" or "second", said in many
+    ways or a unit of time) that neither the text, its title nor the sentence before it holds: the text is then most
+    likely about another game, year or edition; and NAME_PENALTY when the question states a name (a run of
+    capitalised words after its first word: "Carl Wilhelm Scheele", "Tesla's", "ABC"; `question_names`) of which
+    neither the text, its title nor the sentence before it holds any word (accents aside): a text about another
+    person, place or work ("When did Carl Wilhelm Scheele discover oxygen?" against a sentence on how Pictet
+    liquefied it);
   - the bonus, PINPOINT_BONUS, when the text states the answer the way the question asks for it
     (`pinpoints`): a number that counts what "how many N" counts ("500 points"), for a question asking
     what something is named or called, a name given by a naming word ("a story called Children of Earth"), or,
@@ -71,9 +71,10 @@ from typing import Callable
 from App_Function_Libraries.Retrieval.answer_markdown import not_answered_markdown, render_bullets
 from App_Function_Libraries.Retrieval.bm25 import tokenize
 from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, CitableSource, cited_sentences,
-                                                        format_group, parse_group, quote_candidates, rank_sentences,
-                                                        sentence_before)
-from App_Function_Libraries.Retrieval.question_forms import (answer_shape, asked_for, definition_subject,
+                                                        document_texts, format_group, parse_group, quote_candidates,
+                                                        rank_sentences, sentence_before)
+from App_Function_Libraries.Retrieval.names import named_by_surname, question_names
+from App_Function_Libraries.Retrieval.question_forms import (answer_shape, asked_for, definition_subject, describes,
                                                              gives_advice, is_definition, known_names, may_give,
                                                              names_a_way, pinpoints)
 from App_Function_Libraries.Retrieval.quotable import asks_how_to, repeats_title, stem, step_number
@@ -202,23 +203,6 @@ _STATED_NUMBER = re.compile(r"\b\d(?:[\d,.]*\d)?(?=s?\b)|"
 # a decade is its year: "the 1950s" and "the 1950's" both state 1950
 
 
-def question_names(question: str) -> list[frozenset[str]]:
-    """The names a question states: its runs of capitalised words after its first word ("Carl Wilhelm Scheele",
-    "Tesla's", "ABC"), each as its words' stems; a text holds a name when it holds one of its words."""
-    words = question.split()
-    names, run = [], []
-    for word in words[1:] + [""]:
-        if word[:1].isupper() and word != "I":
-            run.append(word)
-            continue
-        if run:
-            stems = frozenset(words_of(" ".join(run)))
-            if stems:
-                names.append(stems)
-            run = []
-    return names
-
-
 def floor_for(embedder) -> float:
     """The relevance floor for answers written with this embedder (None: no embedding model)."""
     return RELEVANCE_FLOOR if embedder is not None else LEXICAL_FLOOR
@@ -253,8 +237,9 @@ def candidates(question: str, sources: list[CitableSource], embedder=None, topic
     ranked = rank_sentences(question, sources, embedder, topic=topic)
     titles = {s.n: f"{s.title} {s.about}".strip() for s in sources}  # what the texts are about
     context = sentence_before(sources)
-    args = (topic or question, [t for t, *_ in ranked], [titles.get(n, "") for _t, n, *_ in ranked],
-            [sim for *_, sim in ranked])
+    pages = document_texts(sources)  # a text calling a person the page names in full by surname holds the name
+    about = [f"{titles.get(n, '')} {named_by_surname(topic or question, t, pages[n])}" for t, n, *_ in ranked]
+    args = (topic or question, [t for t, *_ in ranked], about, [sim for *_, sim in ranked])
     scores = relevance(*args, [context.get((n, t), "") for t, n, *_ in ranked])
     alone = relevance(*args)
     return [Pick(t, n, topic, sc, own) for (t, n, *_), sc, own in zip(ranked, scores, alone)
@@ -284,14 +269,17 @@ def closest_texts(ranked: list[Pick], sources: list[CitableSource]) -> list[tupl
 
 def choose_lead(question: str, cleared: list[Pick], names: frozenset[str] = frozenset()) -> Pick | None:
     """Of the LEAD_POOL most relevant texts, the most relevant that pinpoints the answer, else (for "what is X")
-    the most relevant definition naming what X is, else the most relevant that has the answer's shape, else (for
+    the most relevant definition naming what X is, else (for "who is X") the most relevant that names X with a
+    role ("developer Ada Quill", `describes`), else the most relevant that has the answer's shape, else (for
     a how-to) the most relevant that names a way to do it, else the most relevant one (a how-to's steps may go
     before it: `in_step_order`). `names`: question_forms.known_names of all the texts."""
     pool = sorted(cleared, key=lambda p: -p.score)[:LEAD_POOL]
     subject = definition_subject(question)
     how_to = not asked_for(question) and asks_how_to(question)
+    who_is = bool(subject) and asked_for(question) == "who"
     tiers: list[Callable[[str], bool]] = [lambda t: pinpoints(question, t),
                                           lambda t: bool(subject) and is_definition(subject, t, names_kind=True),
+                                          lambda t: who_is and describes(subject, t),
                                           lambda t: shape_fits(question, t, names),
                                           lambda t: how_to and names_a_way(t)]
     for fits in tiers:
@@ -388,6 +376,7 @@ def draft(question: str, sources: list[CitableSource], embedder=None, parts: lis
 #: what an answer says when none of its quoted texts holds the kind of answer the question asks for
 MISSING = {"when": "The question asks when; none of the quoted texts gives a year or a date.",
            "number": "The question asks for a number; none of the quoted texts gives one.",
+           "money": "The question asks for an amount of money; none of the quoted texts gives one.",
            "often": "The question asks how often; none of the quoted texts says.",
            "who": "The question asks who; none of the quoted texts gives a name.",
            "where": "The question asks where; none of the quoted texts names a place."}
@@ -396,10 +385,11 @@ MISSING = {"when": "The question asks when; none of the quoted texts gives a yea
 def missing_note(question: str, picks: list[Pick], names: frozenset[str] = frozenset()) -> str:
     """MISSING's line for the kind of answer the question's form asks for (question_forms.asked_for) when none of
     the picked texts may hold it (question_forms.may_give); '' when one may, or the form asks for no kind. The answer
-    stands (its texts cleared the floor); the line says what it lacks. Not said of definitions: a text may
-    define X in forms `is_definition` does not read ("Public-Private Partnering (PPP) is …")."""
+    stands (its texts cleared the floor); the line says what it lacks. Not said of definitions ("what is X",
+    "who is X"): a text may define X in forms `is_definition` does not read ("Public-Private Partnering (PPP) is
+    …", "developer Ada Quill")."""
     kind = asked_for(question)
-    if not kind or any(may_give(question, p.text, kind, names) for p in picks):
+    if not kind or definition_subject(question) or any(may_give(question, p.text, kind, names) for p in picks):
         return ""
     return MISSING[kind]
 

@@ -1,12 +1,12 @@
 """What a question asks for, and whether a text gives it: the forms the cited-answer core (cited_answer.py)
 reads a question by.
 
-`asked_for` names the kind of answer a question's form asks for: a year or date for "when", a number for "how
-many/much/long…", a frequency for "how often", a name for "who", a place for "where". `answer_shape` says
-whether a sentence has it (`has_kind`: a capitalised word after the first, or a first word the texts use as a
-name, `known_names`), and, for any question, words the question does not already have. Sentences that merely
-repeat the question's words rank below those that add to them. `may_give` is the lenient form an answer is
-checked with before it is said to lack the kind asked for.
+`asked_for` names the kind of answer a question's form asks for: a year or date for "when", an amount of money for
+"how much did X pay/cost…", a number for "how many/much/long…", a frequency for "how often", a name for "who", a
+place for "where". `answer_shape` says whether a sentence has it (`has_kind`: a capitalised word after the first, or
+a first word the texts use as a name, `known_names`), and, for any question, words the question does not already
+have. Sentences that merely repeat the question's words rank below those that add to them. `may_give` is the lenient
+form an answer is checked with before it is said to lack the kind asked for.
 `pinpoints` (a text that states the answer the way the question asks for it, for the cited-answer core) reads:
 `counted_noun`/`counted_words` (what "how many N" counts), `asks_name`/`gives_name` (a name given by a naming
 word), `says_who` (a role or name doing what a "who" question says), `asks_what_is_needed`/
@@ -37,13 +37,33 @@ _NUMBER = re.compile(r"\b\d[\d,.]*\b|\b(?:one|two|three|four|five|six|seven|eigh
 _FREQUENCY = re.compile(r"\b(?:every|each|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually|"
                         r"hourly|once|twice|thrice|(?:\d+|two|three|four|five|six|seven|eight|nine|ten|several|many|"
                         r"few|a few) times|per (?:second|minute|hour|day|night|week|month|year))\b", re.I)
+#: "how much" asked of money: "How much did Facebook pay for Instagram?", "How much does it cost?", "How much money
+#: did they raise?", "What is the price of …?", "How expensive is …?" (not "How much time did they spend?": a
+#: noun after "how much" other than money says what is measured)
+_ASKS_MONEY = re.compile(r"\bhow\s+expensive\b|\bhow\s+much\s+(?:money|cash|funding|revenue|profit|income)\b|"
+                         r"\bhow\s+much\s+(?:is|was|are|were|did|does|do|will|would|can|could|has|have|had|should)\b"
+                         r"[^?]*?\b(?:pay|paid|pays|cost|costs|spend|spends|spent|charged?|charges|earn|earns|earned|"
+                         r"make|makes|made|raised?|raises|sell|sells|sold|buy|buys|bought|invest|invests|invested|"
+                         r"owed?|owes|worth|grossed|donated?)\b|"
+                         r"\bwhat\s+(?:is|was|are|were|will\s+be)\s+the\s+(?:price|cost|fee|fare|salary)s?\b", re.I)
+_CURRENCY = (r"dollars?|euros?|pounds?|pence|sterling|yen|yuan|rupees?|cents?|francs?|pesos?|pesetas?|lira|lire|"
+             r"rubles?|roubles?|shillings?|krona|krone|kronor|rand|guilders?|florins?|ducats?|dinars?|dirhams?|"
+             r"riyals?|rials?|baht|livres?|usd|eur|gbp")
+#: an amount of money: "$1 billion", "US$35", "€3.5m", "10 euros", "two million dollars" (a figure is tried from its
+#: start only)
+_MONEY = re.compile(rf"(?<![\w$€£¥₹])[A-Z]{{0,2}}[$€£¥₹]\s?\d|"
+                    rf"(?<![\d,.])\b\d[\d,.]*\s*(?:(?:thousand|million|billion|trillion|bn|m|k)\s*)?(?:{_CURRENCY})\b|"
+                    rf"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|hundred|"
+                    rf"thousand|million|billion|trillion)\s+(?:{_CURRENCY})\b", re.I)
 _ASKS = (
+    ("money", _ASKS_MONEY),
     ("when", re.compile(r"^\s*(?:when\b|in what (?:year|decade|century)|what (?:year|decade|century|date|day)|"
                         r"(?:which|what) (?:period|era))", re.I)),
     ("often", re.compile(r"\bhow (?:often|frequently)\b|\bat what (?:interval|frequency)\b", re.I)),
     ("number", re.compile(r"\bhow (?:many|much|long|far|old|large|big|high|tall|deep|fast)\b|"
                           r"\bwhat (?:percentage|percent|number|amount|proportion|fraction)\b", re.I)),
-    ("who", re.compile(r"^\s*(?:who|whom|whose)\b|\b(?:which|what) (?:\w+ )?(?:person|man|woman|people|king|"
+    ("who", re.compile(r"^\s*(?:who|whom|whose)\b|\b(?:which|what) (?:(?!(?:is|are|was|were|do|does|did|can|could|"
+                       r"will|would|should|must|may|might|has|have|had)\b)\w+ )?(?:person|man|woman|people|king|"
                        r"queen|emperor|president|leader|author|writer|artist|composer|architect|engineer|player|"
                        r"company|team|group|band|party|family|dynasty|organi[sz]ation|\w+ist|\w+ian)s?\b", re.I)),
     ("where", re.compile(r"^\s*where\b|\bin (?:what|which) (?:city|country|state|region|place|town)\b", re.I)),
@@ -64,7 +84,7 @@ _WHEN_ADVISED = re.compile(r"^\s*when\s+(?:should|do|does|can|could|must|would|o
 
 
 def asked_for(question: str) -> str:
-    """'when', 'often', 'number', 'who', 'where', or '' when the question's form does not say (nor for "when
+    """'when', 'often', 'money', 'number', 'who', 'where', or '' when the question's form does not say (nor for "when
     should you …", which asks in which circumstances, not for a date)."""
     if _WHEN_ADVISED.match(question):
         return ""
@@ -188,7 +208,7 @@ def gives_name(sentence: str) -> bool:
 
 _WORD = re.compile(r"[^\W\d_][\w'-]*")
 #: what comes before a sentence's first word: the end of the sentence before it, perhaps with closing quotes
-_AFTER_END = re.compile(r"[.!?:][\"'”’)\]]*\s*[\"'“‘(\[]?$")
+AFTER_END = re.compile(r"[.!?:][\"'”’)\]]*\s*[\"'“‘(\[]?$")
 
 
 def known_names(texts: list[str]) -> frozenset[str]:
@@ -202,7 +222,7 @@ def known_names(texts: list[str]) -> frozenset[str]:
             word = m.group(0)
             if word.islower():
                 lower.add(word)
-            elif i and word[0].isupper() and not _AFTER_END.search(text[max(0, m.start() - 6):m.start()]):
+            elif i and word[0].isupper() and not AFTER_END.search(text[max(0, m.start() - 6):m.start()]):
                 capitalised.add(word)
     return frozenset(w for w in capitalised if w.lower() not in lower)
 
@@ -241,11 +261,11 @@ _IN_PLACE = re.compile(r"\b(?i:in|near|across|throughout|inside|outside|within)\
 
 def has_kind(question: str, sentence: str, kind: str, names: frozenset[str] = frozenset()) -> bool:
     """The sentence holds the kind of answer asked for (asked_for): a year or month for "when", a number the
-    question does not state for "number", a frequency for "often", for "who is X" a definition of X, else a name
-    the question does not have (for "where" one after a word of place, `_PLACED`; for "who" none in a place,
-    `_IN_PLACE`): a capitalised word inside a sentence, or one that opens the sentence (or a sentence within the
-    text, "… dance. She runs …") when the texts use it as a name (`names`: known_names); not "I", a month, a
-    weekday or a degree ("a Master's degree"), which name no one."""
+    question does not state for "number", an amount of money for "money", a frequency for "often", for "who is
+    X" a definition of X, else a name the question does not have (for "where" one after a word of place,
+    `_PLACED`; for "who" none in a place, `_IN_PLACE`): a capitalised word inside a sentence, or one that opens
+    the sentence (or a sentence within the text, "… dance. She runs …") when the texts use it as a name
+    (`names`: known_names); not "I", a month, a weekday or a degree ("a Master's degree"), which name no one."""
     if kind == "when":
         return bool(_YEAR.search(sentence) or _MONTH.search(sentence))
     if kind == "number":  # a count or amount: a date's day and year do not answer "how many"
@@ -253,6 +273,8 @@ def has_kind(question: str, sentence: str, kind: str, names: frozenset[str] = fr
         return any(m.group(0) not in stated for m in _NUMBER.finditer(_DATE.sub(" ", sentence)))
     if kind == "often":
         return bool(_FREQUENCY.search(sentence))
+    if kind == "money":
+        return bool(_MONEY.search(sentence))
     if kind == "who" and says_who(question, sentence):  # a role answers too: "The licensed local pastor has …"
         return True
     who_is = _WHO_IS.match(question) if kind == "who" else None
@@ -268,7 +290,7 @@ def has_kind(question: str, sentence: str, kind: str, names: frozenset[str] = fr
         word = re.sub(r"'s$", "", m.group(0))
         if _NO_NAME.match(word):
             continue
-        opens = i == 0 or _AFTER_END.search(sentence[max(0, m.start() - 6):m.start()])
+        opens = i == 0 or AFTER_END.search(sentence[max(0, m.start() - 6):m.start()])
         if word[0].isupper() and (not opens or word in names or m.group(0) in names):  # an opener: a known name
             named.add(word.lower())
     return bool(named - set(tokenize(question)))
@@ -302,8 +324,8 @@ def may_give(question: str, sentence: str, kind: str, names: frozenset[str] = fr
     if kind == "when":
         timeless = _TIMELESS.sub(" ", sentence)
         return bool(_MAY_SAY_WHEN.search(timeless) or _MONTH.search(timeless))
-    if kind == "number":
-        return bool(_MAY_SAY_AMOUNT.search(sentence))
+    if kind in ("number", "money"):  # money may be stated as a bare figure: "it sells for 35"
+        return has_kind(question, sentence, "number") or bool(_MAY_SAY_AMOUNT.search(sentence))
     if kind == "where":  # any name may be a place: "Paris's most visited museum"
         return has_kind(question, sentence, "name", names)
     return False
@@ -385,6 +407,30 @@ def is_definition(subject: str, text: str, names_kind: bool = False) -> bool:
     pattern = (r"^\W*(?:in\s+[^,]{1,40},\s*)?(?:(?:a|an|the)\s+)?" + r"\W+".join(words)
                + r"\W*(?:\([^)]{0,80}\)\s*)?(?:,[^,]{0,80},\s*)?" + verb.pattern)
     return bool(re.match(pattern, text, re.IGNORECASE))
+
+
+#: a word for what a person is, written right before their name: "developer", "philosopher", "CEO",
+#: "President", "chairwoman" (a role's ending, or an acronym; not "after", "other" …, nor a verb: "met", "said")
+_ROLE = re.compile(r"(?:[a-z][a-z-]*(?:er|or|ist|ian|ant|ent|ee|ive|man|woman|ess)|[A-Z][a-z]+(?:ent|er|or|ister)|"
+                   r"[A-Z]{2,5})$")
+_NOT_ROLE = frozenset("""after under over other another either neither whether per later earlier rather never ever
+however whenever wherever sent spent went meant want recent consider remember""".split())
+
+
+def describes(subject: str, text: str) -> bool:
+    """For "Who is X?" (X a name): the text says what X is by a role right before the name ("Facebook CEO Mark
+    Zuckerberg", "the philosopher Luis de Miranda", "a meteorologist named Edward Lorenz") or an aside right after it ("Ellen Fetter, a recent
+    graduate …", "Ada Quill, who wrote …")."""
+    name = r"\s+".join(map(re.escape, subject.split()))
+    for m in re.finditer(rf"\b{name}\b", text):
+        if re.match(r",\s+(?:a|an|the|who|whose)\s", text[m.end():]):
+            return True
+        before = re.search(r"([\w'’-]+)\s+$", text[:m.start()])
+        if before and before.group(1) in ("named", "called"):  # "a meteorologist named Edward Lorenz"
+            before = re.search(r"([\w'’-]+)\s+$", text[:before.start(1)])
+        if before and before.group(1).lower() not in _NOT_ROLE and _ROLE.search(before.group(1)):
+            return True
+    return False
 
 
 # ---------------------------------------------------------------- what someone said ("What did X say about Y?")

@@ -1,0 +1,57 @@
+"""The names a question states, and the texts that hold them: `question_names` (its runs of capitalised words
+after the first) and `named_by_surname` (a text calling a person by surname alone on a page that names them in
+full holds the full name).
+"""
+from __future__ import annotations
+
+import re
+
+from App_Function_Libraries.Retrieval.question_forms import AFTER_END
+from App_Function_Libraries.Retrieval.verifier import words_of
+
+
+def question_names(question: str) -> list[frozenset[str]]:
+    """The names a question states: its runs of capitalised words after its first word ("Carl Wilhelm Scheele",
+    "Tesla's", "ABC"), each as its words' stems; a text holds a name when it holds one of its words."""
+    words = question.split()
+    names, run = [], []
+    for word in words[1:] + [""]:
+        if word[:1].isupper() and word != "I":
+            run.append(word)
+            continue
+        if run:
+            stems = frozenset(words_of(" ".join(run)))
+            if stems:
+                names.append(stems)
+            run = []
+    return names
+
+
+#: a person's full name: two to four capitalised words, no figure ("Margaret Hamilton", "Luis de Miranda")
+_FULL_NAME = re.compile(r"[A-Z][a-z][\w'’-]*(?:\s+(?:(?:von|van|de|der|den|da|di|du|al|bin|le|la)\s+)*"
+                        r"[A-Z][a-z][\w'’-]*){1,3}")
+
+
+def named_by_surname(question: str, text: str, page: str) -> str:
+    """The question's full names (after its first word: "Margaret Hamilton") that the text calls by their last
+    word alone ("Hamilton, who popularized …"; not "the Meta Quest Pro" for "Vision Pro", nor "the Treaty of
+    Rome" for "Lisbon Treaty") on a page that writes them in full and never writes that word in lower case: a page
+    names a person in full once, then by surname. Joined by spaces; '' when none."""
+    found = []
+    for m in _FULL_NAME.finditer(question, question.find(" ") + 1 if " " in question else len(question)):
+        full, last = m.group(0), m.group(0).split()[-1]
+        if full in text or full not in page or re.search(rf"\b{re.escape(last.lower())}\b", page):
+            continue  # a word the page also writes in lower case is no surname: "treaty" of "Lisbon Treaty"
+        if any(_alone(text, w.start(), w.end()) for w in re.finditer(rf"\b{re.escape(last)}\b", text)):
+            found.append(full)
+    return " ".join(found)
+
+
+def _alone(text: str, start: int, end: int) -> bool:
+    """The word at text[start:end] stands alone, not within a longer name: no capitalised word or "of" right
+    after it, nor a capitalised word right before it unless that word opens a sentence ("When Hamilton arrived")."""
+    if re.match(r"\s+(?:[A-Z]|of\b)", text[end:]):  # "Hamilton Beach", "Treaty of Rome"
+        return False
+    before = re.search(r"(\S+)\s+$", text[:start])
+    return not before or not before.group(1)[0].isupper() or bool(AFTER_END.search(text[:before.start(1)]) or
+                                                                 before.start(1) == 0)
