@@ -796,6 +796,9 @@ def test_a_surname_stands_for_a_full_name_only_alone_and_where_the_page_has_it()
     assert named_by_surname(q, "The Quill Pen Company sold pens.", page) == ""  # within another name
     assert named_by_surname(q, "Quill left.", "Quill left.") == ""  # the page never names her in full
     assert named_by_surname("How much does the Vision Pro cost?", "The Meta Quest Pro costs $1,000.", page) == ""
+    america = "Britain lost its colonies in North America. Settlers in America farmed tobacco."  # a place
+    assert named_by_surname("When did Britain lose North America?", "Settlers in America farmed tobacco.",
+                            america) == ""
     treaties = "The Lisbon Treaty was signed in 2007. The Treaty of Rome came first."  # another name, "of" after
     assert named_by_surname("When was the Lisbon Treaty signed?", "The Treaty of Rome came first.", treaties) == ""
     treaty = "The Lisbon Treaty was signed in 2007. The treaty reformed the union. Treaty changes came later."

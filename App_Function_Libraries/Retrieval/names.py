@@ -32,14 +32,22 @@ _FULL_NAME = re.compile(r"[A-Z][a-z][\w'’-]*(?:\s+(?:(?:von|van|de|der|den|da|
                         r"[A-Z][a-z][\w'’-]*){1,3}")
 
 
+#: first words of a place's name, whose last word alone names another place or none: "North America", "Great
+#: Britain", "New York", "Mount Everest"
+_PLACE_OPENS = frozenset("""north south east west northern southern eastern western central upper lower great greater
+new old little united saint st san santa mount lake river cape port fort""".split())
+
+
 def named_by_surname(question: str, text: str, page: str) -> str:
     """The question's full names (after its first word: "Margaret Hamilton") that the text calls by their last
     word alone ("Hamilton, who popularized …"; not "the Meta Quest Pro" for "Vision Pro", nor "the Treaty of
-    Rome" for "Lisbon Treaty") on a page that writes them in full and never writes that word in lower case: a page
+    Rome" for "Lisbon Treaty", nor a place: "America" for "North America") on a page that writes them in full and never writes that word in lower case: a page
     names a person in full once, then by surname. Joined by spaces; '' when none."""
     found = []
     for m in _FULL_NAME.finditer(question, question.find(" ") + 1 if " " in question else len(question)):
         full, last = m.group(0), m.group(0).split()[-1]
+        if full.split()[0].lower() in _PLACE_OPENS:
+            continue
         if full in text or full not in page or re.search(rf"\b{re.escape(last.lower())}\b", page):
             continue  # a word the page also writes in lower case is no surname: "treaty" of "Lisbon Treaty"
         if any(_alone(text, w.start(), w.end()) for w in re.finditer(rf"\b{re.escape(last)}\b", text)):
