@@ -206,3 +206,28 @@ def test_a_chunk_is_as_close_to_the_question_as_its_title_makes_it(title):
     from App_Function_Libraries.config import DocumentSettings
     floor = DocumentSettings().relevance_floor
     assert (similarity >= floor) is bool(title), similarity
+
+
+EXPLOIT = ("The patch went out on a Thursday, after months of quiet reports to the game's maker. Chess club veteran "
+           "and developer Ada Quill wrote the exploit up in a long blog post, saying servers could be crashed with "
+           "one packet. Server owners were told to update at once.")
+
+
+@pytest.mark.parametrize("question, answered", [("Who is Ada Quill?", True), ("Who is Bo Lindqvist?", False)])
+def test_a_chunk_holding_the_name_asked_about_reaches_the_floor(question, answered):
+    """An embedding model knows too little of a rare name: "Who is Ada Quill?" is far below the floor from the
+    chunk that names her (cosine about 0.18). A chunk holding every word of the names the question states
+    reaches the floor, and the core's floor judges its sentences. Control: a name the chunk does not hold."""
+    from App_Function_Libraries.Documents.answer import answer_from_hits, hit_similarities
+    from App_Function_Libraries.Documents.doc_types import SearchHit
+    from App_Function_Libraries.Retrieval.embeddings import get_embedder
+    from App_Function_Libraries.config import DocumentSettings
+    hit = SearchHit(node_id=1, doc_id=1, path="/docs/exploit.md", name="exploit.md", file_type="md", group="fine",
+                    index=0, text=EXPLOIT, context="", page=None, title="")
+    assert float(hit_similarities(question, [hit], get_embedder())[0]) < DocumentSettings().relevance_floor
+    answer = answer_from_hits(question, [hit], None, get_embedder()).answer
+    assert bool(answer.citations) is answered, answer.markdown
+    if answered:
+        lead = answer.markdown.splitlines()[0]
+        assert lead.startswith("Chess club veteran and developer Ada Quill wrote") and "[1]" in lead, answer.markdown
+        assert "none of the quoted texts" not in answer.markdown  # "who is X" asks what X is, not for a name

@@ -251,3 +251,25 @@ def test_open_time_leaves_out_the_embedding_model_load(wiki, tmp_path):
     # loading the model (tens of ms at least, from a warm disk cache) against reading an attribute (microseconds):
     # compared with each other, not with a fixed time a fast machine beats (0.047 s once failed "> 0.05")
     assert again.model_seconds < index.model_seconds / 10 and again.open_seconds < 0.5
+
+
+@pytest.mark.parametrize("question, answered", [("Who is Ada Quill?", True), ("Who is Bo Lindqvist?", False)])
+def test_a_passage_holding_the_name_asked_about_reaches_the_floor(question, answered, make_settings, tmp_path):
+    """The embedding model knows too little of a rare name: "Who is Ada Quill?" is far below the floor from the
+    passage that names her. A passage holding every word of the names the question states reaches it, and the
+    core's floor judges its sentences. Control: a name no passage holds stays refused."""
+    (tmp_path / "in.jsonl").write_text(json.dumps({
+        "id": "Exploit-0", "title": "Server exploit", "text": "The patch went out on a Thursday, after months of quiet "
+        "reports to the game's maker. Chess club veteran and developer Ada Quill wrote the exploit up in a long blog "
+        "post, saying servers could be crashed with one packet."}) + "\n", encoding="utf-8")
+    settings = make_settings({"wikipedia": {"index_dir": str(tmp_path / "idx")}})
+    build_index(tmp_path / "in.jsonl", tmp_path / "idx", get_embedder(settings))
+    forget_wiki_index()
+    try:
+        hits = get_wiki_index(settings).search(question, SearchParams.from_settings(settings))
+        assert max(h.vector_score for h in hits) < settings.wikipedia.relevance_floor
+        answer = answer_question(question, settings, llm=None).answer
+        assert bool(answer.citations) is answered, answer.markdown
+        assert ("Ada Quill wrote the exploit up" in answer.markdown.splitlines()[0]) is answered, answer.markdown
+    finally:
+        forget_wiki_index()

@@ -15,7 +15,8 @@ cached ones bench/wiki_index.py made.
 Local documents (--docs, for [documents] relevance_floor): the articles of one half are written as text
 files and added to a documents library in bench/out/; a sample of questions from that half (answerable)
 and from the other (unanswerable) is searched as `docs ask` searches, and each question's best chunk
-similarity is measured as the answer step measures it.
+similarity is measured as the answer step measures it, and whether a found chunk holds every name the
+question states (Retrieval/names.holds_names, which lets a chunk reach the floor too).
 
 For each candidate floor the script prints the share of answerable questions whose best passage clears it
 (answers kept), the share of unanswerable questions whose best passage does not (refusals), and for SQuAD
@@ -57,8 +58,13 @@ def demo_best_scores(settings) -> dict[str, np.ndarray]:
     index = WikiIndex.open(folder, embedder)
     params = SearchParams.from_settings(settings)
     questions = json.loads(QUESTIONS.read_text(encoding="utf-8"))
-    out = {kind: np.asarray([max(h.vector_score for h in index.search(q, params)) for q in questions[kind]])
-           for kind in ("answerable", "unanswerable")}
+    from App_Function_Libraries.Retrieval.names import holds_names
+    out = {}
+    for kind in ("answerable", "unanswerable"):
+        found = [index.search(q, params) for q in questions[kind]]
+        out[kind] = np.asarray([max(h.vector_score for h in hits) for hits in found])
+        out[f"{kind}_named"] = np.asarray([any(holds_names(q, f"{h.title} {h.text}") for h in hits)
+                                           for q, hits in zip(questions[kind], found)])
     index.close()
     return out
 
@@ -90,6 +96,7 @@ def docs_best_scores(settings, per_kind: int = 150) -> dict[str, np.ndarray]:
     import dataclasses
 
     from App_Function_Libraries.Documents.answer import hit_similarities
+    from App_Function_Libraries.Retrieval.names import holds_names
     from App_Function_Libraries.Documents.library import DocumentLibrary
     paragraphs, questions, gold = load_squad()
     titles = list(dict.fromkeys(p["title"] for p in paragraphs))[0::2]
@@ -106,8 +113,11 @@ def docs_best_scores(settings, per_kind: int = 150) -> dict[str, np.ndarray]:
     out = {}
     for kind, members in (("answerable", np.flatnonzero(inside)), ("unanswerable", np.flatnonzero(~inside))):
         picked = rng.choice(members, per_kind, replace=False)
-        out[kind] = np.asarray([hit_similarities(questions[i], library.search(questions[i]), library.embedder).max()
-                                for i in picked])
+        found = [library.search(questions[i]) for i in picked]
+        out[kind] = np.asarray([hit_similarities(questions[i], hits, library.embedder).max()
+                                for i, hits in zip(picked, found)])
+        out[f"{kind}_named"] = np.asarray([any(holds_names(questions[i], f"{h.title} {h.text}") for h in hits)
+                                           for i, hits in zip(picked, found)])
     library.close()
     return out
 
@@ -117,6 +127,11 @@ def rates(scores: dict[str, np.ndarray], floor: float) -> tuple[float, ...]:
     kept = scores["answerable"] >= floor
     out = (float(np.mean(kept)) * 100, float(np.mean(scores["unanswerable"] < floor)) * 100)
     return out + ((float(np.mean(~kept & scores["found"])) * 100,) if "found" in scores else ())
+
+
+def with_names(scores: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The scores as the floor reads them when a hit holding every name the question states reaches it too."""
+    return {k: np.where(scores[f"{k}_named"], np.inf, scores[k]) for k in ("answerable", "unanswerable")}
 
 
 def describe(name: str, scores: dict[str, np.ndarray]) -> None:
@@ -136,6 +151,8 @@ def main() -> int:
         for f in sorted(set(CANDIDATE_FLOORS.tolist()) | {floor}):
             print("  {:.3f}   docs answered {:6.1f}%  refused {:6.1f}%".format(f, *rates(docs, f))
                   + ("   <- configured" if f == floor else ""))
+        print("  {:.3f}   docs answered {:6.1f}%  refused {:6.1f}%   <- configured, a chunk holding the question's "
+              "names reaching it too (holds_names)".format(floor, *rates(with_names(docs), floor)))
     floor = settings.wikipedia.relevance_floor
     demo = demo_best_scores(settings)
     squad = squad_best_scores() if all((DATA / f).is_file() for f in SQUAD_FILES) else None
@@ -149,6 +166,8 @@ def main() -> int:
         if squad is not None:
             line += "          {:6.1f}% {:6.1f}% {:5.1f}%".format(*rates(squad, f))
         print(line + ("   <- configured" if f == floor else ""))
+    print("  {:.3f}   {:6.1f}% {:6.1f}%   demo, a passage holding the question's names reaching it too "
+          "(holds_names)".format(floor, *rates(with_names(demo), floor)))
     fields = [f"floor={floor}", "demo_answered={:.1f}% demo_refused={:.1f}%".format(*rates(demo, floor))]
     if squad is not None:
         fields.append("squad_answered={:.1f}% squad_refused={:.1f}% squad_lost={:.1f}%".format(*rates(squad, floor)))

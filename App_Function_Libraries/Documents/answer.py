@@ -2,9 +2,10 @@
 (Retrieval/cited_answer.py) like the web report: an LLM writes when one is configured, otherwise the core's
 extractive writer quotes the chunks' own sentences; every citation is verified and given a verdict, and the
 chunks are renumbered without gaps (cited first, then the others). Chunk text is untrusted data inside the
-prompt. Chunks whose cosine similarity to the question is below [documents] relevance_floor are not used;
-when none reaches it, or no sentence of the others clears the core's relevance floor, the answer says so and
-lists the closest chunks as not used.
+prompt. Chunks whose cosine similarity to the question is below [documents] relevance_floor are not used,
+unless they hold the names the question states (Retrieval/names.holds_names); when none reaches it, or no
+sentence of the others clears the core's relevance floor, the answer says so and lists the closest chunks as
+not used.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from App_Function_Libraries.LLM.base import LLMClient, LLMError
 from App_Function_Libraries.LLM.context import fit_evidence
 from App_Function_Libraries.Retrieval import cited_answer as core
 from App_Function_Libraries.Retrieval.citations import CitableSource
+from App_Function_Libraries.Retrieval.names import holds_names
 from App_Function_Libraries.records import Answer
 
 NO_HITS = "Nothing in your documents matches this question."
@@ -47,7 +49,8 @@ def answer_from_hits(question: str, hits: list[SearchHit], llm: LLMClient | None
         relevance_floor = get_settings().documents.relevance_floor
     if embedder is not None and relevance_floor > 0:
         similarity = hit_similarities(question, hits, embedder)
-        relevant = [h for h, s in zip(hits, similarity) if s >= relevance_floor]
+        relevant = [h for h, s in zip(hits, similarity) if s >= relevance_floor
+                    or holds_names(question, f"{h.title} {h.text}")]
         if not relevant:
             return DocsAsked(question, closest_unused(hits, similarity, relevance_floor))
         hits = relevant

@@ -1,6 +1,7 @@
 """The names a question states, and the texts that hold them: `question_names` (its runs of capitalised words
-after the first) and `named_by_surname` (a text calling a person by surname alone on a page that names them in
-full holds the full name).
+after the first), `holds_names` (a text holding every word of them: a search's similarity floor lets it through,
+since an embedding model knows too little of a rare name), and `named_by_surname` (a text calling a person by
+surname alone on a page that names them in full holds the full name).
 """
 from __future__ import annotations
 
@@ -25,6 +26,15 @@ def question_names(question: str) -> list[frozenset[str]]:
                 names.append(stems)
             run = []
     return names
+
+
+def holds_names(question: str, text: str) -> bool:
+    """The text holds every word of every name the question states (`question_names`: "Who is Ammar Askar?");
+    False when it states none. An embedding model knows too little of a rare name to find the text that names it
+    close to the question: a search's similarity floor lets such a text through, and the answer's floor judges it."""
+    names = question_names(question)
+    held = words_of(text)
+    return bool(names) and all(name <= held for name in names)
 
 
 #: a person's full name: two to four capitalised words, no figure ("Margaret Hamilton", "Luis de Miranda")

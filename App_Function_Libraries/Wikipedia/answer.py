@@ -25,6 +25,7 @@ from App_Function_Libraries.Retrieval.bm25 import BM25
 from App_Function_Libraries.Retrieval import cited_answer as core
 from App_Function_Libraries.Retrieval.citations import CitableSource
 from App_Function_Libraries.Retrieval.fusion import reciprocal_rank_fusion
+from App_Function_Libraries.Retrieval.names import holds_names
 from App_Function_Libraries.Retrieval.rerank import cross_encoder_scores
 from App_Function_Libraries.records import Answer
 from App_Function_Libraries.Wikipedia.index import SearchParams, WikiHit, WikiIndex, get_wiki_index
@@ -67,13 +68,15 @@ def rerank_scores(question: str, texts: list[str], embedding_scores: list[float]
 
 def select_passages(question: str, hits: list[WikiHit], index: WikiIndex, settings,
                     errors: list[str]) -> list[WikiHit]:
-    """The top_k_nodes reranked hits at or above the relevance floor, then the best other passages of the top
-    documents (none when no hit clears the floor)."""
+    """The top_k_nodes reranked hits at or above the relevance floor (or holding every name the question states,
+    names.holds_names), then the best other passages of the top documents (none when no hit clears
+    the floor)."""
     w = settings.wikipedia
-    hits = [h for h in hits if h.vector_score >= w.relevance_floor]
+    named = {h.row for h in hits if holds_names(question, f"{h.title} {h.text}")}  # a rare name, little known
+    hits = [h for h in hits if h.vector_score >= w.relevance_floor or h.row in named]  # to the embedding model
     best = max((h.vector_score for h in hits), default=0.0)
     if best > 0:  # passages far less similar than the best one are noise, not evidence
-        hits = [h for h in hits if h.vector_score >= RELATIVE_SCORE_FLOOR * best]
+        hits = [h for h in hits if h.vector_score >= RELATIVE_SCORE_FLOOR * best or h.row in named]
     scores = rerank_scores(question, [h.text for h in hits], [h.vector_score for h in hits], settings, errors)
     order = sorted(range(len(hits)), key=lambda i: (-scores[i], i))[:w.top_k_nodes]
     chosen = [hits[i] for i in order]
