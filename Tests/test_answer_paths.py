@@ -763,6 +763,8 @@ def test_money_is_asked_by_the_question_s_verb_and_given_by_a_currency():
         assert has_kind(q, text, "money"), text
     assert not has_kind(q, "It is just one of dozens of headsets.", "money")
     assert may_give(q, "It sells for 35 at launch.", "money")  # leniently, a bare figure may be a price
+    assert may_give(q, "The app is free to download.", "money")
+    assert not may_give(q, "It doubles in volume within four to eight hours of feeding.", "money")  # no price
     q = "How much did Acme pay for Chatterly?"
     d = core.draft(q, [CitableSource(1, "http://a.test/", "Apps", ["Acme bought Chatterly after long talks with its "
                                                                    "founders."])])

@@ -314,9 +314,14 @@ _MAY_SAY_AMOUNT = re.compile(r"\b(?:several|dozens|few|many|numerous|single|mult
                              r"triple)\b", re.IGNORECASE)
 
 
+_MAY_SAY_PRICE = re.compile(r"\b(?:costs?|costing|priced?|prices|paid|pays?|sells?|sold|charges?|fees?|worth)\b"
+                            r"[^.;]{0,40}?\d|\bfree\b", re.IGNORECASE)
+
+
 def may_give(question: str, sentence: str, kind: str, names: frozenset[str] = frozenset()) -> bool:
     """Leniently, whether the sentence may hold the kind of answer asked for: `has_kind`, or for "when" any
-    figure (not money, a share or an age) or time word, for "number" any quantifier, for "where" any name. An
+    figure (not money, a share or an age) or time word, for "number" any quantifier, for "money" a figure after a
+    word of price or "free", for "where" any name. An
     answer is said to lack the kind only when none of its texts may hold it, so the line that says so is not said
     of an answer in a form has_kind misses."""
     if has_kind(question, sentence, kind, names):
@@ -324,8 +329,10 @@ def may_give(question: str, sentence: str, kind: str, names: frozenset[str] = fr
     if kind == "when":
         timeless = _TIMELESS.sub(" ", sentence)
         return bool(_MAY_SAY_WHEN.search(timeless) or _MONTH.search(timeless))
-    if kind in ("number", "money"):  # money may be stated as a bare figure: "it sells for 35"
-        return has_kind(question, sentence, "number") or bool(_MAY_SAY_AMOUNT.search(sentence))
+    if kind == "number":
+        return bool(_MAY_SAY_AMOUNT.search(sentence))
+    if kind == "money":  # a bare figure after a word of price: "it sells for 35", "costs 10 a month"; or "free"
+        return bool(_MAY_SAY_PRICE.search(sentence))
     if kind == "where":  # any name may be a place: "Paris's most visited museum"
         return has_kind(question, sentence, "name", names)
     return False
