@@ -788,23 +788,26 @@ def test_a_person_called_by_surname_on_a_page_naming_them_in_full_is_named(path,
 
 
 def test_a_surname_stands_for_a_full_name_only_alone_and_where_the_page_has_it():
-    from App_Function_Libraries.Retrieval.names import named_by_surname
+    from App_Function_Libraries.Retrieval.names import named_by_surname, surnames
+
+    def called(question: str, text: str, page: str) -> str:
+        return named_by_surname(text, surnames(question, page))
+
     page = " ".join(text for _t, text in QUILL_LAB) + " The Vision Pro is new. Luis de Miranda wrote on neon."
     q = "Which team did Ada Quill lead?"
-    assert named_by_surname(q, "Quill, who popularized the term, later led the team.", page) == "Ada Quill"
-    assert named_by_surname(q, "When Quill arrived, she met the team.", page) == "Ada Quill"
-    assert named_by_surname("Who is Luis de Miranda?", "De Miranda notes that neon glows.", page) == "Luis de Miranda"
-    assert named_by_surname(q, "Ada Quill arrived.", page) == ""  # named in full already
-    assert named_by_surname(q, "The Quill Pen Company sold pens.", page) == ""  # within another name
-    assert named_by_surname(q, "Quill left.", "Quill left.") == ""  # the page never names her in full
-    assert named_by_surname("How much does the Vision Pro cost?", "The Meta Quest Pro costs $1,000.", page) == ""
+    assert called(q, "Quill, who popularized the term, later led the team.", page) == "Ada Quill"
+    assert called(q, "When Quill arrived, she met the team.", page) == "Ada Quill"
+    assert called("Who is Luis de Miranda?", "De Miranda notes that neon glows.", page) == "Luis de Miranda"
+    assert called(q, "Ada Quill arrived.", page) == ""  # named in full already
+    assert called(q, "The Quill Pen Company sold pens.", page) == ""  # within another name
+    assert called(q, "Quill left.", "Quill left.") == ""  # the page never names her in full
+    assert called("How much does the Vision Pro cost?", "The Meta Quest Pro costs $1,000.", page) == ""
     america = "Britain lost its colonies in North America. Settlers in America farmed tobacco."  # a place
-    assert named_by_surname("When did Britain lose North America?", "Settlers in America farmed tobacco.",
-                            america) == ""
+    assert called("When did Britain lose North America?", "Settlers in America farmed tobacco.", america) == ""
     treaties = "The Lisbon Treaty was signed in 2007. The Treaty of Rome came first."  # another name, "of" after
-    assert named_by_surname("When was the Lisbon Treaty signed?", "The Treaty of Rome came first.", treaties) == ""
+    assert called("When was the Lisbon Treaty signed?", "The Treaty of Rome came first.", treaties) == ""
     treaty = "The Lisbon Treaty was signed in 2007. The treaty reformed the union. Treaty changes came later."
-    assert named_by_surname("When was the Lisbon Treaty signed?", "Treaty changes came later.", treaty) == ""
+    assert called("When was the Lisbon Treaty signed?", "Treaty changes came later.", treaty) == ""
 
 
 QUILL_ROLE = [("Fair notes", "Ada Quill met the editor Brian Fogg of Redwood Press at a fair in 2019, and Ada Quill "

@@ -73,7 +73,7 @@ from App_Function_Libraries.Retrieval.bm25 import tokenize
 from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, CitableSource, cited_sentences,
                                                         document_texts, format_group, parse_group, quote_candidates,
                                                         rank_sentences, sentence_before)
-from App_Function_Libraries.Retrieval.names import named_by_surname, question_names
+from App_Function_Libraries.Retrieval.names import named_by_surname, question_names, surnames
 from App_Function_Libraries.Retrieval.question_forms import (answer_shape, asked_for, definition_subject, describes,
                                                              gives_advice, is_definition, known_names, may_give,
                                                              names_a_way, pinpoints)
@@ -237,8 +237,9 @@ def candidates(question: str, sources: list[CitableSource], embedder=None, topic
     ranked = rank_sentences(question, sources, embedder, topic=topic)
     titles = {s.n: f"{s.title} {s.about}".strip() for s in sources}  # what the texts are about
     context = sentence_before(sources)
-    pages = document_texts(sources)  # a text calling a person the page names in full by surname holds the name
-    about = [f"{titles.get(n, '')} {named_by_surname(topic or question, t, pages[n])}" for t, n, *_ in ranked]
+    # a text calling a person its page names in full by surname alone holds the full name
+    called = {n: surnames(topic or question, page) for n, page in document_texts(sources).items()}
+    about = [f"{titles.get(n, '')} {named_by_surname(t, called.get(n, []))}" for t, n, *_ in ranked]
     args = (topic or question, [t for t, *_ in ranked], about, [sim for *_, sim in ranked])
     scores = relevance(*args, [context.get((n, t), "") for t, n, *_ in ranked])
     alone = relevance(*args)

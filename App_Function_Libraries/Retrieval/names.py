@@ -48,28 +48,34 @@ _PLACE_OPENS = frozenset("""north south east west northern southern eastern west
 new old little united saint st san santa mount lake river cape port fort""".split())
 
 
-def named_by_surname(question: str, text: str, page: str) -> str:
-    """The question's full names (after its first word: "Margaret Hamilton") that the text calls by their last
-    word alone ("Hamilton, who popularized …"; not "the Meta Quest Pro" for "Vision Pro", nor "the Treaty of
-    Rome" for "Lisbon Treaty", nor a place: "America" for "North America") on a page that writes them in full and never writes that word in lower case: a page
-    names a person in full once, then by surname. Joined by spaces; '' when none."""
+def surnames(question: str, page: str) -> list[tuple[str, str]]:
+    """(full name, its last word) of the question's full names (after its first word: "Margaret Hamilton") that
+    the page writes in full and never writes that word of in lower case ("treaty" of "Lisbon Treaty" is no
+    surname), and that name no place ("America" does not stand for "North America")."""
     found = []
     for m in _FULL_NAME.finditer(question, question.find(" ") + 1 if " " in question else len(question)):
         full, last = m.group(0), m.group(0).split()[-1]
-        if full.split()[0].lower() in _PLACE_OPENS:
-            continue
-        if full in text or full not in page or re.search(rf"\b{re.escape(last.lower())}\b", page):
-            continue  # a word the page also writes in lower case is no surname: "treaty" of "Lisbon Treaty"
-        if any(_alone(text, w.start(), w.end()) for w in re.finditer(rf"\b{re.escape(last)}\b", text)):
-            found.append(full)
-    return " ".join(found)
+        if (full.split()[0].lower() not in _PLACE_OPENS and full in page
+                and not re.search(rf"\b{re.escape(last.lower())}\b", page)):
+            found.append((full, last))
+    return found
+
+
+def named_by_surname(text: str, names: list[tuple[str, str]]) -> str:
+    """The full names of `names` (`surnames` of the text's page) that the text calls by their last word alone
+    ("Hamilton, who popularized …"; not "the Meta Quest Pro" for "Vision Pro", nor "the Treaty of Rome" for
+    "Lisbon Treaty"): a page names a person in full once, then by surname. Joined by spaces; '' when none."""
+    return " ".join(full for full, last in names if full not in text and any(
+        _alone(text, w.start(), w.end()) for w in re.finditer(rf"\b{re.escape(last)}\b", text)))
 
 
 def _alone(text: str, start: int, end: int) -> bool:
     """The word at text[start:end] stands alone, not within a longer name: no capitalised word or "of" right
     after it, nor a capitalised word right before it unless that word opens a sentence ("When Hamilton arrived")."""
-    if re.match(r"\s+(?:[A-Z]|of\b)", text[end:]):  # "Hamilton Beach", "Treaty of Rome"
+    if re.match(r"\s+(?:[A-Z]|of\b)", text[end:end + 4]):  # "Hamilton Beach", "Treaty of Rome"
         return False
-    before = re.search(r"(\S+)\s+$", text[:start])
-    return not before or not before.group(1)[0].isupper() or bool(AFTER_END.search(text[:before.start(1)]) or
-                                                                 before.start(1) == 0)
+    head = text[max(0, start - 60):start]  # a word before it, bounded: no search runs back over a long text
+    before = re.search(r"(\S+)\s+$", head)
+    return (not before or not before.group(1)[0].isupper() or bool(AFTER_END.search(head[max(0, before.start(1) - 8):
+                                                                                          before.start(1)]))
+            or (before.start(1) == 0 and start <= 60))

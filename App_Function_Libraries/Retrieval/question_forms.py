@@ -321,9 +321,8 @@ _MAY_SAY_PRICE = re.compile(r"\b(?:costs?|costing|priced?|prices|paid|pays?|sell
 def may_give(question: str, sentence: str, kind: str, names: frozenset[str] = frozenset()) -> bool:
     """Leniently, whether the sentence may hold the kind of answer asked for: `has_kind`, or for "when" any
     figure (not money, a share or an age) or time word, for "number" any quantifier, for "money" a figure after a
-    word of price or "free", for "where" any name. An
-    answer is said to lack the kind only when none of its texts may hold it, so the line that says so is not said
-    of an answer in a form has_kind misses."""
+    word of price or "free", for "where" any name. An answer is said to lack the kind only when none of its texts
+    may hold it, so the line that says so is not said of an answer in a form has_kind misses."""
     if has_kind(question, sentence, kind, names):
         return True
     if kind == "when":
@@ -426,15 +425,16 @@ however whenever wherever sent spent went meant want recent consider remember"""
 
 def describes(subject: str, text: str) -> bool:
     """For "Who is X?" (X a name): the text says what X is by a role right before the name ("Facebook CEO Mark
-    Zuckerberg", "the philosopher Luis de Miranda", "a meteorologist named Edward Lorenz") or an aside right after it ("Ellen Fetter, a recent
-    graduate …", "Ada Quill, who wrote …")."""
+    Zuckerberg", "the philosopher Luis de Miranda", "a meteorologist named Edward Lorenz") or an aside right after
+    it ("Ellen Fetter, a recent graduate …", "Ada Quill, who wrote …")."""
     name = r"\s+".join(map(re.escape, subject.split()))
     for m in re.finditer(rf"\b{name}\b", text):
-        if re.match(r",\s+(?:a|an|the|who|whose)\s", text[m.end():]):
+        if re.match(r",\s+(?:a|an|the|who|whose)\s", text[m.end():m.end() + 8]):
             return True
-        before = re.search(r"([\w'’-]+)\s+$", text[:m.start()])
+        head = text[max(0, m.start() - 80):m.start()]  # two words before it, bounded: no search runs back far
+        before = re.search(r"([\w'’-]+)\s+$", head)
         if before and before.group(1) in ("named", "called"):  # "a meteorologist named Edward Lorenz"
-            before = re.search(r"([\w'’-]+)\s+$", text[:before.start(1)])
+            before = re.search(r"([\w'’-]+)\s+$", head[:before.start(1)])
         if before and before.group(1).lower() not in _NOT_ROLE and _ROLE.search(before.group(1)):
             return True
     return False
