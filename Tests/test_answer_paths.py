@@ -426,7 +426,7 @@ def test_a_how_to_question_without_steps_is_led_by_advice(path, make_settings):
 
 
 def test_control_advice_is_what_opens_with_an_instruction_or_says_you_can():
-    from App_Function_Libraries.Retrieval.question_forms import gives_advice
+    from App_Function_Libraries.Retrieval.advice import gives_advice
     assert gives_advice("Opt for easy food such as pizza.") and gives_advice("If you can, buy the flour in bulk.")
     assert gives_advice("You can save by buying in bulk.") and gives_advice("3. Add the flour and stir.")
     assert not gives_advice("Water is essential for plants.") and not gives_advice("Use of pesticides has grown.")
@@ -708,7 +708,7 @@ def test_control_without_the_way_the_writer_s_story_leads(make_settings, monkeyp
 
 
 def test_a_way_to_do_it_is_named_and_is_weaker_than_advice():
-    from App_Function_Libraries.Retrieval.question_forms import gives_advice, names_a_way
+    from App_Function_Libraries.Retrieval.advice import gives_advice, names_a_way
     assert names_a_way("A z-score is an easy way to find anomalies.")
     assert names_a_way("The best way to descale a kettle is to boil vinegar in it.")
     assert names_a_way("Node.js provides a way to collect data about CPU use.")

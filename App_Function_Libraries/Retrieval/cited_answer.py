@@ -45,10 +45,10 @@ Extractive writer. The lead is the one text that best answers the question by it
 (Retrieval/question_forms.asked_for): for "what is X" a definition of X ("X is …", "X refers to …"), for "when" a
 date, for "how often" a frequency ("every day", "twice a week"), for "how many/much" a number, for "who" a
 name, for "where" a place, for "how do I …" an instruction or advice ("Opt for simple food …", "You can …";
-question_forms.gives_advice); among the LEAD_POOL most relevant texts that clear the floor, the most relevant
+advice.gives_advice); among the LEAD_POOL most relevant texts that clear the floor, the most relevant
 that pinpoints the answer, else, for "what is X", the most relevant definition that names what X is ("X is a
 framework …", not "X is for everyone …"), else the most relevant with that shape, else, for a how-to, the most
-relevant naming a way to do it ("… is an easy way to …", question_forms.names_a_way), else the most relevant. For
+relevant naming a way to do it ("… is an easy way to …", advice.names_a_way), else the most relevant. For
 a how-to question ("How do I …", "How to …") whose texts include steps ("Step 2: …", quotable rule 11), the
 steps of the how-to with the most relevant step are the answer, in their order (`in_step_order`).
 Then the supporting texts, best ranked first: for a question of one part, texts that clear the floor and texts
@@ -68,6 +68,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
 
+from App_Function_Libraries.Retrieval.advice import gives_advice, names_a_way
 from App_Function_Libraries.Retrieval.answer_markdown import not_answered_markdown, render_bullets
 from App_Function_Libraries.Retrieval.bm25 import tokenize
 from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, CitableSource, cited_sentences,
@@ -75,8 +76,7 @@ from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, Citab
                                                         rank_sentences, sentence_before)
 from App_Function_Libraries.Retrieval.names import named_by_surname, question_names, surnames
 from App_Function_Libraries.Retrieval.question_forms import (answer_shape, asked_for, definition_subject, describes,
-                                                             gives_advice, is_definition, known_names, may_give,
-                                                             names_a_way, pinpoints)
+                                                             is_definition, known_names, may_give, pinpoints)
 from App_Function_Libraries.Retrieval.quotable import asks_how_to, repeats_title, stem, step_number
 from App_Function_Libraries.Retrieval.verifier import verify, words_of
 from App_Function_Libraries.records import Answer, AnswerSource, NotUsed
