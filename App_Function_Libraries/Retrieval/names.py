@@ -33,8 +33,10 @@ def holds_names(question: str, text: str) -> bool:
     False when it states none. An embedding model knows too little of a rare name to find the text that names it
     close to the question: a search's similarity floor lets such a text through, and the answer's floor judges it."""
     names = question_names(question)
+    if not names:
+        return False
     held = words_of(text)
-    return bool(names) and all(name <= held for name in names)
+    return all(name <= held for name in names)
 
 
 #: a person's full name: two to four capitalised words, no figure ("Margaret Hamilton", "Luis de Miranda")
