@@ -75,8 +75,9 @@ from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, Citab
                                                         document_texts, format_group, parse_group, quote_candidates,
                                                         rank_sentences, sentence_before)
 from App_Function_Libraries.Retrieval.names import named_by_surname, question_names, surnames
-from App_Function_Libraries.Retrieval.question_forms import (answer_shape, asked_for, definition_subject, describes,
-                                                             is_definition, known_names, may_give, pinpoints)
+from App_Function_Libraries.Retrieval.question_forms import (NAME_PARTICLES, answer_shape, asked_for,
+                                                             definition_subject, describes, is_definition, known_names,
+                                                             may_give, pinpoints)
 from App_Function_Libraries.Retrieval.quotable import asks_how_to, repeats_title, stem, step_number
 from App_Function_Libraries.Retrieval.verifier import verify, words_of
 from App_Function_Libraries.records import Answer, AnswerSource, NotUsed
@@ -126,7 +127,7 @@ class Draft:
 
 # ---------------------------------------------------------------- the relevance floor
 
-_NAME = re.compile(r"\b[A-Z][\w'-]*(?:\s+(?:(?:von|van|de|der|den|da|di|du|of|the|al|bin|le|la)\s+)*[A-Z0-9][\w'-]*)+")
+_NAME = re.compile(rf"\b[A-Z][\w'-]*(?:\s+(?:(?:{NAME_PARTICLES}|of|the)\s+)*[A-Z0-9][\w'-]*)+")
 
 
 def question_terms(question: str) -> list[frozenset[str]]:

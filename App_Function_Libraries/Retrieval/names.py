@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from App_Function_Libraries.Retrieval.question_forms import AFTER_END
+from App_Function_Libraries.Retrieval.question_forms import AFTER_END, NAME_PARTICLES
 from App_Function_Libraries.Retrieval.verifier import words_of
 
 
@@ -40,7 +40,7 @@ def holds_names(question: str, text: str) -> bool:
 
 
 #: a person's full name: two to four capitalised words, no figure ("Margaret Hamilton", "Luis de Miranda")
-_FULL_NAME = re.compile(r"[A-Z][a-z][\w'’-]*(?:\s+(?:(?:von|van|de|der|den|da|di|du|al|bin|le|la)\s+)*"
+_FULL_NAME = re.compile(rf"[A-Z][a-z][\w'’-]*(?:\s+(?:(?:{NAME_PARTICLES})\s+)*"
                         r"[A-Z][a-z][\w'’-]*){1,3}")
 
 

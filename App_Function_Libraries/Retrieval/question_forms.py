@@ -37,11 +37,15 @@ _NUMBER = re.compile(r"\b\d[\d,.]*\b|\b(?:one|two|three|four|five|six|seven|eigh
 _FREQUENCY = re.compile(r"\b(?:every|each|daily|nightly|weekly|fortnightly|monthly|quarterly|yearly|annually|"
                         r"hourly|once|twice|thrice|(?:\d+|two|three|four|five|six|seven|eight|nine|ten|several|many|"
                         r"few|a few) times|per (?:second|minute|hour|day|night|week|month|year))\b", re.I)
+#: the verbs a question puts right after its question word: "What are …", "How much did …", "When was …"
+AUX = "is|are|was|were|do|does|did|can|could|will|would|should|shall|may|might|must|has|have|had"
+#: the small words inside a person's name: "Karl von Frisch", "Luis de Miranda"
+NAME_PARTICLES = "von|van|de|der|den|da|di|du|al|bin|le|la"
 #: "how much" asked of money: "How much did Facebook pay for Instagram?", "How much does it cost?", "How much money
 #: did they raise?", "What is the price of …?", "How expensive is …?" (not "How much time did they spend?": a
 #: noun after "how much" other than money says what is measured)
 _ASKS_MONEY = re.compile(r"\bhow\s+expensive\b|\bhow\s+much\s+(?:money|cash|funding|revenue|profit|income)\b|"
-                         r"\bhow\s+much\s+(?:is|was|are|were|did|does|do|will|would|can|could|has|have|had|should)\b"
+                         rf"\bhow\s+much\s+(?:{AUX})\b"
                          r"[^?]*?\b(?:pay|paid|pays|cost|costs|spend|spends|spent|charged?|charges|earn|earns|earned|"
                          r"make|makes|made|raised?|raises|sell|sells|sold|buy|buys|bought|invest|invests|invested|"
                          r"owed?|owes|worth|grossed|donated?)\b|"
@@ -62,8 +66,7 @@ _ASKS = (
     ("often", re.compile(r"\bhow (?:often|frequently)\b|\bat what (?:interval|frequency)\b", re.I)),
     ("number", re.compile(r"\bhow (?:many|much|long|far|old|large|big|high|tall|deep|fast)\b|"
                           r"\bwhat (?:percentage|percent|number|amount|proportion|fraction)\b", re.I)),
-    ("who", re.compile(r"^\s*(?:who|whom|whose)\b|\b(?:which|what) (?:(?!(?:is|are|was|were|do|does|did|can|could|"
-                       r"will|would|should|must|may|might|has|have|had)\b)\w+ )?(?:person|man|woman|people|king|"
+    ("who", re.compile(rf"^\s*(?:who|whom|whose)\b|\b(?:which|what) (?:(?!(?:{AUX})\b)\w+ )?(?:person|man|woman|people|king|"
                        r"queen|emperor|president|leader|author|writer|artist|composer|architect|engineer|player|"
                        r"company|team|group|band|party|family|dynasty|organi[sz]ation|\w+ist|\w+ian)s?\b", re.I)),
     ("where", re.compile(r"^\s*where\b|\bin (?:what|which) (?:city|country|state|region|place|town)\b", re.I)),
@@ -73,8 +76,7 @@ _ASKS = (
 #: a question opening with a "when" clause that asks something else: "When a cell eats a pathogen, what does it
 #: become?", "When rock buckles upwards it creates what?" (group 1: what it asks)
 #: (a "when" question puts a verb after "when": "When did …", "When was …")
-_WHEN_CLAUSE = re.compile(r"^\s*when\s+(?!(?:is|are|was|were|did|does|do|will|would|can|could|has|have|had|should|"
-                          r"shall|may|might|must)\b).*?\b((?:what|who|whom|whose|which|where|how|why)\b.*)$",
+_WHEN_CLAUSE = re.compile(rf"^\s*when\s+(?!(?:{AUX})\b).*?\b((?:what|who|whom|whose|which|where|how|why)\b.*)$",
                           re.IGNORECASE)
 
 
@@ -369,7 +371,7 @@ _DEFINES = re.compile(r"\b(?:is|are|was|were|refers?\s+to|means?|denotes?|is\s+d
 #: "Who is X?", "Who were the Huguenots?" for a name X (capitalised words, perhaps joined by "von", "de" …):
 #: asks what X is, as "What is X?" does, not for a name other than X
 _WHO_IS = re.compile(r"^\s*[Ww]ho\s+(?:is|was|are|were)\s+(?:[Tt]he\s+)?(?P<x>[A-Z][\w'’.-]*"
-                     r"(?:\s+(?:(?:von|van|de|der|den|da|di|du|al|bin|le|la)\s+)*[A-Z][\w'’.-]*){0,4})\s*\??\s*$")
+                     rf"(?:\s+(?:(?:{NAME_PARTICLES})\s+)*[A-Z][\w'’.-]*){{0,4}})\s*\??\s*$")
 
 
 def definition_subject(question: str) -> str:
