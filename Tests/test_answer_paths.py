@@ -773,6 +773,70 @@ def test_money_is_asked_by_the_question_s_verb_and_given_by_a_currency():
     assert core.missing_note(q, [core.Pick("Acme bought Chatterly for $2 billion.", 1)]) == ""  # control
 
 
+PLANT = [("Acme plants", "Acme runs plants in Denver, Austin and Reno. Acme closed its big tractor plant in downtown "
+          "Denver in May 2020, and its workers moved to the plant in Austin."),
+         ("Denver news", "Acme made tractor parts in Denver for sixty years. The company closed the big tractor plant "
+          "in downtown Denver because its machines were too old to repair.")]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_why_is_answered_by_the_text_that_gives_the_reason(path, make_settings):
+    """"Why did Acme close …?": the sentence that says "because …" leads the one that only says the plant closed,
+    which holds one more of the question's words ("Acme")."""
+    out = path("Why did Acme close its big tractor plant in downtown Denver?", PLANT, make_settings)
+    assert "because its machines were too old" in _lead(out), out.markdown
+
+
+def test_control_without_its_reason_the_text_holding_more_of_the_question_leads(make_settings):
+    plant = [(title, text.replace("because", "and")) for title, text in PLANT]
+    out = documents("Why did Acme close its big tractor plant in downtown Denver?", plant, make_settings)
+    assert "in May 2020" in _lead(out), out.markdown
+
+
+def test_a_reason_is_given_in_so_many_words():
+    from App_Function_Libraries.Retrieval.cues import asks_reason, gives_reason
+    for q in ("Why did oil prices rise?", "For what reason was the plant closed?", "How come it rains?",
+              "What was the main reason for the strike?"):
+        assert asks_reason(q), q
+    for q in ("What is a tractor?", "Who knows why it rains?", "When did the plant close?"):
+        assert not asks_reason(q), q
+    for text in ("Because oil was priced in dollars, income fell.", "The sea is rising due to subsidence.",
+                 "They went to jail as a way of continuing their protest.", "It closed in order to save money.",
+                 "Colleges are established to serve the public.", "They must be tough enough to withstand waves.",
+                 "That is why the plant closed.", "The reason for the strike was pay."):
+        assert gives_reason(text), text
+    for text in ("The plant has run since 1990.", "We might ask why disobedience must be public.",
+                 "Since its introduction, ATF has become a building block.", "A web bug designed to identify me.",
+                 "Old oil was withdrawn from the market, creating scarcity.", "It has been open since the war."):
+        assert not gives_reason(text), text
+
+
+@pytest.mark.parametrize("question, docs, cue, plain, first", [
+    ("What is an example of a big tractor part made in downtown Denver by Acme?",
+     [("Acme parts", "Acme runs plants in Denver, Austin and Reno. Acme made big tractor parts in downtown Denver for "
+       "sixty years, and sold them across the state."),
+      ("Denver news", "Acme made tractor engines in Denver for sixty years. The company made big tractor parts in "
+       "downtown Denver, such as gearboxes and axles.")], "such as gearboxes", "and gearboxes", "across the state")])
+def test_an_example_stated_as_asked_leads_an_equally_relevant_text(question, docs, cue, plain, first):
+    """"What is an example of …" is answered by "such as …"; control: with those words said otherwise, the first
+    of two texts as relevant leads."""
+    from App_Function_Libraries.Retrieval.cues import asks_example, gives_example
+    sources = [CitableSource(i, f"http://s{i}.test/", t, [x]) for i, (t, x) in enumerate(docs, start=1)]
+    assert cue in core.draft(question, sources, None).lead.text
+    plain_sources = [CitableSource(s.n, s.url, s.title, [p.replace(cue, plain) for p in s.passages]) for s in sources]
+    assert first in core.draft(question, plain_sources, None).lead.text
+    assert asks_example("What are two examples of jawless fish?") and not asks_example("X is an example of what?")
+    assert gives_example("Drugs (e.g., Vicodin) are sold.") and not gives_example("It sold well in shops.")
+
+
+def test_a_weekday_says_when():
+    from App_Function_Libraries.Retrieval.question_forms import has_kind
+    q = "When was the coup in Zimbabwe?"
+    assert has_kind(q, "Tuesday night's coup ended his 37-year rule.", "when")
+    assert has_kind(q, "The army took over on Wednesday.", "when")
+    assert not has_kind(q, "The coup ended his long rule.", "when")  # control
+
+
 QUILL_LAB = [("Lab history", "When Ada Quill arrived at the lab in the summer of 1959, she had a fresh math degree. "
               "The lab's computer filled a whole room and needed constant care. The weather models ran for days on "
               "it. Quill, who popularized the term flight software, later led the team that wrote the code for the "
@@ -826,10 +890,12 @@ def test_a_role_before_a_name_or_an_aside_after_it_describes_the_person():
     from App_Function_Libraries.Retrieval.question_forms import describes
     for text in ("Facebook CEO Ada Quill knows a thing or two.", "In 2012 the philosopher Ada Quill wrote a book.",
                  "Pakistan-based developer Ada Quill wrote a post.", "President Ada Quill apologized.",
-                 "Ada Quill, a recent graduate of Mount Holyoke, came.", "It came from a meteorologist named Ada Quill."):
+                 "Ada Quill, a recent graduate of Mount Holyoke, came.", "It came from a meteorologist named Ada Quill.",
+                 "The bigamy of Ada Quill, Duchess of Hesse, shocked him.", "In 1540 Duchess Ada Quill married."):
         assert describes("Ada Quill", text), text
     for text in ("Then he met Ada Quill at a fair.", "Two years after Ada Quill left, he came.", "When Ada Quill came.",
-                 "Ada Quill met the editor.", "Thank you, said Ada Quill.", "Ada Quill's book, a novel, sold well."):
+                 "Ada Quill met the editor.", "Thank you, said Ada Quill.", "Ada Quill's book, a novel, sold well.",
+                 "Ada Quill, Countless times, came."):
         assert not describes("Ada Quill", text), text
     # "who is X" asks what X is, not for another name: no line says the answer lacks one (control: "who wrote")
     assert core.missing_note("Who is Ada Quill?", [core.Pick("The novelist Ada Quill wrote a book.", 1)]) == ""

@@ -33,7 +33,10 @@ RELEVANCE_FLOOR. Its relevance is the mean of two measures, less a penalty:
     what something is named or called, a name given by a naming word ("a story called Children of Earth"), or,
     for a question asking what is needed, a list of it ("What You'll Need: Cloche; Moss; …"), for a question
     asking what someone said, a text reporting their words ("…, Zuckerberg said at the trial"), for a question
-    asking what something is used for, a text saying it ("is used to treat …"; question_forms.pinpoints).
+    asking what something is used for, a text saying it ("is used to treat …"; question_forms.pinpoints), for
+    "why", a text giving a cause or a purpose in so many words ("because …", "due to …", "in order to …"), for
+    "what is an example of", a text giving one ("such as …", "e.g. …"; Retrieval/cues.py; these two the bonus
+    only: such a text gets no place of its own in the lead choice).
 Without an embedding model the relevance is the coverage alone, less the penalty, against LEXICAL_FLOOR.
 Below the floor a text is never presented as the answer: when nothing clears it the answer says the sources
 do not answer the question and lists the closest passages as not used; when a part of the question (a
@@ -78,6 +81,7 @@ from App_Function_Libraries.Retrieval.names import named_by_surname, question_na
 from App_Function_Libraries.Retrieval.question_forms import (NAME_PARTICLES, answer_shape, asked_for,
                                                              definition_subject, describes, is_definition, known_names,
                                                              may_give, pinpoints)
+from App_Function_Libraries.Retrieval.cues import states_as_asked
 from App_Function_Libraries.Retrieval.quotable import asks_how_to, repeats_title, stem, step_number
 from App_Function_Libraries.Retrieval.verifier import verify, words_of
 from App_Function_Libraries.records import Answer, AnswerSource, NotUsed
@@ -192,7 +196,7 @@ def relevance(question: str, texts: list[str], titles: list[str] | None = None,
             score -= NUMBER_PENALTY
         if named and not all(name & words_of(f"{text} {title} {prior}") for name in named):
             score -= NAME_PENALTY
-        if pinpoints(question, text):
+        if pinpoints(question, text) or states_as_asked(question, text):
             score += PINPOINT_BONUS
         out.append(score)
     return out

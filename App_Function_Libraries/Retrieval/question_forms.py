@@ -27,6 +27,7 @@ from App_Function_Libraries.Retrieval.quotable import LIST_NUMBER, fold, stem
 _YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\b\d{1,2}(?:st|nd|rd|th)\s+century\b|\bcentury\b", re.I)
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 _MONTH = re.compile(rf"\b(?:{_MONTHS})\b")
+_WEEKDAY = re.compile(r"\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b")  # news dates by weekday: "on Tuesday"
 _DATE = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b(?:,?\s+\d{{4}})?|"
                    rf"\b(?:{_MONTHS})(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?\b|"
                    r"\b(?:in|on|since|by|until|till|from|during|circa|of|before|after)\s+(?:the\s+)?"
@@ -262,14 +263,14 @@ _IN_PLACE = re.compile(r"\b(?i:in|near|across|throughout|inside|outside|within)\
 
 
 def has_kind(question: str, sentence: str, kind: str, names: frozenset[str] = frozenset()) -> bool:
-    """The sentence holds the kind of answer asked for (asked_for): a year or month for "when", a number the
+    """The sentence holds the kind of answer asked for (asked_for): a year, month or weekday for "when", a number the
     question does not state for "number", an amount of money for "money", a frequency for "often", for "who is
     X" a definition of X, else a name the question does not have (for "where" one after a word of place,
     `_PLACED`; for "who" none in a place, `_IN_PLACE`): a capitalised word inside a sentence, or one that opens
     the sentence (or a sentence within the text, "… dance. She runs …") when the texts use it as a name
     (`names`: known_names); not "I", a month, a weekday or a degree ("a Master's degree"), which name no one."""
     if kind == "when":
-        return bool(_YEAR.search(sentence) or _MONTH.search(sentence))
+        return bool(_YEAR.search(sentence) or _MONTH.search(sentence) or _WEEKDAY.search(sentence))
     if kind == "number":  # a count or amount: a date's day and year do not answer "how many"
         stated = set(re.findall(r"\d[\d,.]*", question))
         return any(m.group(0) not in stated for m in _NUMBER.finditer(_DATE.sub(" ", sentence)))
@@ -421,23 +422,29 @@ def is_definition(subject: str, text: str, names_kind: bool = False) -> bool:
 #: "President", "chairwoman" (a role's ending, or an acronym; not "after", "other" …, nor a verb: "met", "said")
 _ROLE = re.compile(r"(?:[a-z][a-z-]*(?:er|or|ist|ian|ant|ent|ee|ive|man|woman|ess)|[A-Z][a-z]+(?:ent|er|or|ister)|"
                    r"[A-Z]{2,5})$")
+#: a title that says what a person is, before the name or after it: "Landgrave Philip", "Philip I, Landgrave of Hesse"
+_TITLE = (r"(?:King|Queen|Prince|Princess|Duke|Duchess|Count|Countess|Earl|Baron|Baroness|Landgrave|Margrave|Elector|"
+          r"Emperor|Empress|Pope|Bishop|Archbishop|Cardinal|Saint|General|Colonel|Captain|Admiral|Lord|Lady|Sultan|"
+          r"Caliph|Tsar|Czar|Khan|Pharaoh|Sheikh|Emir|Shah|Rabbi|Imam)")
 _NOT_ROLE = frozenset("""after under over other another either neither whether per later earlier rather never ever
 however whenever wherever sent spent went meant want recent consider remember""".split())
 
 
 def describes(subject: str, text: str) -> bool:
     """For "Who is X?" (X a name): the text says what X is by a role right before the name ("Facebook CEO Mark
-    Zuckerberg", "the philosopher Luis de Miranda", "a meteorologist named Edward Lorenz") or an aside right after
-    it ("Ellen Fetter, a recent graduate …", "Ada Quill, who wrote …")."""
+    Zuckerberg", "the philosopher Luis de Miranda", "a meteorologist named Edward Lorenz", "Landgrave Philip") or
+    an aside right after it ("Ellen Fetter, a recent graduate …", "Ada Quill, who wrote …", "Philip I, Landgrave
+    of Hesse, …")."""
     name = r"\s+".join(map(re.escape, subject.split()))
     for m in re.finditer(rf"\b{name}\b", text):
-        if re.match(r",\s+(?:a|an|the|who|whose)\s", text[m.end():m.end() + 8]):
+        if re.match(rf",\s+(?:a|an|the|who|whose|{_TITLE})\s", text[m.end():m.end() + 14]):
             return True
         head = text[max(0, m.start() - 80):m.start()]  # two words before it, bounded: no search runs back far
         before = re.search(r"([\w'’-]+)\s+$", head)
         if before and before.group(1) in ("named", "called"):  # "a meteorologist named Edward Lorenz"
             before = re.search(r"([\w'’-]+)\s+$", head[:before.start(1)])
-        if before and before.group(1).lower() not in _NOT_ROLE and _ROLE.search(before.group(1)):
+        if before and before.group(1).lower() not in _NOT_ROLE and (_ROLE.search(before.group(1))
+                                                                 or re.fullmatch(_TITLE, before.group(1))):
             return True
     return False
 
