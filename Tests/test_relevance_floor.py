@@ -293,7 +293,18 @@ def test_a_name_held_by_the_title_or_the_sentence_before_counts(monkeypatch):
     monkeypatch.setattr(core, "NAME_PENALTY", 0.0)
     unpenalised = [core.relevance(SCHEELE, OXYGEN[:1], similarities=[0.45], **w)[0] for w in ways]
     assert penalised[:2] == pytest.approx(unpenalised[:2])
-    assert penalised[2] == pytest.approx(unpenalised[2] - 0.05)
+    assert penalised[2] == pytest.approx(unpenalised[2] - 0.1)  # a full name, "Carl Wilhelm Scheele": twice
+
+
+def test_a_missing_name_of_one_word_costs_half_what_a_full_name_costs(monkeypatch):
+    """A one-word name ("Tesla", "ABC") may be said otherwise ("the inventor", "the network"); a full name the
+    text, its title and the sentence before all lack is most likely another person's text."""
+    text, surname = ["In 1877 Raoul Pictet discovered how to liquefy oxygen."], "When did Scheele discover oxygen?"
+    one = core.relevance(surname, text, similarities=[0.45])[0]
+    full = core.relevance(SCHEELE, text, similarities=[0.45])[0]
+    monkeypatch.setattr(core, "NAME_PENALTY", 0.0)
+    assert one == pytest.approx(core.relevance(surname, text, similarities=[0.45])[0] - 0.05)
+    assert full == pytest.approx(core.relevance(SCHEELE, text, similarities=[0.45])[0] - 0.1)
 
 
 @pytest.mark.parametrize("question, names", [

@@ -27,7 +27,8 @@ RELEVANCE_FLOOR. Its relevance is the mean of two measures, less a penalty:
     capitalised words after its first word: "Carl Wilhelm Scheele", "Tesla's", "ABC"; `question_names`) of which
     neither the text, its title nor the sentence before it holds any word (accents aside): a text about another
     person, place or work ("When did Carl Wilhelm Scheele discover oxygen?" against a sentence on how Pictet
-    liquefied it);
+    liquefied it), twice that when the missing name has several words (a full name is rarely said otherwise,
+    while "Tesla" may be "the inventor");
   - the bonus, PINPOINT_BONUS, when the text states the answer the way the question asks for it
     (`pinpoints`): a number that counts what "how many N" counts ("500 points"), for a question asking
     what something is named or called, a name given by a naming word ("a story called Children of Earth"), or,
@@ -90,7 +91,7 @@ RELEVANCE_FLOOR = 0.53  # with an embedding model: the mean of coverage and simi
 LEXICAL_FLOOR = 0.5  # without one: the coverage, less the penalty
 FORM_PENALTY = 0.1
 NUMBER_PENALTY = 0.1  # the text (its title, the sentence before) lacks a number or ordinal the question states
-NAME_PENALTY = 0.05  # the text (its title, the sentence before) lacks a name the question states
+NAME_PENALTY = 0.05  # the text (its title, the sentence before) lacks a name the question states (x2: a full name)
 PINPOINT_BONUS = 0.05  # the text states the answer the way the question asks for it (`pinpoints`)
 SIMILARITY_WEIGHT = 0.5  # the similarity's weight against the coverage's
 CONTEXT_WEIGHT = 0.7  # a term held only by the sentence before the text counts this much
@@ -194,8 +195,11 @@ def relevance(question: str, texts: list[str], titles: list[str] | None = None,
             score -= FORM_PENALTY
         if stated - {m.lower() for m in _STATED_NUMBER.findall(f"{text} {title} {prior}")}:
             score -= NUMBER_PENALTY
-        if named and not all(name & words_of(f"{text} {title} {prior}") for name in named):
-            score -= NAME_PENALTY
+        if named:
+            held = words_of(f"{text} {title} {prior}")
+            missing = [name for name in named if not name & held]
+            if missing:
+                score -= NAME_PENALTY * (2 if any(len(name) >= 2 for name in missing) else 1)
         if pinpoints(question, text) or states_as_asked(question, text):
             score += PINPOINT_BONUS
         out.append(score)
