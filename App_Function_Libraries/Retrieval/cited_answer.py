@@ -78,11 +78,11 @@ from App_Function_Libraries.Retrieval.bm25 import tokenize
 from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, CitableSource, cited_sentences,
                                                         document_texts, format_group, parse_group, quote_candidates,
                                                         rank_sentences, sentence_before)
+from App_Function_Libraries.Retrieval.cues import states_as_asked
 from App_Function_Libraries.Retrieval.names import named_by_surname, question_names, surnames
 from App_Function_Libraries.Retrieval.question_forms import (NAME_PARTICLES, answer_shape, asked_for,
                                                              definition_subject, describes, is_definition, known_names,
                                                              may_give, pinpoints)
-from App_Function_Libraries.Retrieval.cues import states_as_asked
 from App_Function_Libraries.Retrieval.quotable import asks_how_to, repeats_title, stem, step_number
 from App_Function_Libraries.Retrieval.verifier import verify, words_of
 from App_Function_Libraries.records import Answer, AnswerSource, NotUsed

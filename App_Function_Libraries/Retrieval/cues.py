@@ -1,8 +1,8 @@
 """Words that state an answer the way two kinds of question ask for it: a cause or purpose for "why"
 (`asks_reason`, `gives_reason`: "because …", "due to …") and an example for "what is an example of …"
-(`asks_example`, `gives_example`: "such as …", "e.g. …"). The cited-answer core gives such a text the relevance bonus (cited_answer.relevance, `states_as_asked`), not
-a place of its own in the lead choice, since a "because" or a "such as" far down the ranking is most often about
-something else.
+(`asks_example`, `gives_example`: "such as …", "e.g. …"). The cited-answer core gives such a text the relevance
+bonus (cited_answer.relevance, `states_as_asked`), not a place of its own in the lead choice, since a "because"
+or a "such as" far down the ranking is most often about something else.
 """
 from __future__ import annotations
 
