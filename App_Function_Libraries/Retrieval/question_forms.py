@@ -27,7 +27,8 @@ from App_Function_Libraries.Retrieval.quotable import LIST_NUMBER, fold, stem
 _YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\b\d{1,2}(?:st|nd|rd|th)\s+century\b|\bcentury\b", re.I)
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 _MONTH = re.compile(rf"\b(?:{_MONTHS})\b")
-_WEEKDAY = re.compile(r"\b(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b")  # news dates by weekday: "on Tuesday"
+_WEEKDAYS = "(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day"
+_WEEKDAY = re.compile(rf"\b{_WEEKDAYS}\b")  # news dates by weekday: "on Tuesday"
 _DATE = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b(?:,?\s+\d{{4}})?|"
                    rf"\b(?:{_MONTHS})(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?(?:,?\s+\d{{4}})?\b|"
                    r"\b(?:in|on|since|by|until|till|from|during|circa|of|before|after)\s+(?:the\s+)?"
@@ -247,7 +248,7 @@ def answer_shape(question: str, sentence: str, kind: str | None = None, names: f
 
 #: capitalised words that name no one and no place: "I" (and "I'm", "I've"), months, weekdays; a degree
 #: ("a Master's degree")
-_NO_NAME = re.compile(rf"(?:I|I['’](?:m|ve|d|ll)|{_MONTHS}|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day)$")
+_NO_NAME = re.compile(rf"(?:I|I['’](?:m|ve|d|ll)|{_MONTHS}|{_WEEKDAYS})$")
 _DEGREE = re.compile(r"\b(?:Master|Bachelor)(?:['’]?s)?\s+degrees?\b")
 
 
@@ -301,8 +302,8 @@ def has_kind(question: str, sentence: str, kind: str, names: frozenset[str] = fr
 
 #: words that may say when or how many in a form `has_kind` does not read ("in 430 BC", "within five years", "in
 #: the spring", "several", "dozens"): an answer holding one is not said to lack a date or a number
-_MAY_SAY_WHEN = re.compile(r"\d|\b(?:centur(?:y|ies)|decades?|years?|months?|weeks?|days?|hours?|era|ages?|ago|"
-                           r"spring|summer|autumn|fall|winter|season|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
+_MAY_SAY_WHEN = re.compile(rf"\d|\b(?:centur(?:y|ies)|decades?|years?|months?|weeks?|days?|hours?|era|ages?|ago|"
+                           rf"spring|summer|autumn|fall|winter|season|{_WEEKDAYS}s?|"
                            r"today|yesterday|tomorrow|morning|evening|night|dawn|dusk|noon|midnight|annually|"
                            r"reign|war|dynasty|period)\b", re.IGNORECASE)
 #: an amount of money, a share or an age, which says no time: "$19 billion", "€3.5m", "40%", "two million
