@@ -29,15 +29,16 @@ RELEVANCE_FLOOR. Its relevance is the mean of two measures, less a penalty:
     person, place or work ("When did Carl Wilhelm Scheele discover oxygen?" against a sentence on how Pictet
     liquefied it), twice that when the missing name has several words (a full name is rarely said otherwise,
     while "Tesla" may be "the inventor");
-  - the bonus, PINPOINT_BONUS, when the text states the answer the way the question asks for it
-    (`pinpoints`): a number that counts what "how many N" counts ("500 points"), for a question asking
-    what something is named or called, a name given by a naming word ("a story called Children of Earth"), or,
-    for a question asking what is needed, a list of it ("What You'll Need: Cloche; Moss; …"), for a question
-    asking what someone said, a text reporting their words ("…, Zuckerberg said at the trial"), for a question
-    asking what something is used for, a text saying it ("is used to treat …"; question_forms.pinpoints), for
-    "why", a text giving a cause or a purpose in so many words ("because …", "due to …", "in order to …"), for
-    "what is an example of", a text giving one ("such as …", "e.g. …"; Retrieval/cues.py; these two the bonus
-    only: such a text gets no place of its own in the lead choice).
+  - the bonus, PINPOINT_BONUS, when the text states the answer the way the question asks for it (`pinpoints`): a
+    number that counts what "how many N" counts ("500 points"), for a question asking what something is named or
+    called, a name given by a naming word ("a story called Children of Earth"), or, for a question asking what is
+    needed, a list of it ("What You'll Need: Cloche; Moss; …"), for a question asking what someone said, a text
+    reporting their words ("…, Zuckerberg said at the trial"), for a question asking what something is used for, a
+    text saying it ("is used to treat …"; question_forms.pinpoints), for "why", a text giving a cause or a purpose
+    in so many words ("because …", "due to …", "in order to …"), for "what is an example of", a text giving one
+    ("such as …", "e.g. …"; Retrieval/cues.py; these two the bonus only: such a text gets no place of its own in the
+    lead choice), for "What does AFC stand for?" a text spelling AFC out (Retrieval/abbreviations.py; one that does
+    not lacks the form asked for: FORM_PENALTY).
 Without an embedding model the relevance is the coverage alone, less the penalty, against LEXICAL_FLOOR.
 Below the floor a text is never presented as the answer: when nothing clears it the answer says the sources
 do not answer the question and lists the closest passages as not used; when a part of the question (a
@@ -72,6 +73,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
 
+from App_Function_Libraries.Retrieval.abbreviations import spelled_out, spells_asked
 from App_Function_Libraries.Retrieval.advice import gives_advice, names_a_way
 from App_Function_Libraries.Retrieval.answer_markdown import not_answered_markdown, render_bullets
 from App_Function_Libraries.Retrieval.bm25 import tokenize
@@ -178,9 +180,10 @@ def relevance(question: str, texts: list[str], titles: list[str] | None = None,
     averaged with the embedding similarity when there is one, less FORM_PENALTY when the text lacks the kind of
     answer the question's form asks for."""
     titles = titles or [""] * len(texts)
-    covered = coverage(question, [f"{t} {title}" for t, title in zip(texts, titles)])
+    texts_as_read = [spelled_out(question, t) for t in texts]
+    covered = coverage(question, [f"{t} {title}" for t, title in zip(texts_as_read, titles)])
     if before and any(before):
-        widened = coverage(question, [f"{t} {title} {b}" for t, title, b in zip(texts, titles, before)])
+        widened = coverage(question, [f"{t} {title} {b}" for t, title, b in zip(texts_as_read, titles, before)])
         covered = [c + CONTEXT_WEIGHT * max(0.0, w - c) for c, w in zip(covered, widened)]
     similarities = similarities or [None] * len(texts)
     kind = asked_for(question)
@@ -191,7 +194,7 @@ def relevance(question: str, texts: list[str], titles: list[str] | None = None,
     out = []
     for text, title, prior, cov, sim in zip(texts, titles, before, covered, similarities):
         score = cov if sim is None else (1 - SIMILARITY_WEIGHT) * cov + SIMILARITY_WEIGHT * sim
-        if kind and answer_shape(question, text, kind, names) != 2:
+        if (kind and answer_shape(question, text, kind, names) != 2) or not spells_asked(question, text):
             score -= FORM_PENALTY
         if stated - {m.lower() for m in _STATED_NUMBER.findall(f"{text} {title} {prior}")}:
             score -= NUMBER_PENALTY

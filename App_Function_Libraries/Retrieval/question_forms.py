@@ -11,8 +11,8 @@ form an answer is checked with before it is said to lack the kind asked for.
 `counted_noun`/`counted_words` (what "how many N" counts), `asks_name`/`gives_name` (a name given by a naming
 word), `says_who` (a role or name doing what a "who" question says), `asks_what_is_needed`/
 `lists_what_is_needed`, `speaker_asked`/`reports_speech_of` (for "What did X say about Y?" or "What did X
-find?", a text that reports X's words or findings: "…, Zuckerberg said at the trial"), and `asks_use`/`gives_use`
-("What is X used for?").
+find?", a text that reports X's words or findings: "…, Zuckerberg said at the trial"), `asks_use`/`gives_use`
+("What is X used for?") and abbreviations.expands ("What does AFC stand for?").
 `definition_subject`/`is_definition`: X of "what is X?" (or of "who is X?" for a name X), and a text that
 defines X. For "where", a name is a place after a word of place (`_PLACED`: "in 15th century Europe").
 """
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from App_Function_Libraries.Retrieval.abbreviations import expands
 from App_Function_Libraries.Retrieval.bm25 import STOPWORDS, tokenize
 from App_Function_Libraries.Retrieval.quotable import LIST_NUMBER, fold, stem
 
@@ -342,16 +343,17 @@ def may_give(question: str, sentence: str, kind: str, names: frozenset[str] = fr
 
 
 def pinpoints(question: str, text: str) -> bool:
-    """The text states the answer the way the question asks for it: for "how many N" a number that counts N
-    ("500 points" for "How many points …"); for a question asking what something is named or called, a name
-    given by a naming word ("a story called Children of Earth", 'a gas he named "dephlogisticated air"'); for
-    "who" doing what the question says, that said of someone ("The licensed local pastor has the authority …",
-    `says_who`); for a question asking what is needed ("What do you need to …"), a list quoted under a lead-in
-    naming what is needed ("What You'll Need: Cloche; Moss; …", "Ingredients: …"); for a question asking what
-    someone said or found ("What did Zuckerberg say about acquisitions?", "What did the survey find?"), a text
-    reporting their words or findings ("…, Zuckerberg said at the trial.", "The survey suggests that …"); for a question asking what something is used for, a text saying what
-    it is used for ("neon started being used for cosmopolitan flash"). Evidence of an answer, not proof: "how
-    many points" may be met by the points of another team."""
+    """The text states the answer the way the question asks for it: for "how many N" a number that counts N ("500
+    points" for "How many points …"); for a question asking what something is named or called, a name given by a
+    naming word ("a story called Children of Earth", 'a gas he named "dephlogisticated air"'); for "who" doing what
+    the question says, that said of someone ("The licensed local pastor has the authority …", `says_who`); for a
+    question asking what is needed ("What do you need to …"), a list quoted under a lead-in naming what is needed
+    ("What You'll Need: Cloche; Moss; …", "Ingredients: …"); for a question asking what someone said or found ("What
+    did Zuckerberg say about acquisitions?", "What did the survey find?"), a text reporting their words or findings
+    ("…, Zuckerberg said at the trial.", "The survey suggests that …"); for a question asking what something is used
+    for, a text saying what it is used for ("neon started being used for cosmopolitan flash"); for "What does AFC
+    stand for?" (or "What is an abbreviation for …?"), a text spelling the abbreviation out (abbreviations.expands).
+    Evidence of an answer, not proof: "how many points" may be met by the points of another team."""
     noun = counted_noun(question)
     if noun:
         return stem(noun) in {stem(w) for w in counted_words(text)}
@@ -359,7 +361,7 @@ def pinpoints(question: str, text: str) -> bool:
     return ((asks_name(question) and gives_name(text)) or says_who(question, text)
             or (asks_use(question) and gives_use(text))
             or (asks_what_is_needed(question) and lists_what_is_needed(text))
-            or bool(speaker and reports_speech_of(speaker, text)))
+            or bool(speaker and reports_speech_of(speaker, text)) or expands(question, text))
 
 
 # ---------------------------------------------------------------- definitions ("what is X")
