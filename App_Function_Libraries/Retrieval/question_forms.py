@@ -2,11 +2,11 @@
 reads a question by.
 
 `asked_for` names the kind of answer a question's form asks for: a year or date for "when", an amount of money for
-"how much did X pay/cost…", a number for "how many/much/long…", a frequency for "how often", a name for "who", a
-place for "where". `answer_shape` says whether a sentence has it (`has_kind`: a capitalised word after the first, or
-a first word the texts use as a name, `known_names`), and, for any question, words the question does not already
-have. Sentences that merely repeat the question's words rank below those that add to them. `may_give` is the lenient
-form an answer is checked with before it is said to lack the kind asked for.
+"how much did X pay/cost…", a number for "how many/much/long…" or a measure ("At what speed …?"), a frequency for
+"how often", a name for "who", a place for "where". `answer_shape` says whether a sentence has it (`has_kind`: a
+capitalised word after the first, or a first word the texts use as a name, `known_names`), and, for any question,
+words the question does not already have. Sentences that merely repeat the question's words rank below those that
+add to them. `may_give` is the lenient form an answer is checked with before it is said to lack the kind asked for.
 `pinpoints` (a text that states the answer the way the question asks for it, for the cited-answer core) reads:
 `counted_noun`/`counted_words` (what "how many N" counts), `asks_name`/`gives_name` (a name given by a naming
 word), `says_who` (a role or name doing what a "who" question says), `asks_what_is_needed`/
@@ -62,13 +62,26 @@ _MONEY = re.compile(rf"(?<![\w$€£¥₹])[A-Z]{{0,2}}[$€£¥₹]\s?\d|"
                     rf"(?<![\d,.])\b\d[\d,.]*\s*(?:(?:thousand|million|billion|trillion|bn|m|k)\s*)?(?:{_CURRENCY})\b|"
                     rf"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|hundred|"
                     rf"thousand|million|billion|trillion)\s+(?:{_CURRENCY})\b", re.I)
+#: a measure a question asks for as a number: "At what speed …?", "What is the population of …?" (not "area",
+#: which is as often a region: "What area did the broadcast cover?")
+_MEASURE = (r"(?:speed|velocity|temperature|age|height|depth|distance|length|width|weight|mass|population|"
+            r"rate|pressure|altitude|elevation|diameter|radius|volume|capacity|score|density|wavelength|"
+            r"voltage|magnitude|lifespan|life expectancy|budget|salary)")
+_QUANTITY = (r"(?:average|mean|median|total|estimated|approximate|final|top|maximum|minimum|recorded|accepted|land|"
+             r"mortality|death|birth|growth|unemployment|interest|inflation|literacy|crime|survival|infection|"
+             r"poverty|exchange|tax|heart|fertility|turnout|approval)")  # "the mortality rate of …"
 _ASKS = (
     ("money", _ASKS_MONEY),
     ("when", re.compile(r"^\s*(?:when\b|in what (?:year|decade|century)|what (?:year|decade|century|date|day)|"
                         r"(?:which|what) (?:period|era))", re.I)),
     ("often", re.compile(r"\bhow (?:often|frequently)\b|\bat what (?:interval|frequency)\b", re.I)),
-    ("number", re.compile(r"\bhow (?:many|much|long|far|old|large|big|high|tall|deep|fast)\b|"
-                          r"\bwhat (?:percentage|percent|number|amount|proportion|fraction)\b", re.I)),
+    ("number", re.compile(r"\bhow (?:many|much|long|far|old|large|big|high|tall|deep|fast|wide|thick|heavy|hot|"
+                          r"cold)\b|"
+                          r"\bwhat (?:percentage|percent|number|amount|proportion|fraction)\b|"
+                          rf"\b(?:at|to|up\s+to) what {_MEASURE}\b|^\W*what {_MEASURE} (?:{AUX})\b|"
+                          rf"^\W*what (?:is|was|are|were) (?:the|its|their) (?:{_QUANTITY} )?(?:{_MEASURE}|area) "
+                          r"(?:of|in|for)\b",
+                          re.I)),
     ("who", re.compile(rf"^\s*(?:who|whom|whose)\b|\b(?:which|what) (?:(?!(?:{AUX})\b)\w+ )?(?:person|man|woman|people|king|"
                        r"queen|emperor|president|leader|author|writer|artist|composer|architect|engineer|player|"
                        r"company|team|group|band|party|family|dynasty|organi[sz]ation|\w+ist|\w+ian)s?\b", re.I)),
