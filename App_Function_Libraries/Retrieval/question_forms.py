@@ -25,7 +25,9 @@ from App_Function_Libraries.Retrieval.bm25 import STOPWORDS, tokenize
 from App_Function_Libraries.Retrieval.quotable import LIST_NUMBER, fold, stem
 
 
-_YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b|\b\d{1,2}(?:st|nd|rd|th)\s+century\b|\bcentury\b", re.I)
+#: a year ("1998", "the 1990s", "c1750", "ca. 1500", "by 2100") or a century
+_YEAR = re.compile(r"\b(?:c\.?\s?|ca\.\s?)?(?:1[0-9]{3}|2[01][0-9]{2})s?\b|\b\d{1,2}(?:st|nd|rd|th)\s+century\b|"
+                   r"\bcentury\b", re.I)
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
 _MONTH = re.compile(rf"\b(?:{_MONTHS})\b")
 _WEEKDAYS = "(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day"
@@ -72,8 +74,8 @@ _QUANTITY = (r"(?:average|mean|median|total|estimated|approximate|final|top|maxi
              r"poverty|exchange|tax|heart|fertility|turnout|approval)")  # "the mortality rate of …"
 _ASKS = (
     ("money", _ASKS_MONEY),
-    ("when", re.compile(r"^\s*(?:when\b|in what (?:year|decade|century)|what (?:year|decade|century|date|day)|"
-                        r"(?:which|what) (?:period|era))", re.I)),
+    ("when", re.compile(r"^\s*(?:when\b|(?:which|what) (?:period|era))|"
+                        r"\b(?:what|which) (?:year|decade|century|date|day|month)s?\b", re.I)),
     ("often", re.compile(r"\bhow (?:often|frequently)\b|\bat what (?:interval|frequency)\b", re.I)),
     ("number", re.compile(r"\bhow (?:many|much|long|far|old|large|big|high|tall|deep|fast|wide|thick|heavy|hot|"
                           r"cold)\b|"
