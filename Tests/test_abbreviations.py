@@ -1,6 +1,6 @@
 """Questions asking what an abbreviation stands for (or for the abbreviation of a name) are answered by the text
-that spells it out (Retrieval/abbreviations.py), on all four answer paths; a text that only mentions the
-abbreviation does not answer them. The texts are this test's own."""
+that spells it out (Retrieval/abbreviations.py; on all four answer paths: Tests/test_answer_forms.py); a text that
+only mentions the abbreviation does not answer them. The texts are this test's own."""
 from __future__ import annotations
 
 import time
@@ -9,28 +9,8 @@ import pytest
 
 from App_Function_Libraries.Retrieval import abbreviations as ab
 from App_Function_Libraries.Retrieval import cited_answer as core
-from Tests.test_answer_paths import PATHS, _lead
-
-KNEE = [("Knee injuries", "Skiers tear the ACL more often than any other part of the knee. An ACL tear ends most "
-         "seasons, and the ACL heals slowly after surgery on the knee."),
-        ("Knee anatomy", "The anterior cruciate ligament (ACL) joins the thigh bone to the shin bone inside the knee.")]
-
-
-@pytest.mark.parametrize("path", PATHS)
-def test_what_an_abbreviation_stands_for_is_answered_by_the_text_spelling_it_out(path, make_settings):
-    out = path("What does ACL stand for?", KNEE, make_settings)
-    assert out.status == "answered" and "anterior cruciate ligament (ACL)" in _lead(out), out.markdown
-
-
-LIGAMENTS = [("Ligaments", "The anterior cruciate ligament is the ligament athletes tear most, and an anterior "
-               "cruciate ligament tear needs a surgeon.")] + KNEE
-
-
-@pytest.mark.parametrize("path", PATHS)
-def test_the_abbreviation_of_a_name_is_answered_by_the_text_giving_it(path, make_settings):
-    out = path("What is an abbreviation for the anterior cruciate ligament?", LIGAMENTS, make_settings)
-    assert "anterior cruciate ligament (ACL)" in _lead(out), out.markdown
-
+from Tests.test_answer_forms import KNEE
+from Tests.test_answer_paths import PATHS
 
 def test_control_a_text_only_mentioning_the_abbreviation_gains_nothing(monkeypatch):
     """The rule lifts the text that spells ACL out and leaves the one that only mentions it where it was."""

@@ -1,0 +1,92 @@
+"""A question whose form asks for a kind of answer is led, on all four answer paths, by the text that gives it:
+what an abbreviation stands for ("What does ACL stand for?", Retrieval/abbreviations.py), the abbreviation of a
+name, a measure ("At what speed …?", a number) and a year ("In which year …?", wherever the words stand). Each
+case's texts hold the question's words equally, so without the rule the other text leads; controls show the
+texts holding more of a question's words lead when its form asks for no such kind. The texts are this test's
+own."""
+from __future__ import annotations
+
+import pytest
+
+from App_Function_Libraries.Retrieval import cited_answer as core
+from App_Function_Libraries.Retrieval.question_forms import asked_for, has_kind
+from Tests.test_answer_paths import PATHS, _lead
+
+KNEE = [("Knee injuries", "Skiers tear the ACL more often than any other part of the knee. An ACL tear ends most "
+         "seasons, and the ACL heals slowly after surgery on the knee."),
+        ("Knee anatomy", "The anterior cruciate ligament (ACL) joins the thigh bone to the shin bone inside the knee.")]
+LIGAMENTS = [("Ligaments", "The anterior cruciate ligament is the ligament athletes tear most, and an anterior "
+               "cruciate ligament tear needs a surgeon.")] + KNEE
+TRAIN = [("Acme trains", "The Acme express train runs fast between Denver and Austin, and the Acme express train "
+          "is the fastest train in the state."),
+         ("Rail news", "The Acme express train runs at 180 kilometres per hour on the Denver line.")]
+BRIDGE = [("Acme bridge", "The Acme river bridge opened to traffic after many delays, and the Acme river bridge "
+           "carries trains and cars."),
+          ("City history", "The Acme river bridge opened to traffic in 1932 after a flood.")]
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("question, docs, lead", [
+    ("What does ACL stand for?", KNEE, "anterior cruciate ligament (ACL)"),
+    ("What is an abbreviation for the anterior cruciate ligament?", LIGAMENTS, "anterior cruciate ligament (ACL)"),
+    ("At what speed does the Acme express train run?", TRAIN, "180 kilometres per hour"),
+    ("In which year did the Acme river bridge open to traffic?", BRIDGE, "in 1932")])
+def test_the_text_giving_what_the_form_asks_for_leads(path, question, docs, lead, make_settings):
+    out = path(question, docs, make_settings)
+    assert out.status == "answered" and lead in _lead(out), out.markdown
+
+
+@pytest.mark.parametrize("question, docs, lead", [
+    ("Where does the Acme express train run fast?", TRAIN, "runs fast between Denver"),
+    ("What does the Acme river bridge carry after it opened to traffic?", BRIDGE, "carries trains and cars")])
+def test_control_a_question_asking_for_no_such_kind_is_led_by_the_text_holding_its_words(question, docs, lead,
+                                                                                          make_settings):
+    out = PATHS[2](question, docs, make_settings)
+    assert lead in _lead(out), out.markdown
+
+
+@pytest.mark.parametrize("question", [
+    "At what speed did the turbine operate?", "What is the speed of light?", "At what temperature does water boil?",
+    "What is the population of Warsaw?", "Milutin Tesla died at what age?", "What was the final score of the game?",
+    "What is the land area of Jacksonville?", "How heavy is an elephant?", "How wide is the Rhine?",
+    "What age does school start?", "Up to what age do pupils attend?", "What is the mortality rate of the plague?"])
+def test_a_measure_asks_for_a_number(question):
+    assert asked_for(question) == "number"
+
+
+@pytest.mark.parametrize("question", [
+    "What area did the broadcast cover?", "What is the time rate of change of electric charge?",
+    "What is the size of the Raspberry Pi?", "What is the duration of the academic year?", "What speed?",
+    "What is the white population of the city?"])
+def test_control_a_word_of_measure_is_not_always_a_question_for_a_number(question):
+    assert asked_for(question) != "number"
+
+
+def test_an_answer_without_a_number_says_so():
+    d = core.draft("What is the population of Acmeville?", [core.CitableSource(1, "http://s.test/", "Acmeville", [
+        "The population of Acmeville grew fast after the railway came to Acmeville."])], None)
+    assert d.lead is not None and d.missing == core.MISSING["number"]
+
+
+@pytest.mark.parametrize("question", [
+    "In which year did the war end?", "Which year did the war end?", "On what date did it open?",
+    "In what month did it open?", "Which century was it built in?", "By what year will it finish?",
+    "John Mayow died in what year?", "What day of the week is Media Day held?", "When did it end?"])
+def test_a_question_for_a_year_date_or_month_asks_when(question):
+    assert asked_for(question) == "when"
+
+
+@pytest.mark.parametrize("question", ["How many years did it last?", "When a cell eats, what does it become?",
+                                      "What is the yearly budget?"])
+def test_control_not_every_word_of_time_asks_when(question):
+    assert asked_for(question) != "when"
+
+
+@pytest.mark.parametrize("text", ["The cabinet is dated c1750.", "It was carved ca. 1500 in Ghent.",
+                                  "The forest could be gone by 2100.", "It opened in the 1990s."])
+def test_a_year_may_be_written_circa_or_in_the_next_century(text):
+    assert has_kind("When was it made?", text, "when")
+
+
+def test_control_a_number_is_no_year():
+    assert not has_kind("When was it made?", "It took 250 workers and 30 days.", "when")
