@@ -7,8 +7,8 @@ for …", "often abbreviated as ctDNA". The cited-answer core counts such a text
 "acronym": `FRAME`, `spelled_out`), which a text mentioning AFC without spelling it out does not.
 
 A short form and the words before (or inside) the brackets beside it are a pair when the short form's letters can be
-found, in order and from the end, in those words, its first letter opening a word (Schwartz & Hearst's rule,
-"A simple algorithm for identifying abbreviation definitions in biomedical text", 2003): "Very high-speed
+found, in order and from the end, in those words, its first letter opening the first of them (Schwartz & Hearst's
+rule, "A simple algorithm for identifying abbreviation definitions in biomedical text", 2003): "Very high-speed
 Backbone Network Service (vBNS)", "Lunar Module Pilot (LMP)". A short form of two words, one of them also in the
 long form ("LDS Church" for "The Church of Jesus Christ of Latter-day Saints"), is matched by its other word.
 """
@@ -78,6 +78,7 @@ def asks_abbreviation(question: str) -> bool:
 
 
 def asks_either(question: str) -> bool:
+    """The question asks for a long form or a short form."""
     return bool(asks_expansion(question)) or asks_abbreviation(question)
 
 
@@ -147,6 +148,7 @@ def pairs(text: str) -> list[tuple[str, str]]:
 
 
 def _is_short(s: str) -> bool:
+    """A word or two that may be a short form: one of them has two capitals ("AFC", "vBNS", "LDS Church")."""
     words = s.split()
     return (1 <= len(words) <= 2 and 2 <= len(s) <= 16 and s[0].isalnum()
             and any(sum(c.isupper() for c in w) >= 2 for w in words))
@@ -163,19 +165,21 @@ def _long_form(short: str, words: list[str], anchored: bool = False) -> str:
             return ""
         short = rest[0]
     words = [w.strip(_QUOTE + ",;:") for w in words]
-    if len(words) < 2 and not anchored:
-        return ""
-    for start in range(len(words) - 1, -1, -1) if not anchored else [0]:
-        candidate = " ".join(words[start:]) if not anchored else " ".join(words)
-        if _spells(short, candidate) and _spells_from_start(short, candidate):
-            return _trim(short, candidate) if anchored else candidate
+    if anchored:
+        candidate = " ".join(words)
+        return _trim(short, candidate) if _spells(short, candidate) else ""
+    for start in range(len(words) - 1, -1, -1):  # the shortest run of words before the bracket that spells it
+        candidate = " ".join(words[start:])
+        if _spells(short, candidate):
+            return candidate
     return ""
 
 
 def _spells(short: str, long: str) -> bool:
-    """Schwartz & Hearst: the short form's letters and digits in `long` from the end, the first opening a word."""
+    """Schwartz & Hearst: the short form's letters and digits in `long` from the end, the first opening a word,
+    and `long` opening with that letter."""
     s, i = [c.lower() for c in short if c.isalnum()], len(long) - 1
-    if not s or len(long) <= len(short):
+    if not s or len(long) <= len(short) or long[:1].lower() != s[0]:
         return False
     for k in range(len(s) - 1, -1, -1):
         while i >= 0 and (long[i].lower() != s[k] or (k == 0 and i > 0 and long[i - 1].isalnum())):
@@ -184,12 +188,6 @@ def _spells(short: str, long: str) -> bool:
             return False
         i -= 1
     return True
-
-
-def _spells_from_start(short: str, long: str) -> bool:
-    """The long form's first word opens with the short form's first letter: "… the American Football Conference
-    (AFC)" is "American Football Conference", not "the American Football Conference"."""
-    return long[:1].lower() == next(c for c in short if c.isalnum()).lower()
 
 
 def _trim(short: str, long: str) -> str:
