@@ -17,7 +17,7 @@ def test_control_a_text_only_mentioning_the_abbreviation_gains_nothing(monkeypat
     q = "What does ACL stand for?"
     texts = [text for _, text in KNEE]
     with_rule = core.relevance(q, texts, similarities=[0.5, 0.5])
-    monkeypatch.setattr(core, "spelled_out", lambda question, text: text)
+    monkeypatch.setattr(core, "asks_either", lambda question: False)
     monkeypatch.setattr(core, "pinpoints", lambda question, text: False)
     without = core.relevance(q, texts, similarities=[0.5, 0.5])
     assert with_rule[1] > without[1] + core.PINPOINT_BONUS

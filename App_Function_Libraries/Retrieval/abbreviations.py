@@ -4,7 +4,7 @@ for a short form (`asks_abbreviation`). A text that defines the abbreviation ask
 (`expands`): "The American Football Conference (AFC) champion …", "AFC (American Football Conference)", "AFC stands
 for …", "often abbreviated as ctDNA". The cited-answer core counts such a text as one that pinpoints the answer
 (question_forms.pinpoints) and as one holding the words that frame such a question ("stand for", "short for",
-"acronym": `FRAME`, `spelled_out`), which a text mentioning AFC without spelling it out does not.
+"acronym": `FRAME`), which a text mentioning AFC without spelling it out does not.
 
 A short form and the words before (or inside) the brackets beside it are a pair when the short form's letters can be
 found, in order and from the end, in those words, its first letter opening the first of them (Schwartz & Hearst's
@@ -25,7 +25,8 @@ FRAME = frozenset("stand stands short abbreviation abbreviations abbreviated abb
 
 _QUOTE = "\"'“”‘’"
 _KIND = r"(?:acronym|abbreviation|initials|initialism|letters)"
-_SHORT = rf"[{_QUOTE}]?(?!(?:{_KIND}|the|an?|it|this|that|these|those|they|you|we)\b)(?P<x>[A-Za-z0-9][\w.&/-]{{0,11}})[{_QUOTE}]?"
+_NOT_SHORT = rf"(?:{_KIND}|the|an?|it|this|that|these|those|they|you|we)\b"  # "What does the letters stand for?"
+_SHORT = rf"[{_QUOTE}]?(?!{_NOT_SHORT})(?P<x>[A-Za-z0-9][\w.&/-]{{0,11}})[{_QUOTE}]?"
 _ASKS_EXPANSION = (
     # "What does AFC stand for?", "What did the acronym LEM stand for?", "What did the LMP acronym stand for …"
     re.compile(rf"\b(?:does|did|do)\s+(?:the\s+)?(?:{_KIND}\s+)?{_SHORT}(?:\s+{_KIND})?\s+stand\s+for\b", re.I),
@@ -43,8 +44,8 @@ _ASKS_ABBREVIATION = re.compile(rf"\b(?:{_KIND}s?\s+(?:for|of)|abbreviated|abbre
                                 re.I)
 #: "… (AFC) …", "… (American Football Conference) …": a bracket of at most ten words
 _BRACKET = re.compile(r"\(([^()]{1,120})\)")
-#: after the short form: "AFC stands for …", "QED, short for …", "TGIF (which … stood for "Thank …")", "TARDIS, an
-#: acronym of …"
+#: after the short form: "AFC stands for …", "QED, short for …", "TGIF (which … stood for "Thank …")",
+#: "TARDIS, an acronym of …"
 _SAYS_FOR = re.compile(r"\b(?:stands?|stood|short|acronym|abbreviation|initialism)\s+(?:for|of)\s+", re.I)
 _SAYS_FOR_SPAN = 80  # characters after the short form the words saying what it stands for may start within
 _ABBREVIATED_AS = re.compile(rf"\babbreviated\s+(?:as\s+|to\s+)?[{_QUOTE}]?(?P<x>[A-Za-z][\w.&/-]{{1,11}})")
@@ -100,19 +101,8 @@ def expands(question: str, text: str) -> bool:
     return bool(_ABBREVIATED_AS.search(text))
 
 
-def spells_asked(question: str, text: str) -> bool:
-    """False only when the question asks for a long or short form and the text does not spell it out (the form
-    the question asks for is missing, as a date is from a text answering "when")."""
-    return not asks_either(question) or expands(question, text)
-
-
-def spelled_out(question: str, text: str) -> str:
-    """The text as it answers a question asking for a long or short form: one that spells out the abbreviation
-    asked about holds what the question says in its framing words too ("stand for", "short for", "acronym"), so
-    their coverage counts it; any other text as it is."""
-    if asks_either(question) and expands(question, text):
-        return f"{text} {' '.join(sorted(FRAME))}"
-    return text
+#: what a text spelling out the abbreviation asked about is read as holding too: the question's framing words
+FRAMING = " ".join(sorted(FRAME))
 
 
 def says_for(short: str, text: str) -> bool:

@@ -73,7 +73,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
 
-from App_Function_Libraries.Retrieval.abbreviations import spelled_out, spells_asked
+from App_Function_Libraries.Retrieval.abbreviations import FRAMING, asks_either, expands
 from App_Function_Libraries.Retrieval.advice import gives_advice, names_a_way
 from App_Function_Libraries.Retrieval.answer_markdown import not_answered_markdown, render_bullets
 from App_Function_Libraries.Retrieval.bm25 import tokenize
@@ -180,7 +180,9 @@ def relevance(question: str, texts: list[str], titles: list[str] | None = None,
     averaged with the embedding similarity when there is one, less FORM_PENALTY when the text lacks the kind of
     answer the question's form asks for."""
     titles = titles or [""] * len(texts)
-    texts_as_read = [spelled_out(question, t) for t in texts]
+    spelling = asks_either(question)  # "What does AFC stand for?": a text spelling AFC out holds "stand for" too
+    spelled = [spelling and expands(question, t) for t in texts]
+    texts_as_read = [f"{t} {FRAMING}" if s else t for t, s in zip(texts, spelled)]
     covered = coverage(question, [f"{t} {title}" for t, title in zip(texts_as_read, titles)])
     if before and any(before):
         widened = coverage(question, [f"{t} {title} {b}" for t, title, b in zip(texts_as_read, titles, before)])
@@ -192,9 +194,9 @@ def relevance(question: str, texts: list[str], titles: list[str] | None = None,
     before = before or [""] * len(texts)
     named = question_names(question)
     out = []
-    for text, title, prior, cov, sim in zip(texts, titles, before, covered, similarities):
+    for text, title, prior, cov, sim, spelt in zip(texts, titles, before, covered, similarities, spelled):
         score = cov if sim is None else (1 - SIMILARITY_WEIGHT) * cov + SIMILARITY_WEIGHT * sim
-        if (kind and answer_shape(question, text, kind, names) != 2) or not spells_asked(question, text):
+        if (kind and answer_shape(question, text, kind, names) != 2) or (spelling and not spelt):
             score -= FORM_PENALTY
         if stated - {m.lower() for m in _STATED_NUMBER.findall(f"{text} {title} {prior}")}:
             score -= NUMBER_PENALTY
