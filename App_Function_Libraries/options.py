@@ -154,6 +154,8 @@ OPTIONS: dict[str, Option] = {o.name: o for o in (
        off="no_llm", default=True),
     _o("use_cache", "bool", "research", "read and fill the search and page caches", off="no_cache",
        default=True),
+    _o("read_further", "bool", "research", "when nothing read answers the question, read the next results before "
+       "saying so (off: the report says so after the first pages)", off="no_read_further", default=True),
     # the report
     _o("tone", "text", "report", "tone of the report: " + ", ".join(REPORT_TONES) + ", or your own",
        setting="search.search_result_analysis_tone", label="Report tone"),

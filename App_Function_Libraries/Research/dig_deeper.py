@@ -42,6 +42,7 @@ from App_Function_Libraries.Research.errors import NoReport
 from App_Function_Libraries.Research.pipeline import (search_sources, stage_follow_ups, stage_number, stage_pages,
                                                       stage_relevance, stage_report, stage_verify)
 from App_Function_Libraries.Research.params import ResearchParams
+from App_Function_Libraries.Research.read_further import known_addresses
 from App_Function_Libraries.Research.run import ProgressFn, Run, Services
 from App_Function_Libraries.records import ResearchResult, Round, Source, counted
 from App_Function_Libraries.Research.subqueries import dedupe_queries
@@ -206,11 +207,6 @@ def parse_gaps(text: str) -> tuple[list[str], list[str]]:
     if lists[0] and not lists[1]:
         raise StructuredOutputError("gaps named but no query written for them")
     return lists[0], lists[1]
-
-
-def known_addresses(sources: list[Source]) -> set[str]:
-    """Normalized addresses (asked-for and final) of every source the run has."""
-    return {normalize_url(u) for s in sources for u in (s.url, s.final_url) if u}
 
 
 # ---------------------------------------------------------------- what changed

@@ -23,8 +23,9 @@ from App_Function_Libraries.Research.dig_deeper import cut_short, dig_deeper
 from App_Function_Libraries.Research.budget import Budget, BudgetWatch, left_undone, mark_unread
 from App_Function_Libraries.Research.params import ResearchParams
 from App_Function_Libraries.Research.errors import EmptyQuestion
-from App_Function_Libraries.Research.pipeline import (note_search_failure, stage_follow_ups, stage_number, stage_pages,
-                                                      stage_relevance, stage_report, stage_subqueries, stage_verify)
+from App_Function_Libraries.Research.pipeline import (note_search_failure, report_further, stage_follow_ups,
+                                                      stage_number, stage_pages, stage_relevance, stage_report,
+                                                      stage_subqueries, stage_verify)
 from App_Function_Libraries.Research.plan import ResearchPlan, plan_from, search_plan
 from App_Function_Libraries.Research.run import ProgressFn, Run, Services
 
@@ -112,8 +113,26 @@ class _Steps:
         stage_number(run, run.result.sources)
         self._within_tokens(lambda: stage_report(run, self.on_delta,
                                                  stopped=bool(self.watch.reached) or self.watch.user_cancelled()))
+        more = self._further_pages()
+        if more:  # nothing read answers the question: read on, stopped by the budget as the first pages were
+            run.cancel = self.watch.stop
+            try:
+                self._within_tokens(lambda: report_further(run, self.on_delta, more))
+            finally:
+                run.cancel = self.cancel
         if self.hooks is not None:
             self.hooks.after_report(run)
+
+    def _further_pages(self) -> int:
+        """The pages the run may read on (Research/read_further.py): none once a budget is reached or the run
+        cancelled, or with the option off; within a page budget, what it leaves."""
+        watch, params = self.watch, self.params
+        if not params.read_further or watch.reached or watch.user_cancelled():
+            return 0
+        if not watch.budget.pages:
+            return params.pages_max
+        read = sum(1 for s in self.run.result.sources if s.fetched or s.failure)
+        return max(0, min(params.pages_max, watch.budget.pages - read))
 
     def verify(self) -> None:
         stage_verify(self.run)

@@ -57,6 +57,7 @@ class ResearchParams:
     passages_per_page: int = 5
     use_llm: bool = True  # False: extractive mode even when an LLM is configured
     use_cache: bool = True  # search cache and page cache
+    read_further: bool = True  # nothing read answers the question: read the next results (Research/read_further.py)
     # report
     tone: str = "neutral"
     report_format: str = "full"

@@ -32,6 +32,7 @@ from typing import Any, Callable
 from App_Function_Libraries.LLM.base import LLMError, LLMUnavailable
 from App_Function_Libraries.Retrieval.rerank import PairScorer, get_cross_encoder
 from App_Function_Libraries.Research import coverage, relevance, report
+from App_Function_Libraries.Research import read_further as further
 from App_Function_Libraries.Research.errors import EmptyQuestion
 from App_Function_Libraries.Research.fetch import PageFetcher
 from App_Function_Libraries.Research.follow_ups import suggest_follow_ups
@@ -45,10 +46,12 @@ from App_Function_Libraries.Search.errors import InvalidOption
 from App_Function_Libraries.Search.failures import engine_failures, nothing_searched
 from App_Function_Libraries.Search.many import MergedResult, MultiSearch
 from App_Function_Libraries.Search.options import SearchOptions
+from App_Function_Libraries.Search.urls import normalize_url
 
 __all__ = ["LOAD_STAGE", "PAGE_STAGES", "STAGES", "ProgressEvent", "ProgressFn", "Run", "SearchFn", "Services",
-           "process_question", "rerun_from_fetch", "search_sources", "stage_follow_ups", "stage_number",
-           "stage_pages", "stage_relevance", "stage_report", "stage_search", "stage_subqueries", "stage_verify"]
+           "process_question", "report_further", "rerun_from_fetch", "search_groups", "search_sources",
+           "stage_follow_ups", "stage_number", "stage_pages", "stage_relevance", "stage_report", "stage_search",
+           "stage_subqueries", "stage_verify"]
 
 STAGES = ("subqueries", "search", LOAD_STAGE, "relevance", "fetch", "extract", "rank", "notes", "report", "verify",
           "follow_ups")
@@ -78,7 +81,7 @@ def process_question(question: str, params: ResearchParams | None = None, on_pro
     services.warm_up(run.result.sources)
     if not run.cancelled("relevance"):
         run.timed("relevance", lambda: stage_relevance(run, run.result.sources))
-    _stages_pages_and_report(run, on_report_delta)
+    _stages_pages_and_report(run, on_report_delta, further=params.pages_max if params.read_further else 0)
     return run.finish()
 
 
@@ -114,11 +117,14 @@ def _in_hand(source: Source) -> str:
     return "\n\n".join(p.text for p in source.passages)
 
 
-def _stages_pages_and_report(run: Run, on_delta) -> None:
+def _stages_pages_and_report(run: Run, on_delta, further: int = 0) -> None:
+    """Stages 4-8; `further`: the pages it may read on when nothing read answers the question (read_further)."""
     if not run.cancelled("fetch"):
         stage_pages(run, run.result.sources)
     if not run.cancelled("report"):
         run.timed("report", lambda: _number_and_report(run, on_delta))
+    if further and not run.stopped():
+        report_further(run, on_delta, further)
     if not run.cancelled("verify"):
         run.timed("verify", lambda: stage_verify(run))
     if not run.cancelled("follow_ups"):
@@ -128,6 +134,45 @@ def _stages_pages_and_report(run: Run, on_delta) -> None:
 def _number_and_report(run: Run, on_delta) -> None:
     stage_number(run, run.result.sources)
     stage_report(run, on_delta)
+
+
+def report_further(run: Run, on_delta, most: int, stopped: bool = False) -> None:
+    """When the report says nothing read answers the question: read on (at most `most` pages, see
+    Research/read_further.py) and, when that numbered new sources, write the report again from all of them."""
+    if most <= 0 or run.stopped() or not further.needs_further(run.result):
+        return
+    if _read_further(run, most) and not run.cancelled("report"):
+        run.timed("report", lambda: stage_report(run, on_delta, stopped), add=True)
+
+
+def _read_further(run: Run, most: int) -> list[Source]:
+    """The results found but not read, else the next results: judged, read (at most `most`) and numbered;
+    returns those numbered. The run's note says what was read."""
+    result = run.result
+    before = sum(1 for s in result.sources if s.fetched)
+    fresh, where = further.waiting(result.sources), further.FOUND
+    if not fresh:
+        fresh, where = run.timed("search", lambda: _next_results(run), add=True), further.NEXT
+        result.sources += fresh
+        run.timed("relevance", lambda: stage_relevance(run, fresh), add=True)
+    if not any(s.selected for s in fresh):
+        result.errors.append(further.note(before, None, where))
+        return []
+    earlier = {stage: result.timings.get(stage, 0.0) for stage in PAGE_STAGES}
+    stage_pages(run, fresh, most=most)
+    for stage, seconds in earlier.items():
+        result.timings[stage] = round(seconds + result.timings.get(stage, 0.0), 3)
+    result.errors.append(further.note(before, sum(1 for s in fresh if s.fetched), where))
+    return stage_number(run, fresh)
+
+
+def _next_results(run: Run) -> list[Source]:
+    """The run's queries searched again for twice as many results each; those the run does not have yet."""
+    result, params = run.result, run.params
+    count = run.services.settings.search.search_result_max_per_query
+    wide = further.wider(params, count, len(further.known_addresses(result.sources)))
+    return further.new_ones(search_groups(run, wide, further.query_groups(params, result)), result.sources,
+                            params.result_max)
 
 
 # ---------------------------------------------------------------- stages 1-3
@@ -186,6 +231,26 @@ def search_sources(run: Run, params: ResearchParams, queries: list[str],
         run.searched_any, run.search_failure = True, ""
         run.progress("search", total, total, counted(len(sources), "result"))
     return sources
+
+
+def search_groups(run: Run, params: ResearchParams, groups: dict[tuple[str, ...], list[str]]) -> list[Source]:
+    """Each group's queries searched together on its engines; the rankings of the groups interleaved (best of
+    each first), a URL found by several keeps its best place; at most result_max, ranked 1..n."""
+    found = [search_sources(run, dataclasses.replace(params, engines=list(engines)), queries, lambda f: f)
+             for engines, queries in groups.items()]
+    merged: dict[str, Source] = {}
+    for source in sorted((s for group in found for s in group), key=lambda s: s.rank):
+        key = normalize_url(source.url)
+        if key in merged:
+            kept = merged[key]
+            kept.engines += [e for e in source.engines if e not in kept.engines]
+            kept.queries += [q for q in source.queries if q not in kept.queries]
+        else:
+            merged[key] = source
+    out = list(merged.values())[:params.result_max]
+    for rank, source in enumerate(out, start=1):
+        source.rank = rank
+    return out
 
 
 def _search(run: Run, params: ResearchParams, engines: list[str], queries: list[str]) -> MultiSearch:

@@ -16,6 +16,7 @@ from App_Function_Libraries.errors import QuarryError
 from App_Function_Libraries.records import Source
 from App_Function_Libraries.Research.budget import Budget
 from App_Function_Libraries.Research.params import ResearchParams
+from App_Function_Libraries.Research.read_further import engine_groups
 from App_Function_Libraries.Research.subqueries import MAX_QUERY_CHARS, dedupe_queries
 
 class PlanError(QuarryError, ValueError):
@@ -135,28 +136,9 @@ def make_plan(question: str, params: ResearchParams, services=None) -> ResearchP
 
 
 def search_plan(run, params: ResearchParams, plan: ResearchPlan) -> list[Source]:
-    """Stage 2 for a plan: the queries that share engines are searched together; the rankings of the groups
-    are interleaved (best of each first), a URL found by several keeps its best place; at most result_max."""
-    from App_Function_Libraries.Research.pipeline import search_sources
-    from App_Function_Libraries.Search.urls import normalize_url
-    groups: dict[tuple[str, ...], list[str]] = {}
-    for q in plan.queries:
-        groups.setdefault(tuple(q.engines), []).append(q.query)
-    found = [search_sources(run, dataclasses.replace(params, engines=list(engines)), queries, lambda f: f)
-             for engines, queries in groups.items()]
-    merged: dict[str, Source] = {}
-    for source in sorted((s for group in found for s in group), key=lambda s: s.rank):
-        key = normalize_url(source.url)
-        if key in merged:
-            kept = merged[key]
-            kept.engines += [e for e in source.engines if e not in kept.engines]
-            kept.queries += [q for q in source.queries if q not in kept.queries]
-        else:
-            merged[key] = source
-    out = list(merged.values())[:params.result_max]
-    for rank, source in enumerate(out, start=1):
-        source.rank = rank
-    return out
+    """Stage 2 for a plan: the queries that share engines are searched together (pipeline.search_groups)."""
+    from App_Function_Libraries.Research.pipeline import search_groups
+    return search_groups(run, params, engine_groups([(q.query, q.engines) for q in plan.queries]))
 
 
 def plan_markdown(plan: dict[str, Any]) -> str:

@@ -198,12 +198,13 @@ class Run:
             return True
         return False
 
-    def timed(self, stage: str, fn: Callable[[], Any]) -> Any:
-        t0 = time.monotonic()
+    def timed(self, stage: str, fn: Callable[[], Any], add: bool = False) -> Any:
+        """fn(), its seconds kept as the stage's timing (`add`: added to the stage's earlier timing)."""
+        t0, earlier = time.monotonic(), self.result.timings.get(stage, 0.0) if add else 0.0
         try:
             return fn()
         finally:
-            self.result.timings[stage] = round(time.monotonic() - t0, 3)
+            self.result.timings[stage] = round(earlier + time.monotonic() - t0, 3)
 
     def usage(self) -> dict[str, Any]:
         """Calls and tokens this run has spent so far, per role and in all."""
