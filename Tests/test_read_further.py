@@ -130,6 +130,17 @@ def test_a_search_with_no_further_results_says_so(world, make_settings):
                                      "results held no other relevant page"]
 
 
+def test_a_search_that_ran_out_is_not_asked_again(world, make_settings):
+    bees = BeeSearch(world, answer=False)
+    bees.pages = bees.pages[:6]
+    bees.install()
+    settings_for(world, make_settings)
+    result = process_question(QUESTION, params())
+    assert result.answer_status == "not_answered" and bees.requests == [1]
+    assert further_notes(result) == ["read further: nothing in the 6 pages read answered the question; the search "
+                                     "held no other relevant page"]
+
+
 def test_a_report_the_first_pages_answer_reads_no_further(world, make_settings):
     bees = BeeSearch(world).install()
     settings_for(world, make_settings)

@@ -151,8 +151,12 @@ def _read_further(run: Run, most: int) -> list[Source]:
     result = run.result
     before = sum(1 for s in result.sources if s.fetched)
     fresh, where = further.waiting(result.sources), further.FOUND
+    count = run.params.count or run.services.settings.search.search_result_max_per_query
+    if not fresh and further.ran_out(result.sources, count, run.params.result_max):
+        result.errors.append(further.note(before, None, further.SEARCH))
+        return []
     if not fresh:
-        fresh, where = run.timed("search", lambda: _next_results(run), add=True), further.NEXT
+        fresh, where = run.timed("search", lambda: _next_results(run, count), add=True), further.NEXT
         result.sources += fresh
         run.timed("relevance", lambda: stage_relevance(run, fresh), add=True)
     if not any(s.selected for s in fresh):
@@ -166,10 +170,10 @@ def _read_further(run: Run, most: int) -> list[Source]:
     return stage_number(run, fresh)
 
 
-def _next_results(run: Run) -> list[Source]:
-    """The run's queries searched again for twice as many results each; those the run does not have yet."""
+def _next_results(run: Run, count: int) -> list[Source]:
+    """The run's queries searched again for twice as many results each (`count`: what each engine was asked
+    for); those the run does not have yet."""
     result, params = run.result, run.params
-    count = run.services.settings.search.search_result_max_per_query
     wide = further.wider(params, count, len(further.known_addresses(result.sources)))
     return further.new_ones(search_groups(run, wide, further.query_groups(params, result)), result.sources,
                             params.result_max)

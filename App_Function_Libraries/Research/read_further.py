@@ -6,7 +6,8 @@ do not answer this question", with its closest passages), the run reads on once 
   1 the results it found and selected but did not read (beyond pages_max), when there are any; else
   2 the next results: the run's queries searched again (its plan's, on the same engines) asking each engine for
     twice as many results (`count`); the results the run already has are dropped, at most result_max are kept,
-    and they are judged for relevance like the first ones.
+    and they are judged for relevance like the first ones. Not when the first search found fewer results than
+    one engine was asked for (`ran_out`: the engines gave all they had).
 At most `most` of them are read (pages_max, or what the run's page budget leaves), their notes taken and numbers
 given after the first ones; the report is then written again from every source, and says it is not answered only
 if that is still so. A run says what it did in one note ("read further: …", `note`).
@@ -29,12 +30,18 @@ from App_Function_Libraries.Search.urls import normalize_url
 
 NOT_READ_PAGES_MAX = "not read: only the first"  # pipeline.stage_pages' reason for a selected result it did not read
 WIDER = 2  # the next results: each engine is asked for this many times `count`
-FOUND, NEXT = "the results found but not read", "the next results"
+FOUND, NEXT, SEARCH = "the results found but not read", "the next results", "the search"
 
 
 def needs_further(result: ResearchResult) -> bool:
     """The report says the sources read do not answer the question: pages were read, nothing clears the floor."""
     return result.mode == "none" and bool(result.closest)
+
+
+def ran_out(sources: list[Source], count: int, result_max: int) -> bool:
+    """The search found fewer results than one engine was asked for (`count`) and than the run keeps: every
+    engine answered all it had, and asking for more finds nothing new."""
+    return len(sources) < min(count, result_max)
 
 
 def waiting(sources: list[Source]) -> list[Source]:
