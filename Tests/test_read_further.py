@@ -176,3 +176,23 @@ def test_a_page_budget_bounds_what_is_read_further(world, make_settings, budget_
     settings = settings_for(world, make_settings)
     result = quarry.research(QUESTION, params(budget_pages=budget_pages), settings=settings, save=False)
     assert sum(1 for s in result.sources if s.fetched) == read
+
+
+def test_a_watchs_run_reports_what_is_new_and_reads_no_further(world, make_settings, capsys):
+    import json
+    import re
+
+    from App_Function_Libraries.CLI.main import main
+    bees = BeeSearch(world, answer=False).install()
+    cli = ["--config", str(settings_for(world, make_settings).path)]
+    assert main(cli + ["research", QUESTION, "--no-llm", "--json", "--no-cache"]) == 0
+    report_id = json.loads(capsys.readouterr().out)["id"]
+    assert bees.requests == [1, 1, 2]  # a new run reads further
+    assert main(cli + ["watch", "add", report_id[:8], "--every", "1d"]) == 0
+    watch_id = re.search(r"watch (\w{8}):", capsys.readouterr().out).group(1)
+    path, title, _ = bees.pages[0]  # a changed page that still does not answer
+    world.route("GET", path, lambda req: Response.html(page_html(title, "Honey bees rest at night in the hive.")))
+    bees.requests.clear()
+    assert main(cli + ["watch", "run", watch_id]) == 0
+    assert "1 changed" in capsys.readouterr().out
+    assert bees.requests == [1]

@@ -125,9 +125,10 @@ class _Steps:
 
     def _further_pages(self) -> int:
         """The pages the run may read on (Research/read_further.py): none once a budget is reached or the run
-        cancelled, or with the option off; within a page budget, what it leaves."""
+        cancelled, with the option off, or in a watch's run (its report is what is new since the last); within a
+        page budget, what it leaves."""
         watch, params = self.watch, self.params
-        if not params.read_further or watch.reached or watch.user_cancelled():
+        if not params.read_further or watch.reached or watch.user_cancelled() or self.hooks is not None:
             return 0
         if not watch.budget.pages:
             return params.pages_max

@@ -12,9 +12,10 @@ At most `most` of them are read (pages_max, or what the run's page budget leaves
 given after the first ones; the report is then written again from every source, and says it is not answered only
 if that is still so. A run says what it did in one note ("read further: …", `note`).
 
-It happens once, in a new run (the web search, the command line, MCP and API, scheduled runs), with any writer;
-not in a re-run (the user chose its sources), a dig-deeper round, after a cancel or once a budget is reached, and
-not when the run read nothing (no page could be read: the fetch says why) or its option is off (`read_further`).
+It happens once, in a new run (the web search, the command line, MCP and API), with any writer; not in a re-run
+(the user chose its sources), a dig-deeper round, a watch's scheduled run (it reports what is new since the last),
+after a cancel or once a budget is reached, and not when the run read nothing (no page could be read: the fetch
+says why) or its option is off (`read_further`).
 A report whose first pages answer the question costs nothing more. This module holds the rules; the stages it
 runs are pipeline.py's.
 """
