@@ -23,7 +23,7 @@ from App_Function_Libraries.Research.dig_deeper import cut_short, dig_deeper
 from App_Function_Libraries.Research.budget import Budget, BudgetWatch, left_undone, mark_unread
 from App_Function_Libraries.Research.params import ResearchParams
 from App_Function_Libraries.Research.errors import EmptyQuestion
-from App_Function_Libraries.Research.pipeline import (note_search_failure, report_further, stage_follow_ups,
+from App_Function_Libraries.Research.pipeline import (note_search_failure, read_further, stage_follow_ups,
                                                       stage_number, stage_pages, stage_relevance, stage_report,
                                                       stage_subqueries, stage_verify)
 from App_Function_Libraries.Research.plan import ResearchPlan, plan_from, search_plan
@@ -117,9 +117,11 @@ class _Steps:
         if more:  # nothing read answers the question: read on, stopped by the budget as the first pages were
             run.cancel = self.watch.stop
             try:
-                self._within_tokens(lambda: report_further(run, self.on_delta, more))
+                added = self._within_tokens(lambda: read_further(run, more))
             finally:
                 run.cancel = self.cancel
+            if added and not self.watch.user_cancelled():
+                self._within_tokens(lambda: stage_report(run, self.on_delta, stopped=bool(self.watch.reached)))
         if self.hooks is not None:
             self.hooks.after_report(run)
 
@@ -150,14 +152,14 @@ class _Steps:
     def follow_ups(self) -> None:
         self._within_tokens(lambda: stage_follow_ups(self.run))
 
-    def _within_tokens(self, stage: Callable[[], None]) -> None:
+    def _within_tokens(self, stage: Callable[[], Any]) -> Any:
         """Run a stage with no LLM once the token budget is spent (an extractive brief, follow-ups without an
         LLM), so nothing spends tokens past the budget."""
         run, llms = self.run, self.run.llms
         if self.watch.tokens_out():
             run.llms = {}
         try:
-            stage()
+            return stage()
         finally:
             run.llms = llms
 

@@ -49,7 +49,7 @@ from App_Function_Libraries.Search.options import SearchOptions
 from App_Function_Libraries.Search.urls import normalize_url
 
 __all__ = ["LOAD_STAGE", "PAGE_STAGES", "STAGES", "ProgressEvent", "ProgressFn", "Run", "SearchFn", "Services",
-           "process_question", "report_further", "rerun_from_fetch", "search_groups", "search_sources",
+           "process_question", "read_further", "rerun_from_fetch", "search_groups", "search_sources",
            "stage_follow_ups", "stage_number", "stage_pages", "stage_relevance", "stage_report", "stage_search",
            "stage_subqueries", "stage_verify"]
 
@@ -123,8 +123,8 @@ def _stages_pages_and_report(run: Run, on_delta, further: int = 0) -> None:
         stage_pages(run, run.result.sources)
     if not run.cancelled("report"):
         run.timed("report", lambda: _number_and_report(run, on_delta))
-    if further and not run.stopped():
-        report_further(run, on_delta, further)
+    if further and read_further(run, further) and not run.cancelled("report"):
+        run.timed("report", lambda: stage_report(run, on_delta), add=True)  # again, from every source read
     if not run.cancelled("verify"):
         run.timed("verify", lambda: stage_verify(run))
     if not run.cancelled("follow_ups"):
@@ -136,19 +136,13 @@ def _number_and_report(run: Run, on_delta) -> None:
     stage_report(run, on_delta)
 
 
-def report_further(run: Run, on_delta, most: int, stopped: bool = False) -> None:
-    """When the report says nothing read answers the question: read on (at most `most` pages, see
-    Research/read_further.py) and, when that numbered new sources, write the report again from all of them."""
-    if most <= 0 or run.stopped() or not further.needs_further(run.result):
-        return
-    if _read_further(run, most) and not run.cancelled("report"):
-        run.timed("report", lambda: stage_report(run, on_delta, stopped), add=True)
-
-
-def _read_further(run: Run, most: int) -> list[Source]:
-    """The results found but not read, else the next results: judged, read (at most `most`) and numbered;
-    returns those numbered. The run's note says what was read."""
+def read_further(run: Run, most: int) -> list[Source]:
+    """When the report says nothing read answers the question (see Research/read_further.py): the results found
+    but not read, else the next results, judged, read (at most `most`) and numbered; returns those numbered (the
+    caller writes the report again). The run's note says what was read."""
     result = run.result
+    if most <= 0 or run.stopped() or not further.needs_further(result):
+        return []
     before = sum(1 for s in result.sources if s.fetched)
     fresh, where = further.waiting(result.sources), further.FOUND
     count = run.params.count or run.services.settings.search.search_result_max_per_query
@@ -316,7 +310,7 @@ def stage_pages(run: Run, sources: list[Source], most: int | None = None) -> Non
     selected = [s for s in sources if s.selected]
     chosen = selected[:pages_max]
     for source in selected[pages_max:]:
-        source.skipped = f"not read: only the first {pages_max} selected results are read (pages_max)"
+        source.skipped = f"{further.NOT_READ_PAGES_MAX} {pages_max} selected results are read (pages_max)"
     cfg = StreamConfig(
         question=run.result.question, fetcher=services.fetcher or PageFetcher(settings.fetch),
         rank=RankSettings(params.passages_per_page, settings.research.passage_words_min,

@@ -2,7 +2,7 @@
 
 When the report stage finds that nothing the run read answers the question (the report would say "The sources
 do not answer this question", with its closest passages), the run reads on once before saying so
-(pipeline.report_further):
+(pipeline.read_further; its caller, the new run's report step, then writes the report again):
   1 the results it found and selected but did not read (beyond pages_max), when there are any; else
   2 the next results: the run's queries searched again (its plan's, on the same engines) asking each engine for
     twice as many results (`count`); the results the run already has are dropped, at most result_max are kept,
