@@ -119,26 +119,19 @@ def test_nothing_further_answers_either_the_report_says_so_once(world, make_sett
     assert len(further_notes(result)) == 1
 
 
-def test_a_search_with_no_further_results_says_so(world, make_settings):
+@pytest.mark.parametrize("pages, requests, where", [
+    (10, [1, 1, 2], "the next results"),  # a full first page: asked for more, none new
+    (6, [1], "the search"),  # fewer than asked for: the engine gave all it had, it is not asked again
+])
+def test_a_search_with_no_further_results_says_so(world, make_settings, pages, requests, where):
     bees = BeeSearch(world, answer=False)
-    bees.pages = bees.pages[:10]
+    bees.pages = bees.pages[:pages]
     bees.install()
     settings_for(world, make_settings)
     result = process_question(QUESTION, params())
-    assert result.answer_status == "not_answered" and bees.requests == [1, 1, 2]
-    assert further_notes(result) == ["read further: nothing in the 10 pages read answered the question; the next "
-                                     "results held no other relevant page"]
-
-
-def test_a_search_that_ran_out_is_not_asked_again(world, make_settings):
-    bees = BeeSearch(world, answer=False)
-    bees.pages = bees.pages[:6]
-    bees.install()
-    settings_for(world, make_settings)
-    result = process_question(QUESTION, params())
-    assert result.answer_status == "not_answered" and bees.requests == [1]
-    assert further_notes(result) == ["read further: nothing in the 6 pages read answered the question; the search "
-                                     "held no other relevant page"]
+    assert result.answer_status == "not_answered" and bees.requests == requests
+    assert further_notes(result) == [f"read further: nothing in the {pages} pages read answered the question; "
+                                     f"{where} held no other relevant page"]
 
 
 def test_a_report_the_first_pages_answer_reads_no_further(world, make_settings):
