@@ -88,8 +88,11 @@ def further_notes(result) -> list[str]:
 def test_the_answer_on_the_second_page_of_results_is_found(world, make_settings):
     bees = BeeSearch(world).install()
     settings_for(world, make_settings)
-    result = process_question(QUESTION, params())
+    events = []
+    result = process_question(QUESTION, params(), on_progress=events.append)
     assert result.answer_status == "answered", result.report_markdown
+    said = [(e.stage, e.message) for e in events if "further" in e.message]  # the reader sees why it goes on
+    assert said == [("report", "nothing in the 10 pages read answers the question: reading further")]
     lead = result.report_markdown.split("[")[0]
     assert "six kilometres" in lead
     cited = {s.url.rsplit("/", 1)[1] for s in result.cited_sources()}

@@ -144,6 +144,8 @@ def read_further(run: Run, most: int) -> list[Source]:
     if most <= 0 or run.stopped() or not further.needs_further(result):
         return []
     before = sum(1 for s in result.sources if s.fetched)
+    run.progress("report", 1, 1, f"nothing in the {counted(before, 'page')} read answers the question: reading "
+                                 "further")
     fresh, where = further.waiting(result.sources), further.FOUND
     count = run.params.count or run.services.settings.search.search_result_max_per_query
     if not fresh and further.ran_out(result.sources, count, run.params.result_max):
