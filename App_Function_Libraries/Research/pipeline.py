@@ -41,7 +41,7 @@ from App_Function_Libraries.Research.rank import RankSettings
 from App_Function_Libraries.Research.params import ResearchParams
 from App_Function_Libraries.Research.run import LOAD_STAGE, ProgressEvent, ProgressFn, Run, SearchFn, Services
 from App_Function_Libraries.records import ResearchResult, Source, counted
-from App_Function_Libraries.Research.subqueries import analyze_question, dedupe_queries
+from App_Function_Libraries.Research.subqueries import analyze_question, dedupe_queries, run_queries
 from App_Function_Libraries.Search.errors import InvalidOption
 from App_Function_Libraries.Search.failures import engine_failures, nothing_searched
 from App_Function_Libraries.Search.many import MergedResult, MultiSearch
@@ -147,11 +147,11 @@ def read_further(run: Run, most: int) -> list[Source]:
     run.progress("report", 1, 1, f"nothing in the {counted(before, 'page')} read answers the question: reading "
                                  "further")
     fresh, where = further.waiting(result.sources), further.FOUND
-    count = run.params.count or run.services.settings.search.search_result_max_per_query
-    if not fresh and further.ran_out(result.sources, count, run.params.result_max):
-        result.errors.append(further.note(before, None, further.SEARCH))
-        return []
     if not fresh:
+        count = run.params.count or run.services.settings.search.search_result_max_per_query
+        if further.ran_out(result.sources, count, run.params.result_max):
+            result.errors.append(further.note(before, None, further.SEARCH))
+            return []
         fresh, where = run.timed("search", lambda: _next_results(run, count), add=True), further.NEXT
         result.sources += fresh
         run.timed("relevance", lambda: stage_relevance(run, fresh), add=True)
@@ -170,9 +170,9 @@ def _next_results(run: Run, count: int) -> list[Source]:
     """The run's queries searched again for twice as many results each (`count`: what each engine was asked
     for); those the run does not have yet."""
     result, params = run.result, run.params
-    wide = further.wider(params, count, len(further.known_addresses(result.sources)))
-    return further.new_ones(search_groups(run, wide, further.query_groups(params, result)), result.sources,
-                            params.result_max)
+    known = further.known_addresses(result.sources)
+    found = search_groups(run, further.wider(params, count, len(known)), further.query_groups(params, result))
+    return further.new_ones(found, result.sources, known, params.result_max)
 
 
 # ---------------------------------------------------------------- stages 1-3
@@ -195,8 +195,7 @@ def stage_subqueries(run: Run) -> list[str]:
         subs = coverage.question_parts(run.result.question)[:params.subquery_count] if params.subqueries else []
     run.result.sub_queries = subs
     run.progress("subqueries", 1, 1)
-    queries = dedupe_queries([run.result.question] + subs, exclude=None)
-    return queries[:params.max_queries]
+    return run_queries(run.result.question, subs, params.max_queries)
 
 
 def stage_search(run: Run, queries: list[str]) -> None:

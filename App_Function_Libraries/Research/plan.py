@@ -17,7 +17,7 @@ from App_Function_Libraries.records import Source
 from App_Function_Libraries.Research.budget import Budget
 from App_Function_Libraries.Research.params import ResearchParams
 from App_Function_Libraries.Research.read_further import engine_groups
-from App_Function_Libraries.Research.subqueries import MAX_QUERY_CHARS, dedupe_queries
+from App_Function_Libraries.Research.subqueries import MAX_QUERY_CHARS, run_queries
 
 class PlanError(QuarryError, ValueError):
     """A plan (or its question) that cannot be run; str() names the first wrong field, in one line. A ValueError
@@ -115,7 +115,7 @@ def _sites(value: Any, name: str) -> list[str]:
 
 def plan_from(question: str, sub_queries: list[str], params: ResearchParams) -> ResearchPlan:
     """The plan a run makes by itself: the question and its sub-queries, each on every engine of params."""
-    queries = dedupe_queries([question] + sub_queries)[:params.max_queries]
+    queries = run_queries(question, sub_queries, params.max_queries)
     return ResearchPlan(question=question, queries=[PlanQuery(q, list(params.engines)) for q in queries],
                         include_sites=list(params.include_sites or []), exclude_sites=list(params.site_blacklist or []),
                         date_range=params.date_range if isinstance(params.date_range, str) else None,

@@ -25,7 +25,7 @@ import dataclasses
 
 from App_Function_Libraries.records import ResearchResult, Source, counted
 from App_Function_Libraries.Research.params import ResearchParams
-from App_Function_Libraries.Research.subqueries import dedupe_queries
+from App_Function_Libraries.Research.subqueries import run_queries
 from App_Function_Libraries.Search.options import MAX_RESULT_COUNT
 from App_Function_Libraries.Search.urls import normalize_url
 
@@ -58,7 +58,7 @@ def query_groups(params: ResearchParams, result: ResearchResult) -> dict[tuple[s
     its sub-queries on every engine (plan.plan_from's)."""
     planned = (params.plan or {}).get("queries") or []
     if not planned:
-        return {tuple(params.engines): dedupe_queries([result.question] + result.sub_queries)[:params.max_queries]}
+        return {tuple(params.engines): run_queries(result.question, result.sub_queries, params.max_queries)}
     return engine_groups([(q["query"], q.get("engines") or params.engines) for q in planned])
 
 
@@ -81,9 +81,8 @@ def known_addresses(sources: list[Source]) -> set[str]:
     return {normalize_url(u) for s in sources for u in (s.url, s.final_url) if u}
 
 
-def new_ones(found: list[Source], sources: list[Source], most: int) -> list[Source]:
-    """Of `found`, at most `most` the run does not have, ranked after its own."""
-    known = known_addresses(sources)
+def new_ones(found: list[Source], sources: list[Source], known: set[str], most: int) -> list[Source]:
+    """Of `found`, at most `most` the run does not have (`known`: known_addresses(sources)), ranked after its own."""
     fresh = [s for s in found if normalize_url(s.url) not in known][:most]
     last = max((s.rank for s in sources), default=0)
     for rank, source in enumerate(fresh, start=last + 1):

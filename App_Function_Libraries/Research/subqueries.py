@@ -32,6 +32,11 @@ def dedupe_queries(queries: list[str], exclude: list[str] | None = None) -> list
     return out
 
 
+def run_queries(question: str, sub_queries: list[str], most: int) -> list[str]:
+    """What a run searches: the question and its sub-queries, without repeats, at most `most` (max_queries)."""
+    return dedupe_queries([question] + list(sub_queries))[:most]
+
+
 def _parse_queries(text: str) -> list[str]:
     queries = parse_string_list(text, key_names=("queries", "items", "search_queries"))
     if not dedupe_queries(queries):
