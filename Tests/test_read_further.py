@@ -192,3 +192,15 @@ def test_a_watchs_run_reports_what_is_new_and_reads_no_further(world, make_setti
     assert main(cli + ["watch", "run", watch_id]) == 0
     assert "1 changed" in capsys.readouterr().out
     assert bees.requests == [1]
+
+
+def test_the_command_lines_progress_says_it_reads_further(world, make_settings, capsys):
+    """Without a terminal the CLI prints a line per finished stage, and again when a stage finishes saying
+    something new: the report stage's 'reading further' (it printed 'report: 1/1' once and nothing more)."""
+    from App_Function_Libraries.CLI.main import main
+    BeeSearch(world).install()
+    cli = ["--config", str(settings_for(world, make_settings).path)]
+    assert main(cli + ["research", QUESTION, "--no-llm", "--no-cache", "--no-save"]) == 0
+    lines = [line.split("] ", 1)[1] for line in capsys.readouterr().err.splitlines() if line.startswith("[")]
+    assert "report: 1/1 (nothing in the 10 pages read answers the question: reading further)" in lines
+    assert lines.count("report: 1/1") == 1 and lines.count("fetch: 10/10") == 1  # the same line is not repeated

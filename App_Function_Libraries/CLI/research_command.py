@@ -59,7 +59,9 @@ def _run_options(args) -> dict:
 
 
 class ProgressLine:
-    """One status line on stderr: rewritten in place on a terminal, a line per finished stage otherwise."""
+    """One status line on stderr: rewritten in place on a terminal, otherwise a line per finished stage, and
+    again when a stage finishes saying something new ("report: 1/1 (nothing in the 10 pages read answers the
+    question: reading further)", a dig-deeper round's stages)."""
 
     def __init__(self, stream=None):
         self.stream = stream or sys.stderr
@@ -73,8 +75,8 @@ class ProgressLine:
         if self.tty:
             self.stream.write("\r\033[K" + text + ("\n" if event.stage == "done" else ""))
             self.stream.flush()
-        elif event.done == event.total and event.stage not in self.printed | {"done"}:
-            self.printed.add(event.stage)
+        elif event.done == event.total and event.stage != "done" and event.text() not in self.printed:
+            self.printed.add(event.text())
             print(text, file=self.stream, flush=True)
 
 
