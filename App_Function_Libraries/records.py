@@ -222,7 +222,7 @@ _ROUND_FIELDS = tuple(f.name for f in dataclasses.fields(Round) if f.name != "ex
 @dataclass
 class AnswerSource:
     """One source of an answer, numbered in that answer: 1..k, the cited ones first in the order the answer
-    first cites them, no gaps (Retrieval/cited_answer.number_gapless)."""
+    first cites them, no gaps (Retrieval/numbering.number_gapless)."""
     n: int
     title: str
     url: str  # a web address, an article's address, or a document chunk's path#location

@@ -90,3 +90,84 @@ def test_a_year_may_be_written_circa_or_in_the_next_century(text):
 
 def test_control_a_number_is_no_year():
     assert not has_kind("When was it made?", "It took 250 workers and 30 days.", "when")
+
+
+# ---------------------------------------------------------------- the asked phrase restated, a stated year, a term
+TOWER = [("Acme cathedral", "The Acme cathedral tower holds the largest bell collection in the state, and "
+          "the tower bell from Italy rings every hour."),
+         ("Cathedral bells", "The largest bell from Italy is the Great Tom in the Acme cathedral tower.")]
+REPORT = [("Acme climate", "A study compared the 2001 Acme projections with the sea level observed since, and the "
+           "study was published widely."),
+          ("Climate news", "On 1 February 2007 a study was published comparing the 2001 Acme projections.")]
+PRIMES = [("Acme numbers", "Any Acme number larger than 2 is given a name in the Acme tables, since the even "
+           "numbers are multiples of 2."),
+          ("Acme terms", "Accordingly, the term odd Acme refers to any Acme number larger than 2.")]
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("question, docs, lead, plain", [
+    ("What is the largest bell from Italy that rings in the Acme cathedral tower?", TOWER,
+     "is the Great Tom", ("The largest bell from Italy is", "The Great Tom, the largest bell from Italy, hangs")),
+    ("When was a study published confirming the 2001 Acme projections?", REPORT, "1 February 2007",
+     ("On 1 February 2007", "Later")),
+    ("What name is given to any Acme number larger than 2?", PRIMES, "the term odd Acme",
+     ("refers to", "and"))])
+def test_the_text_stating_the_answer_as_asked_leads(path, question, docs, lead, plain, make_settings):
+    """"What is the largest bell from Italy …?" is led by "The largest bell from Italy is …" (cues.restates); "When
+    was … the 2001 projections?" by the text with a date other than the question's 2001 (has_kind); "What name is
+    given to …?" by "the term odd Acme refers to …" (gives_name). Control: with those words said otherwise, the
+    first text, holding the question's words as well, leads."""
+    out = path(question, docs, make_settings)
+    assert lead in _lead(out), out.markdown
+    old, new = plain
+    reworded = [(title, text.replace(old, new)) for title, text in docs]
+    out = path(question, reworded, make_settings)
+    assert docs[0][1][:30] in _lead(out), out.markdown
+
+
+def test_a_restated_phrase_meets_a_form_of_to_be():
+    from App_Function_Libraries.Retrieval.cues import asked_phrase, restates
+    q = "What is the capital of Acmeland?"
+    assert restates(q, "Acme City is the capital of Acmeland.") and restates(q, "The capital of Acmeland was Oldtown.")
+    assert not restates(q, "The capital of Acmeland grew fast.")  # control: no "is" where the phrase is
+    assert not restates(q, "Funding for the capital of Acmeland is low.")  # the phrase inside another
+    assert asked_phrase("What are private schools that charge no tuition called?") == []  # no "the": not restated
+    assert asked_phrase("What is it?") == [] and asked_phrase("What was the name?") == []  # too few words
+    assert has_kind("When was the 2001 report out?", "The 2001 report came out in March.", "when")
+    assert not has_kind("When was the 2001 report out?", "The 2001 report came out.", "when")
+
+
+# ---------------------------------------------------------------- words a question's terms meet in other forms
+QUILL = [("Quill's travels", "Ada Quill got her first US passport in 1950 for her trip to Lisbon."),
+         ("Quill's papers", "Ada Quill became a citizen of the United States in 1961, her papers show.")]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_citizenship_in_the_us_is_met_by_a_citizen_of_the_united_states(path, make_settings):
+    """"When did Ada Quill get her US citizenship?": "citizenship" meets "citizen" and "US" meets "the United
+    States", so the text saying when she became a citizen leads."""
+    out = path("When did Ada Quill get her US citizenship?", QUILL, make_settings)
+    assert "became a citizen" in _lead(out), out.markdown
+
+
+def test_control_without_the_other_forms_the_passport_text_leads(make_settings, monkeypatch):
+    from App_Function_Libraries.Retrieval import quotable
+    monkeypatch.setattr(core, "other_forms", lambda text: "")
+    monkeypatch.setattr(quotable, "_SHIP_ROOT", 99)
+    quotable._stem.cache_clear()
+    try:
+        out = PATHS[2]("When did Ada Quill get her US citizenship?", QUILL, make_settings)
+    finally:
+        quotable._stem.cache_clear()
+    assert "passport" in _lead(out), out.markdown
+
+
+def test_short_and_long_forms_of_well_known_names():
+    from App_Function_Libraries.Retrieval.abbreviations import other_forms
+    from App_Function_Libraries.Retrieval.quotable import stem
+    assert "US" in other_forms("a citizen of the United States") and "United States" in other_forms("the U.S. Army")
+    assert "Soviet Union" in other_forms("the U.S.S.R. fell") and "United States" not in other_forms("the U.S.S.R.")
+    assert other_forms("let us go by bus") == ""  # control: "us" and "bus" are no short form
+    assert stem("citizenship") == stem("citizen") and stem("leadership") == stem("leader")
+    for noun, root in [("hardship", "hard"), ("championship", "champion"), ("battleship", "battle")]:
+        assert stem(noun) != stem(root), noun  # a root that names no person: another thing

@@ -342,3 +342,15 @@ def test_a_decade_states_its_year(question, monkeypatch):
     assert scores[0] == pytest.approx(unpenalised[0])
     assert scores[1] == pytest.approx(unpenalised[1] - 0.1)
     assert core.words_of("in the 1950s") == core.words_of("in the 1950's") == {"1950"}  # one term
+
+
+def test_a_text_holding_no_term_of_the_question_takes_nothing_from_the_sentence_before():
+    """The sentence before lends its terms to one that holds some itself ("It keeps the egg there …" after the
+    answer), not to one about something else ("The colony walks …"), which it lifted over the floor."""
+    q = PENGUIN_QUESTION
+    answer = "The male emperor penguin keeps the egg warm on his feet under a fold of skin."
+    for text, lends in [("The colony walks up to 120 kilometres across the sea ice to its breeding site.", False),
+                        ("It keeps the egg there for two months of the winter.", True)]:
+        with_before = core.relevance(q, [text, answer], before=[answer, ""])[0]
+        alone = core.relevance(q, [text, answer])[0]
+        assert (with_before > alone) is lends, text

@@ -352,7 +352,7 @@ class ResearchStore:
     def _own_numbers(self, report_id: str, exchange: ReportExchange) -> None:
         """An older exchange cited the report's numbers: its sources are the report's sources it cites, each
         numbered 1..k in the answer, keeping its report number (as a new exchange is)."""
-        from App_Function_Libraries.Retrieval.cited_answer import number_gapless
+        from App_Function_Libraries.Retrieval.numbering import number_gapless
         cited = {c.n for c in exchange.answer.citations}
         rows = self._db().query("SELECT n, title, url, final_url, extra FROM results "
                                 "WHERE search_id = ? AND n IS NOT NULL ORDER BY n", [report_id])

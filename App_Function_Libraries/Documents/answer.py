@@ -18,6 +18,7 @@ from App_Function_Libraries.LLM import prompts
 from App_Function_Libraries.LLM.base import LLMClient, LLMError
 from App_Function_Libraries.LLM.context import fit_evidence
 from App_Function_Libraries.Retrieval import cited_answer as core
+from App_Function_Libraries.Retrieval import numbering
 from App_Function_Libraries.Retrieval.citations import CitableSource
 from App_Function_Libraries.Retrieval.names import holds_names
 from App_Function_Libraries.records import Answer
@@ -121,10 +122,10 @@ def _asked(question: str, answer: Answer, hits: list[SearchHit], errors: list[st
     answer.errors = errors
     if answer.mode == "none":
         return DocsAsked(question, answer)
-    mapping = core.number_gapless(answer)
+    mapping = numbering.number_gapless(answer)
     return DocsAsked(question, answer, [hit for _new, hit in sorted((mapping[i], h) for i, h in enumerate(hits, 1))])
 
 
 def format_sources(asked: DocsAsked) -> str:
     """The numbered source list printed under an answer, `[n] path#location`: cited, then read but not cited."""
-    return "\n".join(core.listed_lines(asked.answer, lambda s: f"[{s.n}] {s.url}"))
+    return "\n".join(numbering.listed_lines(asked.answer, lambda s: f"[{s.n}] {s.url}"))

@@ -17,6 +17,7 @@ from App_Function_Libraries.LLM.base import LLMClient, LLMError
 from App_Function_Libraries.LLM.context import fit_evidence
 from App_Function_Libraries.Retrieval import answer_markdown as md
 from App_Function_Libraries.Retrieval import cited_answer as core
+from App_Function_Libraries.Retrieval import numbering
 from App_Function_Libraries.Retrieval import verifier
 from App_Function_Libraries.Retrieval.citations import CitableSource, CitationCheck
 from App_Function_Libraries.Research import coverage, relevance
@@ -144,16 +145,16 @@ def verify_report(markdown: str, sources: list[Source], embedder=None) -> Citati
 def renumber_gapless(result: ResearchResult) -> None:
     """Cited sources numbered 1..k in order of first citation, then the read but uncited ones."""
     numbered = result.numbered_sources()
-    mapping = core.gapless_numbers(result.report_markdown, [s.n for s in numbered])
+    mapping = numbering.gapless_numbers(result.report_markdown, [s.n for s in numbered])
     if any(old != new for old, new in mapping.items()):
-        result.report_markdown = core.renumber(result.report_markdown, mapping)
+        result.report_markdown = numbering.renumber(result.report_markdown, mapping)
         for s in numbered:
             s.n = mapping[s.n]
         for c in result.citations:
             c.n = mapping.get(c.n, c.n)
         for s in result.sources:
             if s.duplicate:
-                s.duplicate = core.renumber(s.duplicate, mapping)
+                s.duplicate = numbering.renumber(s.duplicate, mapping)
     cited = {c.n for c in result.citations}
     result.uncited_sources = [s.n for s in result.numbered_sources() if s.n not in cited]
 

@@ -19,6 +19,7 @@ from App_Function_Libraries.LLM import prompts
 from App_Function_Libraries.LLM.base import LLMClient, LLMError
 from App_Function_Libraries.LLM.context import fit_evidence
 from App_Function_Libraries.Retrieval import cited_answer as core
+from App_Function_Libraries.Retrieval import numbering
 from App_Function_Libraries.Retrieval.citations import CitableSource
 from App_Function_Libraries.Research import coverage
 from App_Function_Libraries.Research.errors import EmptyQuestion
@@ -129,7 +130,7 @@ def _own_numbers(result: ResearchResult, answer: Answer, errors: list[str]) -> A
     for source in answer.sources:
         source.report_n = source.n
         source.kind = by_n[source.n].kind if source.n in by_n else source.kind
-    core.number_gapless(answer, keep_uncited=False)
+    numbering.number_gapless(answer, keep_uncited=False)
     return answer
 
 

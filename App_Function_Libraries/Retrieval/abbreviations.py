@@ -195,3 +195,26 @@ def _letters(s: str) -> int:
 
 def _key(short: str) -> str:
     return "".join(c for c in short if c.isalnum()).lower()
+
+
+#: short forms of names every reader knows, which texts write either way: "US" and "the United States"
+_WELL_KNOWN = {"US": "United States", "USA": "United States", "UK": "United Kingdom", "EU": "European Union",
+               "UN": "United Nations", "USSR": "Soviet Union", "UAE": "United Arab Emirates", "NYC": "New York City"}
+_LONGEST_FIRST = sorted(_WELL_KNOWN, key=len, reverse=True)  # "U.S.S.R." is no "U.S."
+_WRITTEN_SHORT = re.compile(r"(?<![\w.])(?:" + "|".join(r"\.?".join(k) for k in _LONGEST_FIRST) + r")\.?(?![\w])")
+_WRITTEN_LONG = re.compile(r"\b(?:" + "|".join(sorted({v.replace(" ", r"\s+") for v in _WELL_KNOWN.values()})) + r")\b",
+                           re.IGNORECASE)
+
+
+def other_forms(text: str) -> str:
+    """The other forms of the well-known short and long names the text writes ("US" or "U.S." gives "United
+    States US", "the United Kingdom" gives "UK"), as words to count with the text's own: a question on "US
+    citizenship" is held by "a citizen of the United States"."""
+    out = []
+    for m in _WRITTEN_SHORT.finditer(text):
+        short = m.group(0).replace(".", "")
+        out += [_WELL_KNOWN[short], short]
+    for m in _WRITTEN_LONG.finditer(text):
+        long = " ".join(m.group(0).split()).lower()
+        out += [k for k, v in _WELL_KNOWN.items() if v.lower() == long]
+    return " ".join(out)

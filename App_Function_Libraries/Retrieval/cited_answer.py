@@ -1,19 +1,21 @@
 """The cited-answer core: one relevance floor, one extractive writer, one verifier and one answer record, used
 by the web report (Research/report.py), Wikipedia answers, Documents answers and report chat (and so by
 follow-ups, re-runs and dig-deeper rounds, which go through the report stage). The answer record is records.Answer;
-every answer numbers its sources 1..k without gaps, cited first (`number_gapless`).
+every answer numbers its sources 1..k without gaps, cited first (numbering.number_gapless).
 
 Relevance floor. A quotable text (Retrieval/quotable.py) answers a question only when its relevance reaches
 RELEVANCE_FLOOR. Its relevance is the mean of two measures, less a penalty:
   - how much of what the question asks about the text holds (`coverage`): the share of the question's terms
     (content words compared as stems, so "mediating" meets "mediation" (quotable.stem); a name of several
     words, "Karl von Frisch", is one term; the words that only frame the question, like "year", "name",
-    "many", and the asker's own "you", "my", "we" of "How do you …?", left out) that the text holds, each term
+    "many", the asker's own "you", "my", "we" of "How do you …?", and the pronouns pointing back, "his", left
+    out; "US" held by "the United States": abbreviations.other_forms) that the text holds, each term
     weighted by its rarity among all the texts the answer may quote (idf = ln(1 + N / (1 + df))); a term no
     text holds (it may be said in other words) weighs as much as the average held term; a text's words include
     its source's title, since a page's title names what its sentences and list items are about, and, at
     CONTEXT_WEIGHT, the sentence before it in its passage, since a sentence inherits its topic from the one
-    before ("it swept through 146 city blocks" after "a fire ravaged Jacksonville"). A term every text holds
+    before ("it swept through 146 city blocks" after "a fire ravaged Jacksonville"), when it holds a term itself
+    (one holding none is about something else: "The colony walks …" after the answer). A term every text holds
     (the topic) weighs little, the terms that single out the asked fact weigh most;
   - how close the text's meaning is to the question's: the cosine of their embeddings (the configured
     embedding model), which carries what words cannot, a question that says "join" against a text that says
@@ -73,14 +75,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
 
-from App_Function_Libraries.Retrieval.abbreviations import FRAMING, asks_either, expands
+from App_Function_Libraries.Retrieval.abbreviations import FRAMING, asks_either, expands, other_forms
 from App_Function_Libraries.Retrieval.advice import gives_advice, names_a_way
 from App_Function_Libraries.Retrieval.answer_markdown import not_answered_markdown, render_bullets
 from App_Function_Libraries.Retrieval.bm25 import tokenize
-from App_Function_Libraries.Retrieval.citations import (CITATION_GROUP_RE, CitableSource, cited_sentences,
-                                                        document_texts, format_group, parse_group, quote_candidates,
+from App_Function_Libraries.Retrieval.citations import (CitableSource, document_texts, quote_candidates,
                                                         rank_sentences, sentence_before)
-from App_Function_Libraries.Retrieval.cues import states_as_asked
+from App_Function_Libraries.Retrieval.cues import restates, states_as_asked
 from App_Function_Libraries.Retrieval.names import named_by_surname, question_names, surnames
 from App_Function_Libraries.Retrieval.question_forms import (NAME_PARTICLES, answer_shape, asked_for,
                                                              definition_subject, describes, is_definition, known_names,
@@ -110,7 +111,9 @@ NOT_ANSWERED = "The sources do not answer this question"
 FRAME_WORDS = frozenset("""year years date day month century decade name names named called call many much long
 number amount percentage percent kind type types sort way ways used use happen happened mean means meant
 term word one ones first often need needs needed
-me my we our you your yours""".split())  # the asker's own pronouns: how-to questions' "do you", "can I"
+me my we our you your yours
+he him his she her hers they them their theirs""".split())  # pronouns: the asker's own ("do you", "can I"), and
+# those pointing back at what the question names ("When did Tesla get his citizenship?": a text need not say "his")
 
 
 @dataclass
@@ -161,7 +164,7 @@ def coverage(question: str, texts: list[str]) -> list[float]:
     terms = question_terms(question)
     if not terms or not texts:
         return [0.0] * len(texts)
-    bags = [words_of(t) for t in texts]
+    bags = [words_of(f"{t} {other_forms(t)}") for t in texts]  # "the United States" holds "US"
     n = len(bags)
     df = {t: sum(t <= b for b in bags) for t in terms}
     weight = {t: math.log(1 + n / (1 + df[t])) for t in terms}
@@ -186,7 +189,9 @@ def relevance(question: str, texts: list[str], titles: list[str] | None = None,
     covered = coverage(question, [f"{t} {title}" for t, title in zip(texts_as_read, titles)])
     if before and any(before):
         widened = coverage(question, [f"{t} {title} {b}" for t, title, b in zip(texts_as_read, titles, before)])
-        covered = [c + CONTEXT_WEIGHT * max(0.0, w - c) for c, w in zip(covered, widened)]
+        terms = question_terms(question)  # a text holding none of them itself is about something else
+        own = [any(t <= words_of(f"{x} {other_forms(x)}") for t in terms) for x in texts_as_read]
+        covered = [c + CONTEXT_WEIGHT * max(0.0, w - c) if o else c for c, w, o in zip(covered, widened, own)]
     similarities = similarities or [None] * len(texts)
     kind = asked_for(question)
     names = known_names(texts) if kind in ("who", "where") else frozenset()
@@ -201,7 +206,7 @@ def relevance(question: str, texts: list[str], titles: list[str] | None = None,
         if stated - {m.lower() for m in _STATED_NUMBER.findall(f"{text} {title} {prior}")}:
             score -= NUMBER_PENALTY
         if named:
-            held = words_of(f"{text} {title} {prior}")
+            held = words_of(f"{text} {title} {prior} {other_forms(f'{text} {title} {prior}')}")
             missing = [name for name in named if not name & held]
             if missing:
                 score -= NAME_PENALTY * (2 if any(len(name) >= 2 for name in missing) else 1)
@@ -292,7 +297,7 @@ def choose_lead(question: str, cleared: list[Pick], names: frozenset[str] = froz
     subject = definition_subject(question)
     how_to = not asked_for(question) and asks_how_to(question)
     who_is = bool(subject) and asked_for(question) == "who"
-    tiers: list[Callable[[str], bool]] = [lambda t: pinpoints(question, t),
+    tiers: list[Callable[[str], bool]] = [lambda t: pinpoints(question, t) or restates(question, t),
                                           lambda t: bool(subject) and is_definition(subject, t, names_kind=True),
                                           lambda t: who_is and describes(subject, t),
                                           lambda t: shape_fits(question, t, names),
@@ -460,45 +465,3 @@ def nothing_clears(question: str, sources: list[CitableSource], embedder=None, p
     them); else the closest passages."""
     d = draft(question, sources, embedder, parts, floor=floor)
     return None if d.lead is not None else d.closest
-
-
-# ---------------------------------------------------------------- numbering without gaps
-
-def gapless_numbers(markdown: str, numbers: list[int]) -> dict[int, int]:
-    """New numbers for the sources `numbers`: the cited ones 1..k in order of first citation, then the others
-    in their old order. {old: new}."""
-    first: list[int] = []
-    for _s, ns in cited_sentences(markdown):
-        first += [n for n in ns if n in numbers and n not in first]
-    rest = [n for n in sorted(numbers) if n not in first]
-    return {old: new for new, old in enumerate(first + rest, start=1)}
-
-
-def renumber(markdown: str, mapping: dict[int, int]) -> str:
-    """Every citation group rewritten with the new numbers."""
-    def fix(m: re.Match) -> str:
-        return format_group([mapping.get(n, n) for n in parse_group(m.group(1))])
-    return CITATION_GROUP_RE.sub(fix, markdown)
-
-
-def listed_lines(answer: Answer, entry: Callable[[AnswerSource], str]) -> list[str]:
-    """An answer's sources as plain-text lines, in the one order every door lists them: those it cites, then
-    "Read but not cited:" and the others."""
-    cited = [entry(s) for s in answer.sources if s.cited]
-    rest = [entry(s) for s in answer.sources if not s.cited]
-    return (cited or ["None cited."]) + (["", "Read but not cited:"] + rest if rest else [])
-
-
-def number_gapless(answer: Answer, keep_uncited: bool = True) -> dict[int, int]:
-    """The answer's sources numbered 1..k: the cited ones in order of first citation, then (keep_uncited) the
-    others in their old order; its markdown and citations follow. {old number: new number}."""
-    mapping = gapless_numbers(answer.markdown, [s.n for s in answer.sources])
-    answer.markdown = renumber(answer.markdown, mapping)
-    for c in answer.citations:
-        c.n = mapping.get(c.n, c.n)
-    cited = {c.n for c in answer.citations}
-    for s in answer.sources:
-        s.n = mapping[s.n]
-        s.cited = s.n in cited
-    answer.sources = sorted((s for s in answer.sources if keep_uncited or s.cited), key=lambda s: s.n)
-    return mapping

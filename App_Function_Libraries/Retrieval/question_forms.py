@@ -10,7 +10,7 @@ add to them. `may_give` is the lenient form an answer is checked with before it 
 `pinpoints` (a text that states the answer the way the question asks for it, for the cited-answer core) reads:
 `counted_noun`/`counted_words` (what "how many N" counts), `asks_name`/`gives_name` (a name given by a naming
 word), `says_who` (a role or name doing what a "who" question says), `asks_what_is_needed`/
-`lists_what_is_needed`, `speaker_asked`/`reports_speech_of` (for "What did X say about Y?" or "What did X
+`lists_what_is_needed`, cues.speaker_asked/cues.reports_speech_of (for "What did X say about Y?" or "What did X
 find?", a text that reports X's words or findings: "…, Zuckerberg said at the trial"), `asks_use`/`gives_use`
 ("What is X used for?") and abbreviations.expands ("What does AFC stand for?").
 `definition_subject`/`is_definition`: X of "what is X?" (or of "who is X?" for a name X), and a text that
@@ -22,6 +22,7 @@ import re
 
 from App_Function_Libraries.Retrieval.abbreviations import expands
 from App_Function_Libraries.Retrieval.bm25 import STOPWORDS, tokenize
+from App_Function_Libraries.Retrieval.cues import NO_DOER, reports_speech_of, speaker_asked
 from App_Function_Libraries.Retrieval.quotable import LIST_NUMBER, fold, stem
 
 
@@ -124,8 +125,11 @@ _COUNTED_END = frozenset("""did does do is are was were has have had can could w
 of in on at for from by with to that there and or per a an every each""".split())
 COUNTED_PHRASE = 5  # words at most
 _ASKS_NAME = re.compile(r"\b(?:names?|named|call|called|known\s+as|term)\b", re.IGNORECASE)
-#: a naming word and the name it gives, quoted or capitalised: "a story called Children of Earth"
-_GIVES_NAME = re.compile(r"\b(?:called|named|known\s+as|dubbed|termed|nicknamed)\s+(?:(?:the|a|an)\s+)?[\"'“‘A-Z]")
+#: a naming word and the name it gives, quoted or capitalised: "a story called Children of Earth"; or a term said to
+#: mean something: "the term odd prime refers to any prime number greater than 2"
+_GIVES_NAME = re.compile(r"\b(?:called|named|known\s+as|dubbed|termed|nicknamed)\s+(?:(?:the|a|an)\s+)?[\"'“‘A-Z]|"
+                         r"\bterm\s+[\"'“‘]?[\w-]+(?:\s[\w-]+){0,3}?[\"'”’]?\s+"
+                         r"(?:refers?\s+to|means?|denotes?)\b")
 COUNTED_SPAN = 3  # a number counts the words up to this far after it: "500 points", "2 million people"
 
 
@@ -192,9 +196,6 @@ def lists_what_is_needed(text: str) -> bool:
 
 
 _WHO_DOES = re.compile(r"^\W*who\s+(.+)", re.IGNORECASE)
-#: words that cannot be the one who does what the question says ("This was the first …", "… who was the first …")
-_NO_DOER = STOPWORDS | frozenset("""i he she it we you they this these those there who whom whose which also then
-not never only all both each some many most any one other such""".split())
 
 
 def says_who(question: str, sentence: str) -> bool:
@@ -210,7 +211,7 @@ def says_who(question: str, sentence: str) -> bool:
         if content == 2:
             said = _tokens(sentence)  # compared word by word: a pattern over untrusted text could backtrack
             n = len(words)
-            return any(said[i + 1:i + 1 + n] == words and said[i] not in _NO_DOER for i in range(len(said) - n))
+            return any(said[i + 1:i + 1 + n] == words and said[i] not in NO_DOER for i in range(len(said) - n))
     return False
 
 
@@ -279,6 +280,13 @@ _IN_PLACE = re.compile(r"\b(?i:in|near|across|throughout|inside|outside|within)\
                        r"[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*")
 
 
+_STATED_TIME = re.compile(rf"\b\d+(?=s?\b)|\b(?:{_MONTHS}|{_WEEKDAYS})\b", re.IGNORECASE)
+
+
+def _stated_times(question: str) -> set[str]:
+    return {m.group(0).lower() for m in _STATED_TIME.finditer(question)}
+
+
 def has_kind(question: str, sentence: str, kind: str, names: frozenset[str] = frozenset()) -> bool:
     """The sentence holds the kind of answer asked for (asked_for): a year, month or weekday for "when", a number the
     question does not state for "number", an amount of money for "money", a frequency for "often", for "who is
@@ -286,7 +294,9 @@ def has_kind(question: str, sentence: str, kind: str, names: frozenset[str] = fr
     `_PLACED`; for "who" none in a place, `_IN_PLACE`): a capitalised word inside a sentence, or one that opens
     the sentence (or a sentence within the text, "… dance. She runs …") when the texts use it as a name
     (`names`: known_names); not "I", a month, a weekday or a degree ("a Master's degree"), which name no one."""
-    if kind == "when":
+    if kind == "when":  # not a year or month the question states: "When was the 2001 report confirmed?"
+        stated = _stated_times(question)
+        sentence = _STATED_TIME.sub(lambda m: " " if m.group(0).lower() in stated else m.group(0), sentence)
         return bool(_YEAR.search(sentence) or _MONTH.search(sentence) or _WEEKDAY.search(sentence))
     if kind == "number":  # a count or amount: a date's day and year do not answer "how many"
         stated = set(re.findall(r"\d[\d,.]*", question))
@@ -465,36 +475,3 @@ def describes(subject: str, text: str) -> bool:
                                                                  or re.fullmatch(_TITLE, before.group(1))):
             return True
     return False
-
-
-# ---------------------------------------------------------------- what someone said ("What did X say about Y?")
-
-_SPEECH = (r"(?:say|says|said|saying|tell|tells|told|think|thinks|thought|believe|believes|believed|claim|claims|"
-           r"claimed|argue|argues|argued|write|writes|wrote|written|state|states|stated|suggest|suggests|suggested|"
-           r"warn|warns|warned|explain|explains|explained|add|adds|added|note|notes|noted|announce|announces|"
-           r"announced|insist|insists|insisted|admit|admits|admitted|recall|recalls|recalled|"
-           # what a study or a search reports: "What did the survey find?", "What does the map show?"
-           r"find|finds|found|show|shows|showed|shown|reveal|reveals|revealed|conclude|concludes|concluded|"
-           r"report|reports|reported)")
-#: "What did X say …", "What does X think of …", "What has X said about …", "What did X find?": X is whose words
-#: (or findings) are asked for
-_ASKS_SAID = re.compile(rf"^\W*what\s+(?:did|does|do|has|have|had)\s+(?P<who>.+?)\s+{_SPEECH}\b", re.IGNORECASE)
-#: a text that reports what someone said: a speaking verb ("Zuckerberg said at the trial"), "according to", or
-#: a quotation in its own marks
-_REPORTS_SPEECH = re.compile(rf"\b{_SPEECH}\b|\baccording\s+to\b|\"[^\"]{{12,}}\"|“[^”“]{{12,}}”",
-                             re.IGNORECASE)
-
-
-def speaker_asked(question: str) -> str:
-    """Whose words the question asks for ("What did Mark Zuckerberg say about WhatsApp?" -> "Mark Zuckerberg"), or
-    '' when it does not ask what someone said."""
-    m = _ASKS_SAID.match(question)
-    return m.group("who").strip() if m else ""
-
-
-def reports_speech_of(speaker: str, text: str) -> bool:
-    """The text reports what the speaker said, thought, wrote or found: it names them (a word of their name, "the
-    court" for "the Court of Justice") and says that they spoke (a speaking or reporting verb, "found",
-    "suggests", "according to", a quotation)."""
-    named = set(tokenize(speaker)) - _NO_DOER
-    return bool(named & set(tokenize(text))) and bool(_REPORTS_SPEECH.search(text))

@@ -344,7 +344,9 @@ def stem(word: str) -> str:
     "delivery" meets "delivered" and "history" meets "historical" ("party" stays apart from "part"). How a
     question's terms meet a text's words (cited_answer.coverage) and how the verifier counts a sentence's words
     in its quote. A decade is its year ("1950s" meets "1950's"). Accents are dropped first, so "Temüjin" meets
-    "Temujin" and "Gospić" meets "Gospic"."""
+    "Temujin" and "Gospić" meets "Gospic". A noun in -ship whose root names a person is that person's state or role,
+    and meets the root: "citizenship" meets "citizen", "leadership" meets "leader" (not "championship",
+    "battleship", "hardship": another thing)."""
     if word.isalpha():
         return _stem(word)
     return word[:-1] if word.endswith("s") and word[:-1].isdigit() else word
@@ -360,6 +362,9 @@ def _unaccented(text: str) -> str:
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     word = _unaccented(word)
+    root = re.sub(r"(?i)ships?$", "", word)
+    if len(root) >= _SHIP_ROOT and root != word and _PERSON_ROOT.search(root):
+        word = root
     with _STEMMER_LOCK:  # a Snowball stemmer keeps the word it works on in itself: one thread at a time
         stemmed = _stemmer().stemWord(word)
         if len(stemmed) >= 6 and stemmed.endswith(("eri", "ori")):
@@ -368,6 +373,8 @@ def _stem(word: str) -> str:
 
 
 _STEMMER_LOCK = threading.Lock()
+_SHIP_ROOT = 5  # letters a root must keep when its -ship is taken off
+_PERSON_ROOT = re.compile(r"(?i)(?:er|or|ist|ian|man|ant|ent|en|ee)$")  # citizen, member, author, guardian, trustee
 
 
 @lru_cache(maxsize=1)

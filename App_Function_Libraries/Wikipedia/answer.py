@@ -23,6 +23,7 @@ from App_Function_Libraries.LLM.base import LLMClient, LLMError, LLMUnavailable
 from App_Function_Libraries.LLM.breaker import LLMHealth, RunClient
 from App_Function_Libraries.Retrieval.bm25 import BM25
 from App_Function_Libraries.Retrieval import cited_answer as core
+from App_Function_Libraries.Retrieval import numbering
 from App_Function_Libraries.Retrieval.citations import CitableSource
 from App_Function_Libraries.Retrieval.fusion import reciprocal_rank_fusion
 from App_Function_Libraries.Retrieval.names import holds_names
@@ -202,7 +203,7 @@ def write_answer(question: str, sources: list[CitableSource], llm, embedder, err
     LLM's (when configured) or extractive."""
     answer = _written(question, sources, llm, embedder, errors, parts)
     answer.errors = errors
-    core.number_gapless(answer)
+    numbering.number_gapless(answer)
     return answer
 
 

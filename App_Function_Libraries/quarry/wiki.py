@@ -114,7 +114,7 @@ def ask(question: str, settings=None):
 
 def sources_text(answer) -> str:
     """An answer's numbered sources, `[n] title <address>`: cited, then read but not cited."""
-    from App_Function_Libraries.Retrieval.cited_answer import listed_lines
+    from App_Function_Libraries.Retrieval.numbering import listed_lines
     return "\n".join(listed_lines(answer, lambda s: f"[{s.n}] {s.title} <{s.url}>"))
 
 
