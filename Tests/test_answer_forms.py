@@ -171,3 +171,18 @@ def test_short_and_long_forms_of_well_known_names():
     assert stem("citizenship") == stem("citizen") and stem("leadership") == stem("leader")
     for noun, root in [("hardship", "hard"), ("championship", "champion"), ("battleship", "battle")]:
         assert stem(noun) != stem(root), noun  # a root that names no person: another thing
+
+
+PRESIDENTS = [("Acme history", "The Acme president had to take office in 1950 after the war, the Acme board says."),
+              ("Acme presidents", "In 1929 the fifth Acme president took office.")]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_an_ordinal_in_figures_meets_it_in_words(path, make_settings):
+    """"the 5th Acme president" is "the fifth Acme president": the text naming him leads, and the other, stating
+    no fifth, is most likely about another one. Control: with "fifth" said otherwise, the first text leads."""
+    question = "In what year did the 5th Acme president take office?"
+    assert "fifth Acme president" in _lead(path(question, PRESIDENTS, make_settings))
+    reworded = [(title, text.replace("fifth", "new")) for title, text in PRESIDENTS]
+    assert "after the war" in _lead(path(question, reworded, make_settings))
+    assert core.stated_numbers("the 5th and the twentieth, the 1st") == {"fifth", "twentieth"}

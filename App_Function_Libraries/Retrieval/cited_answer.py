@@ -195,7 +195,7 @@ def relevance(question: str, texts: list[str], titles: list[str] | None = None,
     similarities = similarities or [None] * len(texts)
     kind = asked_for(question)
     names = known_names(texts) if kind in ("who", "where") else frozenset()
-    stated = {m.lower() for m in _STATED_NUMBER.findall(question)}
+    stated = stated_numbers(question)
     before = before or [""] * len(texts)
     named = question_names(question)
     out = []
@@ -203,7 +203,7 @@ def relevance(question: str, texts: list[str], titles: list[str] | None = None,
         score = cov if sim is None else (1 - SIMILARITY_WEIGHT) * cov + SIMILARITY_WEIGHT * sim
         if (kind and answer_shape(question, text, kind, names) != 2) or (spelling and not spelt):
             score -= FORM_PENALTY
-        if stated - {m.lower() for m in _STATED_NUMBER.findall(f"{text} {title} {prior}")}:
+        if stated - stated_numbers(f"{text} {title} {prior}"):
             score -= NUMBER_PENALTY
         if named:
             held = words_of(f"{text} {title} {prior} {other_forms(f'{text} {title} {prior}')}")
@@ -216,10 +216,18 @@ def relevance(question: str, texts: list[str], titles: list[str] | None = None,
     return out
 
 
-_STATED_NUMBER = re.compile(r"\b\d(?:[\d,.]*\d)?(?=s?\b)|"
-                            r"\b(?:third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth)\b",
+_STATED_NUMBER = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)\b|\b\d(?:[\d,.]*\d)?(?=s?\b)|"
+                            r"\b(?:third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|"
+                            r"(?:thir|four|fif|six|seven|eigh|nine)teenth|twentieth)\b",
                             re.IGNORECASE)  # not "first"/"second": said many ways, or time;
 # a decade is its year: "the 1950s" and "the 1950's" both state 1950
+
+
+def stated_numbers(text: str) -> set[str]:
+    """The numbers and ordinals the text states, an ordinal in words ("5th" as "fifth"; not "1st", "2nd")."""
+    found = {stem(m) if m[0].isdigit() and not m[-1].isdigit() else m for m in
+             (m.lower() for m in _STATED_NUMBER.findall(text))}
+    return found - {"first", "second"}
 
 
 def floor_for(embedder) -> float:

@@ -346,9 +346,11 @@ def stem(word: str) -> str:
     in its quote. A decade is its year ("1950s" meets "1950's"). Accents are dropped first, so "Temüjin" meets
     "Temujin" and "Gospić" meets "Gospic". A noun in -ship whose root names a person is that person's state or role,
     and meets the root: "citizenship" meets "citizen", "leadership" meets "leader" (not "championship",
-    "battleship", "hardship": another thing)."""
+    "battleship", "hardship": another thing). An ordinal in figures meets it in words: "5th" meets "fifth"."""
     if word.isalpha():
         return _stem(word)
+    if word.lower() in _ORDINALS:  # "5th" meets "fifth"
+        return _stem(_ORDINALS[word.lower()])
     return word[:-1] if word.endswith("s") and word[:-1].isdigit() else word
 
 
@@ -373,6 +375,10 @@ def _stem(word: str) -> str:
 
 
 _STEMMER_LOCK = threading.Lock()
+_ORDINALS = {f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}": word
+             for n, word in enumerate("""first second third fourth fifth sixth seventh eighth ninth tenth eleventh
+             twelfth thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth""".split(),
+                                      start=1)}
 _SHIP_ROOT = 5  # letters a root must keep when its -ship is taken off
 _PERSON_ROOT = re.compile(r"(?i)(?:er|or|ist|ian|man|ant|ent|en|ee)$")  # citizen, member, author, guardian, trustee
 
