@@ -12,6 +12,7 @@ the question's own phrase meets "is". So do `speaker_asked`/`reports_speech_of` 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from App_Function_Libraries.Retrieval.bm25 import STOPWORDS, tokenize
 from App_Function_Libraries.Retrieval.quotable import stem
@@ -84,15 +85,21 @@ RESTATED_WORDS = 2  # content words the asked phrase must have ("the capital of 
 _TOKEN = re.compile(r"[\w'-]+")
 
 
-def asked_phrase(question: str) -> list[str]:
+def word_tokens(text: str) -> list[str]:
+    """The text's words in order, lower case, a curly apostrophe made straight (for comparing word by word)."""
+    return _TOKEN.findall(text.lower().replace("’", "'"))
+
+
+@lru_cache(maxsize=256)  # asked once for every text a question is compared with
+def asked_phrase(question: str) -> tuple[str, ...]:
     """The stems of the definite phrase a "what is the …" question asks about, without its article ("largest item
-    from Italy" of "What is the largest item from Italy that is part of the collection?"); [] when it has fewer
+    from Italy" of "What is the largest item from Italy that is part of the collection?"); () when it has fewer
     than RESTATED_WORDS content words or no "the" ("What are private schools that …?" asks what they are)."""
     m = _ASKS_WHAT_IS.match(question)
-    words = _TOKEN.findall(m.group("np").lower()) if m else []
+    words = word_tokens(m.group("np")) if m else []
     if words[:1] != ["the"] or sum(w not in STOPWORDS for w in words[1:]) < RESTATED_WORDS:
-        return []
-    return [stem(w) for w in words[1:]]
+        return ()
+    return tuple(stem(w) for w in words[1:])
 
 
 def restates(question: str, text: str) -> bool:
@@ -103,8 +110,8 @@ def restates(question: str, text: str) -> bool:
     phrase = asked_phrase(question)
     if not phrase:
         return False
-    said = _TOKEN.findall(text.lower())
-    stems = [stem(w) for w in said]
+    said = word_tokens(text)
+    stems = tuple(stem(w) for w in said)
     n = len(phrase)
     for i in range(len(stems) - n + 1):
         if stems[i:i + n] != phrase:

@@ -22,7 +22,7 @@ import re
 
 from App_Function_Libraries.Retrieval.abbreviations import expands
 from App_Function_Libraries.Retrieval.bm25 import STOPWORDS, tokenize
-from App_Function_Libraries.Retrieval.cues import NO_DOER, reports_speech_of, speaker_asked
+from App_Function_Libraries.Retrieval.cues import NO_DOER, reports_speech_of, speaker_asked, word_tokens
 from App_Function_Libraries.Retrieval.quotable import LIST_NUMBER, fold, stem
 
 
@@ -205,21 +205,16 @@ def says_who(question: str, sentence: str) -> bool:
     limited by Denver's defense": it names who, by a name or a role."""
     m = _WHO_DOES.match(question)
     words, content = [], 0
-    for word in _tokens(m.group(1)) if m else []:
+    for word in word_tokens(m.group(1)) if m else []:
         words.append(word)
         content += word not in STOPWORDS
         if content == 2:
-            said = _tokens(sentence)  # compared word by word: a pattern over untrusted text could backtrack
+            said = word_tokens(sentence)  # compared word by word: a pattern over untrusted text could backtrack
             n = len(words)
             return any(said[i + 1:i + 1 + n] == words and said[i] not in NO_DOER for i in range(len(said) - n))
     return False
 
 
-def _tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text.lower().replace("’", "'"))
-
-
-_TOKEN = re.compile(r"[\w'-]+")
 
 
 def gives_name(sentence: str) -> bool:
